@@ -1,0 +1,13 @@
+//! PyO3 bindings for incastlab. Thin by design: each submodule converts arguments and
+//! results and calls into a core crate; no model logic lives here (DESIGN.md).
+
+use pyo3::prelude::*;
+
+mod sim;
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(sim::simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::version, m)?)?;
+    Ok(())
+}

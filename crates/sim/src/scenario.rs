@@ -1,0 +1,167 @@
+//! The scenario: what to simulate, as plain numbers in base units (bytes, bits/s,
+//! picoseconds), and its validation. Parsing of human units happens at the edge (Python).
+//!
+//! Defaults are FAST'08 Table 1 (`000_315d806dde942a9f.txt` §3.1): 1 Gbps links, RTT
+//! 100 us, SRU 256 KB, NewReno, dupack threshold 3, slow start on, RTOmin 200 ms, with a
+//! 32 KiB output buffer (the paper varies it; 32 KB is the buffer of its Fig. 4 runs).
+
+use serde::{Deserialize, Serialize};
+
+use crate::time::{Time, PS_PER_MS, PS_PER_S, PS_PER_US};
+
+/// TCP loss-recovery variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TcpVariant {
+    /// RFC 6582 NewReno (FAST'08 Table 1 default).
+    #[default]
+    Newreno,
+}
+
+/// A scenario as given by a user, before validation.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ScenarioSpec {
+    pub servers: u32,
+    pub sru_bytes: u64,
+    pub block_bytes: Option<u64>,
+    pub buffer_bytes: u64,
+    pub rate_bps: u64,
+    pub link_delay_ps: u64,
+    pub mss_bytes: u32,
+    pub header_bytes: u32,
+    pub tcp: TcpVariant,
+    pub rto_min_ps: u64,
+    pub rto_max_ps: u64,
+    pub timer_granularity_ps: u64,
+    pub dupack_threshold: u32,
+    pub slow_start: bool,
+    pub delayed_ack_ps: u64,
+    pub init_cwnd_segments: u32,
+    pub rwnd_bytes: u64,
+    pub response_jitter_ps: u64,
+    pub duration_ps: Option<u64>,
+    pub blocks: Option<u64>,
+    pub seed: u64,
+}
+
+impl Default for ScenarioSpec {
+    fn default() -> Self {
+        ScenarioSpec {
+            servers: 1,
+            sru_bytes: 256 * 1024,
+            block_bytes: None,
+            buffer_bytes: 32 * 1024,
+            rate_bps: 1_000_000_000,
+            link_delay_ps: 25 * PS_PER_US, // 4 links per round trip: RTT 100 us
+            mss_bytes: 1460,
+            header_bytes: 40,
+            tcp: TcpVariant::Newreno,
+            rto_min_ps: 200 * PS_PER_MS,
+            rto_max_ps: 60 * PS_PER_S, // RFC 6298 §2.5: a maximum of at least 60 s
+            timer_granularity_ps: PS_PER_US,
+            dupack_threshold: 3,
+            slow_start: true,
+            delayed_ack_ps: 0,
+            init_cwnd_segments: 2,
+            rwnd_bytes: 1 << 30,
+            response_jitter_ps: 0,
+            duration_ps: Some(20 * PS_PER_S), // FAST'08 §3.1: each run is 20 s of simulated time
+            blocks: None,
+            seed: 1,
+        }
+    }
+}
+
+/// A scenario the core refuses: names the parameter, its value and what is allowed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub param: &'static str,
+    pub value: String,
+    pub allowed: String,
+}
+
+impl std::fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {} is not allowed; expected {}", self.param, self.value, self.allowed)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+fn check(ok: bool, param: &'static str, value: impl ToString, allowed: &str) -> Result<(), ScenarioError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(ScenarioError { param, value: value.to_string(), allowed: allowed.to_string() })
+    }
+}
+
+/// When a run stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopAt {
+    /// Stop when simulated time reaches this instant.
+    Time(Time),
+    /// Stop when this many blocks have completed.
+    Blocks(u64),
+}
+
+/// A validated scenario: every field is in range and derived values are computed once.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    pub spec: ScenarioSpec,
+    /// Bytes each server returns for one block, index = server.
+    pub per_server_bytes: Vec<u64>,
+    pub stop: StopAt,
+}
+
+/// Largest supported fan-in; bounded so memory stays predictable.
+pub const MAX_SERVERS: u32 = 1 << 20;
+
+impl ScenarioSpec {
+    /// Check every field; on success return the scenario the simulator runs.
+    pub fn validate(&self) -> Result<Scenario, ScenarioError> {
+        let s = self;
+        check(s.servers >= 1 && s.servers <= MAX_SERVERS, "servers", s.servers, "a whole number from 1 to 1048576")?;
+        check(s.mss_bytes >= 64 && s.mss_bytes <= 65_495, "mss_bytes", s.mss_bytes, "64 to 65495 bytes")?;
+        check(s.header_bytes <= 120, "header_bytes", s.header_bytes, "0 to 120 bytes")?;
+        let mtu = (s.mss_bytes + s.header_bytes) as u64;
+        check(s.buffer_bytes >= mtu, "buffer_bytes", s.buffer_bytes, &format!("at least one full packet ({mtu} bytes)"))?;
+        check(s.rate_bps >= 1_000 && s.rate_bps <= 10_000_000_000_000, "rate_bps", s.rate_bps, "1 kbps to 10 Tbps")?;
+        check(s.link_delay_ps <= PS_PER_S, "link_delay_ps", s.link_delay_ps, "at most 1 s")?;
+        check(s.rto_min_ps >= 1, "rto_min_ps", s.rto_min_ps, "above zero")?;
+        check(s.rto_max_ps >= s.rto_min_ps, "rto_max_ps", s.rto_max_ps, "at least rto_min")?;
+        check(s.timer_granularity_ps >= 1, "timer_granularity_ps", s.timer_granularity_ps, "above zero")?;
+        check(s.dupack_threshold >= 1 && s.dupack_threshold <= 1000, "dupack_threshold", s.dupack_threshold, "1 to 1000")?;
+        check(s.init_cwnd_segments >= 1 && s.init_cwnd_segments <= 1000, "init_cwnd_segments", s.init_cwnd_segments, "1 to 1000")?;
+        check(s.rwnd_bytes >= s.mss_bytes as u64, "rwnd_bytes", s.rwnd_bytes, "at least one MSS")?;
+        check(s.delayed_ack_ps <= 500 * PS_PER_MS, "delayed_ack_ps", s.delayed_ack_ps, "0 (off) to 500 ms (RFC 1122 4.2.3.2)")?;
+        check(s.response_jitter_ps <= PS_PER_S, "response_jitter_ps", s.response_jitter_ps, "0 to 1 s")?;
+        let stop = match (s.blocks, s.duration_ps) {
+            (Some(b), _) => {
+                check(b >= 1, "blocks", b, "at least 1")?;
+                StopAt::Blocks(b)
+            }
+            (None, Some(d)) => {
+                check(d >= 1, "duration_ps", d, "above zero")?;
+                StopAt::Time(Time(d))
+            }
+            (None, None) => return Err(ScenarioError { param: "duration_ps", value: "none".into(), allowed: "a duration or a block count".into() }),
+        };
+        let n = s.servers as u64;
+        let per_server_bytes = match s.block_bytes {
+            Some(block) => {
+                check(block >= n, "block_bytes", block, &format!("at least one byte per server ({n})"))?;
+                // Fixed-block mode (001_e0dada207805edc8.txt: "each of N servers respond with
+                // 1 MB / N bytes"): the remainder goes to the first servers so the block is exact.
+                let (q, r) = (block / n, block % n);
+                (0..n).map(|i| q + u64::from(i < r)).collect()
+            }
+            None => {
+                check(s.sru_bytes >= 1, "sru_bytes", s.sru_bytes, "at least 1 byte")?;
+                vec![s.sru_bytes; s.servers as usize]
+            }
+        };
+        Ok(Scenario { spec: s.clone(), per_server_bytes, stop })
+    }
+}

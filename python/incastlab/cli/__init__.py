@@ -1,0 +1,1 @@
+"""The ``incastlab`` command line: one module per face, registered in ``main.COMMANDS``."""

@@ -1,0 +1,61 @@
+"""Entry point of the ``incastlab`` command.
+
+Each face (simulate, testbed, monitor, model, ...) lives in its own module under
+``incastlab.cli`` and exposes ``register(subparsers)``; adding a face is one line in
+``COMMANDS``. User mistakes raise ``UsageError`` and end here as one line on stderr with
+exit status 2 (DESIGN.md, "Errors").
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from ..errors import EnvironmentProblem, UsageError
+
+# Modules under incastlab.cli, each with register(subparsers).
+COMMANDS = [
+    "simulate",
+]
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one line and exit status 2 (no usage dump)."""
+
+    def error(self, message: str):  # noqa: D401 - argparse API
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def build_parser() -> ArgumentParser:
+    parser = ArgumentParser(
+        prog="incastlab",
+        description="Reproduce, explain and fix TCP incast.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
+    sub.required = True
+    for name in COMMANDS:
+        importlib.import_module(f"incastlab.cli.{name}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except UsageError as e:
+        print(f"incastlab: error: {e}", file=sys.stderr)
+        return 2
+    except EnvironmentProblem as e:
+        print(f"incastlab: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("incastlab: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

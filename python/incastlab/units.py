@@ -1,0 +1,130 @@
+"""Parse quantities the way people write them: ``32KiB``, ``64KB``, ``10Gbps``, ``200us``.
+
+Parsing happens once, at the edge (CLI and ``Scenario``); everything inside works in
+integers: bytes, bits per second, picoseconds. Decimal prefixes (k, M, G) are powers of
+1000 and binary prefixes (Ki, Mi, Gi) powers of 1024, as in IEC 80000-13.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .errors import UsageError
+
+PS_PER_S = 10**12
+
+_NUMBER = r"(?P<num>[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)"
+
+_SIZE_UNITS = {
+    "": 1, "b": 1, "byte": 1, "bytes": 1,
+    "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
+    "ki": 2**10, "kib": 2**10, "mi": 2**20, "mib": 2**20, "gi": 2**30, "gib": 2**30,
+}
+_RATE_UNITS = {
+    "bps": 1, "kbps": 10**3, "mbps": 10**6, "gbps": 10**9, "tbps": 10**12,
+    "kbit": 10**3, "mbit": 10**6, "gbit": 10**9,
+}
+_TIME_UNITS_PS = {
+    "s": 10**12, "ms": 10**9, "us": 10**6, "µs": 10**6, "ns": 10**3, "ps": 1,
+}
+
+_SIZE_HELP = "a size such as 32KiB, 64KB, 1MiB or 1500 (bytes)"
+_RATE_HELP = "a rate such as 1Gbps, 10Gbps or 100Mbps"
+_TIME_HELP = "a duration such as 200ms, 200us, 2s or 10ns"
+
+
+def _split(text: str, param: str, allowed: str) -> tuple[float, str]:
+    if not isinstance(text, str):
+        text = str(text)
+    m = re.fullmatch(_NUMBER + r"\s*(?P<unit>[A-Za-zµ]*)", text.strip())
+    if not m:
+        raise UsageError(param, text, allowed)
+    return float(m.group("num")), m.group("unit")
+
+
+def parse_size(text: str | int, param: str = "size", *, minimum: int = 1) -> int:
+    """Bytes in ``text``; ``minimum`` is the smallest allowed value."""
+    allowed = f"{_SIZE_HELP}, at least {minimum} B"
+    if isinstance(text, int) and not isinstance(text, bool):
+        value = text
+    else:
+        num, unit = _split(text, param, allowed)
+        scale = _SIZE_UNITS.get(unit.lower())
+        if scale is None or unit == "b":
+            # a lone lower-case "b" reads as bits; refuse it in a size rather than guess x8
+            raise UsageError(param, text, allowed)
+        value = num * scale
+        if value != int(value):
+            raise UsageError(param, text, f"{allowed} (a whole number of bytes)")
+        value = int(value)
+    if value < minimum:
+        raise UsageError(param, text, allowed)
+    return value
+
+
+def parse_rate(text: str | int, param: str = "rate") -> int:
+    """Bits per second in ``text`` (must be positive)."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        value = text
+    else:
+        num, unit = _split(text, param, _RATE_HELP)
+        scale = _RATE_UNITS.get(unit.lower())
+        if scale is None:
+            raise UsageError(param, text, _RATE_HELP)
+        value = round(num * scale)
+    if value <= 0:
+        raise UsageError(param, text, f"{_RATE_HELP}, above zero")
+    return value
+
+
+def parse_duration_ps(text: str | int | float, param: str = "duration", *, allow_zero: bool = False) -> int:
+    """Picoseconds in ``text``; a bare number is seconds."""
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        value = round(text * PS_PER_S)
+    else:
+        num, unit = _split(text, param, _TIME_HELP)
+        scale = _TIME_UNITS_PS.get(unit if unit == "µs" else unit.lower()) if unit else PS_PER_S
+        if scale is None:
+            raise UsageError(param, text, _TIME_HELP)
+        value = round(num * scale)
+    if value < 0 or (value == 0 and not allow_zero):
+        raise UsageError(param, text, f"{_TIME_HELP}, above zero" if not allow_zero else _TIME_HELP)
+    return value
+
+
+def parse_int_list(text: str, param: str, *, minimum: int = 1, maximum: int | None = None) -> list[int]:
+    """Comma-separated integers such as ``1,2,4,8``."""
+    bound = f"at least {minimum}" + (f" and at most {maximum}" if maximum is not None else "")
+    allowed = f"comma-separated whole numbers, each {bound}, e.g. 1,2,4,8"
+    out = []
+    for part in str(text).split(","):
+        part = part.strip()
+        if not re.fullmatch(r"[0-9]+", part):
+            raise UsageError(param, text, allowed)
+        n = int(part)
+        if n < minimum or (maximum is not None and n > maximum):
+            raise UsageError(param, text, allowed)
+        out.append(n)
+    return out
+
+
+def format_size(n: int) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale}{unit}"
+    return f"{n}B"
+
+
+def format_rate(bps: int) -> str:
+    for unit, scale in (("Tbps", 10**12), ("Gbps", 10**9), ("Mbps", 10**6), ("kbps", 10**3)):
+        if bps >= scale:
+            v = bps / scale
+            return f"{v:g}{unit}"
+    return f"{bps}bps"
+
+
+def format_duration_ps(ps: int) -> str:
+    for unit, scale in (("s", 10**12), ("ms", 10**9), ("us", 10**6), ("ns", 10**3)):
+        if ps >= scale:
+            return f"{ps / scale:g}{unit}"
+    return f"{ps}ps"
