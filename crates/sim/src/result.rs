@@ -43,3 +43,43 @@ pub struct SimResult {
     /// Payload bytes handed to the client application (each byte exactly once).
     pub app_bytes: u64,
 }
+
+/// Build the result of a finished world.
+pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seconds: f64) -> SimResult {
+    use crate::stats::percentile;
+    use crate::time::PS_PER_S;
+    let s = &sc.spec;
+    let secs = |ps: u64| ps as f64 / PS_PER_S as f64;
+    let sim_seconds = w.measured_until.as_secs_f64();
+    let times = &w.client.block_times;
+    let c = &w.counters;
+    SimResult {
+        servers: s.servers,
+        sru_bytes: sc.per_server_bytes[0],
+        block_bytes: w.client.block_bytes(),
+        buffer_bytes: s.buffer_bytes,
+        rate_bps: s.rate_bps,
+        rtt_s: secs(4 * s.link_delay_ps),
+        tcp: format!("{:?}", s.tcp).to_lowercase(),
+        rto_min_s: secs(s.rto_min_ps),
+        seed: s.seed,
+        goodput_mbps: if sim_seconds > 0.0 { c.app_bytes as f64 * 8.0 / sim_seconds / 1e6 } else { 0.0 },
+        blocks: w.client.blocks_done,
+        block_time_p50_s: secs(percentile(times, 50.0)),
+        block_time_p99_s: secs(percentile(times, 99.0)),
+        block_time_max_s: secs(times.iter().copied().max().unwrap_or(0)),
+        timeouts: w.sender_total(|t| t.stats.timeouts),
+        retransmits: w.sender_total(|t| t.stats.retransmits),
+        drops: w.switch_drops(),
+        max_queue_bytes: w.to_client.max_occupancy,
+        sim_seconds,
+        wall_seconds,
+        events: c.events,
+        packet_hops: w.packet_hops(),
+        bytes_sent: c.data_bytes_sent,
+        bytes_delivered: c.data_bytes_arrived,
+        bytes_dropped: c.data_bytes_dropped,
+        bytes_in_flight: w.data_bytes_in_flight(),
+        app_bytes: c.app_bytes,
+    }
+}

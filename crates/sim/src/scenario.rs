@@ -36,10 +36,12 @@ pub struct ScenarioSpec {
     pub timer_granularity_ps: u64,
     pub dupack_threshold: u32,
     pub slow_start: bool,
+    pub slow_start_after_idle: bool,
     pub delayed_ack_ps: u64,
     pub init_cwnd_segments: u32,
     pub rwnd_bytes: u64,
     pub response_jitter_ps: u64,
+    pub send_jitter_ps: u64,
     pub duration_ps: Option<u64>,
     pub blocks: Option<u64>,
     pub seed: u64,
@@ -62,10 +64,16 @@ impl Default for ScenarioSpec {
             timer_granularity_ps: PS_PER_US,
             dupack_threshold: 3,
             slow_start: true,
+            // RFC 5681 §4.1 restart after idle: off as in ns-2 (Linux has it on by default)
+            slow_start_after_idle: false,
             delayed_ack_ps: 0,
             init_cwnd_segments: 2,
-            rwnd_bytes: 1 << 30,
+            // ns-2 Agent/TCP window_ = 20 packets: the per-flow cap FAST'08's ns-2 runs most
+            // likely had (docs/defaults.md); its Fig. 6 figure of ~65 % at 64 servers with a
+            // 1024 KB buffer is reproduced with it. `rwnd_bytes` lifts it.
+            rwnd_bytes: 20 * 1460,
             response_jitter_ps: 0,
+            send_jitter_ps: 0,
             duration_ps: Some(20 * PS_PER_S), // FAST'08 §3.1: each run is 20 s of simulated time
             blocks: None,
             seed: 1,
@@ -137,6 +145,7 @@ impl ScenarioSpec {
         check(s.rwnd_bytes >= s.mss_bytes as u64, "rwnd_bytes", s.rwnd_bytes, "at least one MSS")?;
         check(s.delayed_ack_ps <= 500 * PS_PER_MS, "delayed_ack_ps", s.delayed_ack_ps, "0 (off) to 500 ms (RFC 1122 4.2.3.2)")?;
         check(s.response_jitter_ps <= PS_PER_S, "response_jitter_ps", s.response_jitter_ps, "0 to 1 s")?;
+        check(s.send_jitter_ps <= PS_PER_S, "send_jitter_ps", s.send_jitter_ps, "0 to 1 s")?;
         let stop = match (s.blocks, s.duration_ps) {
             (Some(b), _) => {
                 check(b >= 1, "blocks", b, "at least 1")?;
