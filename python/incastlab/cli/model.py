@@ -120,7 +120,7 @@ def _model_table(m: SerializationModel) -> str:
         ("T2", _us(m.t2_ps), t2_note),
         ("Eq. (6) holds", _yes(m.eq6_holds), "T1, T2 defined; NCCS usable"),
         ("Eq. (7) holds", _yes(m.eq7_holds), f"T2 >= 2 T1; needs floor(S/MSS) >= {m.eq7_rhs_packets:.4g}"),
-        ("n_min (Eq. 8)", "-" if m.n_min_eq8 is None else str(m.n_min_eq8), "smallest n with n [S/MSS] >= Eq. (7) right side"),
+        ("n_min (Eq. 8)", "-" if m.n_min_eq8 is None else str(m.n_min_eq8), "smallest n with n floor(S/MSS) >= Eq. (7) right side"),
         ("n_min", str(m.n_min), "Eq. (8) in case (a), Eq. (10) in case (b)"),
         ("wnd_pkt", str(m.wnd_pkt), f"Eq. (9) {case_note}"),
         ("Q_max^TCP", f"{m.q_max_tcp_packets} packets", "Eq. (11): 2 n_min wnd_pkt - [BaseBDP_pkt]"),
