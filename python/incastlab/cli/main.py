@@ -17,6 +17,8 @@ from ..errors import EnvironmentProblem, UsageError
 # Modules under incastlab.cli, each with register(subparsers).
 COMMANDS = [
     "simulate",
+    "demo",
+    "bench",
 ]
 
 
