@@ -63,6 +63,9 @@ class SimResult:
         except KeyError:
             raise AttributeError(f"SimResult has no field {name!r}") from None
 
+    def __reduce__(self):  # MappingProxyType does not pickle; rebuild from a plain dict
+        return (SimResult, (dict(self.data), self.scenario))
+
     def __getitem__(self, name: str) -> Any:
         return self.data[name]
 
