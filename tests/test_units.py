@@ -114,3 +114,9 @@ def test_dump_round_trips_exactly():
     s = Scenario(servers=3, buffer="48KiB", rtt="123456ps", duration="1.5s", delayed_ack="40ms", seed=9)
     assert Scenario(**s.model_dump()) == s
     assert s.model_dump()["rtt"] == "123456ps"
+
+
+def test_numpy_numbers_from_a_dataframe_are_accepted():
+    np = pytest.importorskip("numpy")  # comes with pandas, a dependency
+    s = Scenario(servers=np.int64(4), buffer=np.int64(65536), duration=np.float64(0.5))
+    assert (s.servers, s.buffer, s.duration) == (4, 65536, 5 * 10**11)

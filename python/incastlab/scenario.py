@@ -16,6 +16,7 @@ cluster, not to the simulation).
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_serializer, field_validator, model_validator
@@ -192,6 +193,8 @@ class Scenario(BaseModel):
         allowed = f"a whole number {bound}"
         if isinstance(v, bool):
             raise UsageError(name, v, allowed)
+        if isinstance(v, numbers.Integral):  # numpy integers from a DataFrame, too
+            v = int(v)
         if isinstance(v, float) and v.is_integer():
             v = int(v)
         if isinstance(v, str):
@@ -310,6 +313,10 @@ class Scenario(BaseModel):
 
 def _plain(v: Any, name: str) -> Any:
     """Refuse values that are neither text nor numbers before the unit parsers see them."""
+    if isinstance(v, numbers.Integral) and not isinstance(v, bool):
+        return int(v)
+    if isinstance(v, numbers.Real) and not isinstance(v, bool):
+        v = float(v)
     if isinstance(v, bool) or not isinstance(v, (str, int, float)):
         raise UsageError(name, v, "a number or a quantity with a unit")
     if isinstance(v, float) and name not in _DURATION_FIELDS:
