@@ -18,6 +18,8 @@ from ..errors import EnvironmentProblem, UsageError
 COMMANDS = [
     "simulate",
     "model",
+    "demo",
+    "bench",
 ]
 
 
