@@ -40,9 +40,9 @@ DEFAULT_DELAYED_ACK_PS = 40 * PS_PER_MS
 TCP_VARIANTS = ("newreno",)
 
 _SIZE_FIELDS = ("sru", "block", "buffer", "rwnd")
-_DURATION_FIELDS = ("rtt", "rto_min", "rto_max", "timer_granularity", "delayed_ack", "jitter", "duration")
+_DURATION_FIELDS = ("rtt", "rto_min", "rto_max", "timer_granularity", "delayed_ack", "jitter", "send_jitter", "duration")
 # Durations that may be zero (0 = off / none).
-_ZERO_OK = ("delayed_ack", "jitter")
+_ZERO_OK = ("delayed_ack", "jitter", "send_jitter")
 # Integer fields and their smallest allowed value.
 _INT_MINIMUM = {"servers": 1, "dupack_threshold": 1, "init_cwnd": 1, "blocks": 1, "seed": 0, "mss": 64}
 _INT_MAXIMUM = {"servers": 1 << 20, "dupack_threshold": 1000, "init_cwnd": 1000, "mss": 65495}
@@ -112,12 +112,20 @@ class Scenario(BaseModel):
     #: Initial congestion window in segments (the core's default, 2 segments: RFC 5681 §3.1
     #: for MSS 1460 allows up to 3; ns-2's default window_init is 2).
     init_cwnd: int = 2
-    #: Advertised receive window in bytes: the per-flow window cap (DESIGN.md: ns-2's
-    #: window_ of 20 packets is one reading of the paper; default is effectively no cap).
-    rwnd: int = 2**30
+    #: Advertised receive window in bytes: the per-flow window cap. Default 20 x 1460 B,
+    #: ns-2's ``window_`` of 20 packets, the reading that reproduces FAST'08 Fig. 6
+    #: (docs/defaults.md); ``rwnd="1GiB"`` is the uncapped reading.
+    rwnd: int = 20 * 1460
     #: Server think time in ps, uniform in [0, jitter) per request (0: none, FAST'08 §4.1:
     #: "simulated source nodes serve data as rapidly as the network can handle").
     jitter: int = 0
+    #: Host timing noise in ps: each data packet enters its server's NIC uniform in
+    #: [0, send_jitter] late (ns-2's ``overhead_``, 0 by default); breaks drop-tail phase
+    #: lock-out between equal-rate senders (docs/defaults.md).
+    send_jitter: int = 0
+    #: RFC 5681 §4.1: restart from the initial window after an idle RTO (off as in ns-2;
+    #: Linux's tcp_slow_start_after_idle is on).
+    slow_start_after_idle: bool = False
     #: Simulated time to run, in ps (FAST'08 §3.1: 20 s); None when ``blocks`` is given.
     duration: int | None = 20 * PS_PER_S
     #: Stop after this many blocks instead of after ``duration``.
@@ -206,9 +214,9 @@ class Scenario(BaseModel):
             raise UsageError(name, v, allowed)
         return v
 
-    @field_validator("slow_start", mode="before")
+    @field_validator("slow_start", "slow_start_after_idle", mode="before")
     @classmethod
-    def _parse_bool(cls, v: Any) -> Any:
+    def _parse_bool(cls, v: Any, info) -> Any:
         if isinstance(v, bool):
             return v
         text = str(v).strip().lower()
@@ -216,7 +224,7 @@ class Scenario(BaseModel):
             return True
         if text in ("0", "false", "off", "no"):
             return False
-        raise UsageError("slow_start", v, "on or off")
+        raise UsageError(info.field_name, v, "on or off")
 
     @field_validator("tcp", mode="before")
     @classmethod
@@ -237,8 +245,9 @@ class Scenario(BaseModel):
         if self.delayed_ack > 500 * PS_PER_MS:
             raise UsageError("delayed_ack", _exact_duration(self.delayed_ack),
                              "off or at most 500ms (RFC 1122 §4.2.3.2)")
-        if self.jitter > PS_PER_S:
-            raise UsageError("jitter", _exact_duration(self.jitter), "0 to 1s")
+        for name in ("jitter", "send_jitter"):
+            if getattr(self, name) > PS_PER_S:
+                raise UsageError(name, _exact_duration(getattr(self, name)), "0 to 1s")
         if self.rwnd < self.mss:
             raise UsageError("rwnd", _exact_size(self.rwnd), f"at least one MSS ({self.mss} B)")
         if self.rto_max < self.rto_min:
@@ -287,6 +296,8 @@ class Scenario(BaseModel):
             "init_cwnd_segments": self.init_cwnd,
             "rwnd_bytes": self.rwnd,
             "response_jitter_ps": self.jitter,
+            "send_jitter_ps": self.send_jitter,
+            "slow_start_after_idle": self.slow_start_after_idle,
             "duration_ps": self.duration,
             "blocks": self.blocks,
             "seed": self.seed,

@@ -9,5 +9,6 @@ mod sim;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(sim::version, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::default_scenario, m)?)?;
     Ok(())
 }

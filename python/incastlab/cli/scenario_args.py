@@ -27,12 +27,13 @@ _KNOBS: dict[str, tuple[str, str, str]] = {
     "init_cwnd": ("--init-cwnd", "SEGMENTS", "initial congestion window"),
     "rwnd": ("--rwnd", "SIZE", "advertised receive window (per-flow window cap)"),
     "jitter": ("--jitter", "TIME", "server think time, uniform in [0, TIME) per request"),
+    "send_jitter": ("--send-jitter", "TIME", "host timing noise per data packet, uniform in [0, TIME]"),
     "mss": ("--mss", "BYTES", "TCP payload per segment"),
     "tcp": ("--tcp", "VARIANT", "TCP loss-recovery variant"),
     "seed": ("--seed", "N", "random seed (same seed, same result)"),
 }
 _FLAG_OF = {field: flag for field, (flag, _, _) in _KNOBS.items()}
-_FLAG_OF.update({"slow_start": "--no-slow-start", "delayed_ack": "--delayed-ack",
+_FLAG_OF.update({"slow_start": "--no-slow-start", "slow_start_after_idle": "--slow-start-after-idle", "delayed_ack": "--delayed-ack",
                  "duration": "--duration", "blocks": "--blocks", "servers": "--servers"})
 
 
@@ -54,6 +55,8 @@ def add_scenario_arguments(parser: argparse.ArgumentParser, *, duration_default:
                    help="start each flow in congestion avoidance (default: slow start on)")
     g.add_argument("--delayed-ack", dest="delayed_ack", metavar="TIME", nargs="?", const="40ms", default=None,
                    help="delayed ACKs with this timeout (40ms if no value; default off, as in FAST'08's ns-2 runs)")
+    g.add_argument("--slow-start-after-idle", dest="slow_start_after_idle", action="store_true", default=None,
+                   help="RFC 5681 4.1 restart window after an idle RTO (Linux default; off as in ns-2)")
     shown = duration_default or "20s, FAST'08 §3.1"
     stop = g.add_mutually_exclusive_group()
     stop.add_argument("--duration", dest="duration", metavar="TIME", default=duration_default,
@@ -65,7 +68,7 @@ def add_scenario_arguments(parser: argparse.ArgumentParser, *, duration_default:
 def scenario_fields(args: argparse.Namespace) -> dict[str, Any]:
     """The Scenario keywords the user gave (unset flags leave Scenario's defaults)."""
     fields = {}
-    for field in [*_KNOBS, "slow_start", "delayed_ack", "duration", "blocks"]:
+    for field in [*_KNOBS, "slow_start", "slow_start_after_idle", "delayed_ack", "duration", "blocks"]:
         value = getattr(args, field, None)
         if value is not None:
             fields[field] = value
