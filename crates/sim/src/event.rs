@@ -59,11 +59,13 @@ impl Ord for Entry {
 pub struct EventQueue {
     heap: BinaryHeap<Entry>,
     next_seq: u64,
+    /// Most events ever pending at once (memory high-water mark).
+    pub peak: usize,
 }
 
 impl EventQueue {
     pub fn with_capacity(n: usize) -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(n), next_seq: 0 }
+        EventQueue { heap: BinaryHeap::with_capacity(n), next_seq: 0, peak: 0 }
     }
 
     /// Schedule `event` at `time`.
@@ -71,6 +73,7 @@ impl EventQueue {
     pub fn push(&mut self, time: Time, event: Event) {
         self.heap.push(Entry { time, seq: self.next_seq, event });
         self.next_seq += 1;
+        self.peak = self.peak.max(self.heap.len());
     }
 
     /// The earliest event, removed.

@@ -42,6 +42,10 @@ pub struct SimResult {
     pub bytes_in_flight: u64,
     /// Payload bytes handed to the client application (each byte exactly once).
     pub app_bytes: u64,
+    /// Most packets alive at once, and most events pending at once: the run's memory
+    /// grows with these (and with N), not with simulated time.
+    pub peak_packets: u64,
+    pub peak_events: u64,
 }
 
 /// Build the result of a finished world.
@@ -81,5 +85,7 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         bytes_dropped: c.data_bytes_dropped,
         bytes_in_flight: w.data_bytes_in_flight(),
         app_bytes: c.app_bytes,
+        peak_packets: w.high_water_marks().0 as u64,
+        peak_events: w.high_water_marks().1 as u64,
     }
 }

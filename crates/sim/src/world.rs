@@ -316,6 +316,11 @@ impl World {
         self.pool.live_packets().filter(|p| p.kind == Kind::Data).map(|p| p.len as u64).sum()
     }
 
+    /// (packets, events) ever held at once: what the run's memory grows with.
+    pub fn high_water_marks(&self) -> (usize, usize) {
+        (self.pool.capacity(), self.queue.peak)
+    }
+
     /// Sum of a per-flow sender counter.
     pub fn sender_total(&self, f: impl Fn(&TcpSender) -> u64) -> u64 {
         self.flows.iter().map(|fl| f(&fl.sender)).sum()
