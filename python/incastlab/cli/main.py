@@ -20,6 +20,7 @@ COMMANDS = [
     "model",
     "demo",
     "bench",
+    "reproduce",
 ]
 
 
