@@ -24,7 +24,6 @@ from .. import experiments
 from ..errors import UsageError
 from ..experiments import run as runner
 from ..outfiles import check_writable
-from ..table import render
 from . import argtypes
 from .progress import tty_progress
 
@@ -93,7 +92,7 @@ def _list(as_json: bool) -> int:
         for e in exps:
             print(json.dumps({"name": e.name, "source": e.source, "title": e.title, "summary": e.summary}))
         return 0
-    print(render(["name", "source", "what"], [[e.name, e.source, e.title] for e in exps]))
+    print(left_aligned(["name", "source", "what"], [[e.name, e.source, e.title] for e in exps]))
     return 0
 
 
@@ -142,9 +141,14 @@ def render_checks(checks: list[dict]) -> str:
     for i, c in enumerate(checks, 1):
         claim = textwrap.shorten(c["claim"], 70, placeholder="...")
         rows.append([str(i), "pass" if c["pass"] else "FAIL", claim, c["measured"]])
-    heads = ["#", "check", "claim", "measured"]
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(heads[:-1])]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(heads, widths + [0])).rstrip()]
-    lines.append("  ".join("-" * w for w in widths + [len("measured")]))
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths + [0])).rstrip() for r in rows]
+    return left_aligned(["#", "check", "claim", "measured"], rows)
+
+
+def left_aligned(heads: list[str], rows: list[list[str]]) -> str:
+    """Text columns read best left-aligned (the last one is not padded)."""
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(heads)]
+    pad = widths[:-1] + [0]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(heads, pad)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, pad)).rstrip() for r in rows]
     return "\n".join(lines)

@@ -6,6 +6,7 @@ found on its own still says what it is.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -29,15 +30,28 @@ CATEGORIES = [
 ]
 
 
+# (Scenario field, how the figure names it) for the subtitle; fields a series varies are
+# in the legend instead.
+_SHOWN = [("block", "block"), ("sru", "SRU"), ("buffer", "buffer"), ("rate", ""), ("rtt", "RTT"),
+          ("tcp", ""), ("rto_min", "RTOmin")]
+
+
 def scenario_text(exp: Experiment) -> str:
-    """The shared scenario in a few words (the series' own changes are in the legend)."""
-    base = {k: v for k, v in exp.base.items() if k in Scenario.model_fields}
-    base.pop(exp.axis, None)
+    """What every series shares, in a few words (what differs is in the legend)."""
+    varied = {exp.axis}.union(*(s.params for s in exp.series))
+    base = {k: v for k, v in exp.base.items() if k in Scenario.model_fields and k not in varied}
     try:
-        s = Scenario(**{"servers": 1, **base})
+        dump = Scenario(**{"servers": 1, **base}).model_dump()
     except Exception:  # a knob this build lacks: the series labels still say it
         return ""
-    return f"{s.label()}, RTT {s.model_dump()['rtt']}"
+    parts = []
+    for key, name in _SHOWN:
+        if key in varied or (key == "block" and dump["block"] is None) or (key == "sru" and dump["block"]):
+            continue
+        value = {"tcp": {"newreno": "NewReno", "reno": "Reno", "sack": "SACK"}.get(dump["tcp"], dump["tcp"])}.get(
+            key, dump[key])
+        parts.append(f"{name} {value}".strip())
+    return ", ".join(parts)
 
 
 def draw(exp: Experiment, df: pd.DataFrame, path: Path, note: str = "") -> Path:
@@ -48,7 +62,7 @@ def draw(exp: Experiment, df: pd.DataFrame, path: Path, note: str = "") -> Path:
     n = len(groups)
     cols = min(n, 3)
     rows_ = int(np.ceil(n / cols))
-    fig = Figure(figsize=(5.2 * cols + 0.6, 4.2 * rows_ + 0.9), dpi=110)
+    fig = Figure(figsize=(max(7.0, 5.2 * cols + 0.6), 4.2 * rows_ + 0.9), dpi=110)
     axes = np.atleast_1d(fig.subplots(rows_, cols, squeeze=False)).ravel()
     for ax in axes[n:]:
         ax.set_visible(False)
@@ -63,9 +77,10 @@ def draw(exp: Experiment, df: pd.DataFrame, path: Path, note: str = "") -> Path:
             _categories(ax, exp, df, label)
     else:
         raise ValueError(f"unknown plot kind {kind!r}")
-    subtitle = "; ".join(t for t in (scenario_text(exp), note) if t)
-    fig.suptitle(f"{exp.title}\nreproducing {exp.source} with incastlab" + (f"\n{subtitle}" if subtitle else ""),
-                 fontsize=10)
+    width = int(12.5 * fig.get_figwidth())  # characters of a 9-point line
+    lines = [exp.title, f"reproducing {exp.source} with incastlab"]
+    lines += textwrap.wrap("; ".join(t for t in (scenario_text(exp), note) if t), width)
+    fig.suptitle("\n".join(lines), fontsize=9)
     fig.tight_layout()
     write_atomically(path, lambda tmp: fig.savefig(tmp, format="png"))
     return path

@@ -39,7 +39,7 @@ def points(exp: Experiment, quick: bool = False, seeds: int | None = None) -> li
     runs = exp.seeds if seeds is None else seeds
     out = []
     for s in exp.series:
-        for x in exp.axis_values(quick):
+        for x in exp.axis_values(quick, s):
             for seed in range(1, runs + 1):
                 fields = {**exp.base, **s.params, exp.axis: x, "seed": seed}
                 if "blocks" not in fields:

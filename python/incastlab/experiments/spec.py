@@ -26,6 +26,10 @@ class Series:
     params: Mapping[str, Any] = field(default_factory=dict)
     #: Sub-figure this series is drawn in ("" when the figure has one panel), e.g. "(a) Reno".
     panel: str = ""
+    #: Axis values of this series alone (default: the experiment's), e.g. a 10 Gbps panel
+    #: that sweeps further than the 1 Gbps one; and its ``--quick`` values.
+    values: tuple[Any, ...] | None = None
+    quick_values: tuple[Any, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -95,8 +99,12 @@ class Experiment:
     #: Optional extra text printed after the run (e.g. Table 3 next to the paper's).
     report: Callable[[pd.DataFrame], str] | None = None
 
-    def axis_values(self, quick: bool) -> tuple[Any, ...]:
-        return tuple(self.quick_values) if quick and self.quick_values else tuple(self.values)
+    def axis_values(self, quick: bool, series: Series | None = None) -> tuple[Any, ...]:
+        """The sweep of ``series`` (or of the experiment), full or ``--quick``."""
+        values, fast = self.values, self.quick_values
+        if series is not None and series.values is not None:
+            values, fast = series.values, series.quick_values
+        return tuple(fast) if quick and fast else tuple(values)
 
     def point_duration(self, quick: bool) -> str:
         return self.quick_duration if quick else self.duration
