@@ -62,6 +62,9 @@ def report(df) -> str:
                 theirs = PAPER[s].get(col)
                 row += [ours, "-" if theirs is None else str(theirs)]
         rows.append(row)
+    width = max(len(r[0]) for r in rows + [heads])
+    for r in [heads] + rows:  # the row names read best left-aligned
+        r[0] = r[0].ljust(width)
     return render(heads, rows)
 
 

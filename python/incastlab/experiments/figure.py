@@ -46,7 +46,7 @@ def scenario_text(exp: Experiment) -> str:
         return ""
     parts = []
     for key, name in _SHOWN:
-        if key in varied or (key == "block" and dump["block"] is None) or (key == "sru" and dump["block"]):
+        if key in varied or (key == "block" and dump["block"] is None) or (key == "sru" and (dump["block"] or "block" in varied)):
             continue
         value = {"tcp": {"newreno": "NewReno", "reno": "Reno", "sack": "SACK"}.get(dump["tcp"], dump["tcp"])}.get(
             key, dump[key])
@@ -118,7 +118,7 @@ def _dart(ax, df: pd.DataFrame, label: str) -> None:
     ax.set_xticks(xs)
     ax.set_xticklabels([str(i) for i in xs[:-1]] + [f">={xs[-1]}"], fontsize=7)
     ax.set_xlabel("DART: duplicate ACKs received at the timeout")
-    ax.set_ylabel("Timeouts (per 20 s run)" if df["sim_seconds"].max() >= 20 else "Timeouts (per run)")
+    ax.set_ylabel(f"Timeouts (per {df['sim_seconds'].max():g} s run)")
     ax.set_title(f"{label}: {int(round(hist.sum()))} timeouts", fontsize=10)
     ax.grid(True, axis="y", linestyle="--", linewidth=0.6, alpha=0.7)
 
@@ -132,7 +132,7 @@ def _categories(ax, exp: Experiment, df: pd.DataFrame, label: str) -> None:
     ax.bar(xs + 0.2, theirs, width=0.4, label="FAST'08 Table 3", color="white", edgecolor="tab:red", hatch="//")
     ax.set_xticks(xs)
     ax.set_xticklabels([name for _, name in CATEGORIES], fontsize=7, rotation=30)
-    ax.set_ylabel("Count per 20 s run")
+    ax.set_ylabel(f"Count per {df['sim_seconds'].max():g} s run")
     ax.set_title(label, fontsize=10)
     ax.grid(True, axis="y", linestyle="--", linewidth=0.6, alpha=0.7)
     ax.legend(fontsize=7)
