@@ -14,12 +14,13 @@ import re
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Mapping
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from .errors import EnvironmentProblem, UsageError
 from .scenario import Scenario
+
+if TYPE_CHECKING:  # pandas is imported when a DataFrame is built, so a bare simulate()
+    import pandas as pd  # (e.g. one bench point in a fresh process) does not pay ~100 MiB
 
 # The documented result fields (docs/native-api.md); the core may add more after these.
 RESULT_COLUMNS = [
@@ -108,6 +109,8 @@ def sweep(
 
 def to_frame(results: Iterable[SimResult]) -> pd.DataFrame:
     """Results as a DataFrame: one row each, the result fields as columns, in order."""
+    import pandas as pd
+
     rows = [r.to_dict() for r in results]
     columns = list(rows[0]) if rows else list(RESULT_COLUMNS)
     return pd.DataFrame.from_records(rows, columns=columns)

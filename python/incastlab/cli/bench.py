@@ -53,15 +53,26 @@ def bench_points(quick: bool) -> list[BenchPoint]:
     ]
 
 
-# Runs in the child: simulate one point, report the result and the peak RSS before
-# (imports only) and after the simulation. ru_maxrss is in KiB on Linux.
+# Runs in the child: simulate one point, report the result and the peak resident memory
+# before (imports only) and after the simulation, in KiB. VmHWM is this process image's
+# own high-water mark; ru_maxrss would also count the parent's memory at fork, which
+# Linux carries across exec.
 _CHILD = """
 import json, resource, sys
+def peak_kib():
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 from incastlab.scenario import Scenario
 from incastlab.sim import simulate
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+before = peak_kib()
 r = simulate(Scenario(**json.loads(sys.argv[1])))
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+after = peak_kib()
 print(json.dumps({"result": r.to_dict(), "rss_before_kib": before, "rss_after_kib": after}))
 """
 
