@@ -35,6 +35,7 @@ _NATIVE_TO_FIELD = {
     "link_delay_ps": "rtt", "mss_bytes": "mss", "rto_min_ps": "rto_min", "rto_max_ps": "rto_max",
     "timer_granularity_ps": "timer_granularity", "delayed_ack_ps": "delayed_ack",
     "init_cwnd_segments": "init_cwnd", "rwnd_bytes": "rwnd", "response_jitter_ps": "jitter",
+    "send_jitter_ps": "send_jitter",
     "duration_ps": "duration",
 }
 _NATIVE_ERROR = re.compile(r"(?P<param>[\w.]+): (?P<value>.*) is not allowed; expected (?P<allowed>.*)", re.S)
