@@ -152,12 +152,17 @@ def _run_all(points: list[Scenario], jobs: int, progress: ProgressFn | None) -> 
             if progress:
                 progress(i + 1, total)
         return results
-    with ThreadPoolExecutor(max_workers=min(jobs, total), thread_name_prefix="incastlab-sim") as pool:
+    pool = ThreadPoolExecutor(max_workers=min(jobs, total), thread_name_prefix="incastlab-sim")
+    try:
         futures = [pool.submit(simulate, p) for p in points]
         if progress:
-            for done, fut in enumerate(as_completed(futures), start=1):
+            for done, _ in enumerate(as_completed(futures), start=1):
                 progress(done, total)
         return [f.result() for f in futures]  # input order; re-raises the first failure
+    finally:
+        # On Ctrl-C or a failed point, drop the points not started yet instead of running
+        # them all; the ones already inside the core finish their (bounded) run.
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _as_scenario(s: Scenario | Mapping[str, Any]) -> Scenario:
