@@ -107,6 +107,7 @@ def test_parallel_and_serial_runs_give_identical_results():
 def test_table_lists_every_point():
     r = incastlab("simulate", "--servers", "1,3", *SHORT)
     assert r.returncode == 0, r.stderr
+    assert r.stderr == ""  # progress is drawn only when stderr is a terminal
     assert "goodput Mbps" in r.stdout and "timeouts" in r.stdout
     rows = [line.split() for line in r.stdout.splitlines() if re.match(r"\s*\d+\s", line)]
     assert [row[0] for row in rows] == ["1", "3"]

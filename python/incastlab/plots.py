@@ -50,9 +50,11 @@ def goodput_vs_servers(
     ax.set_ylabel("Goodput (Mbps)")
     ax.set_title(title)
     ax.set_xlim(left=0)
-    ax.set_ylim(bottom=0)
+    top = max([link_rate_bps / 1e6 if link_rate_bps else 0.0]
+              + [float(df["goodput_mbps"].max()) for df in series.values() if len(df)])
+    ax.set_ylim(0, top * 1.25 if top > 0 else 1.0)  # headroom so the legend sits above the curves
     ax.grid(True, linestyle="--", linewidth=0.6, alpha=0.7)
-    ax.legend(fontsize=8, loc="best")
+    ax.legend(fontsize=8, loc="upper right")
     fig.tight_layout()
     write_atomically(p, lambda tmp: fig.savefig(tmp, format=p.suffix.lower().lstrip(".")))
     return p

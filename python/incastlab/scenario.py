@@ -37,7 +37,7 @@ LINKS_PER_RTT = 4
 # (000_315d806dde942a9f.txt §4.2: "Most TCP implementations wait only 40ms").
 DEFAULT_DELAYED_ACK_PS = 40 * PS_PER_MS
 
-TCP_VARIANTS = ("newreno",)
+TCP_VARIANTS = ("reno", "newreno", "sack")
 
 _SIZE_FIELDS = ("sru", "block", "buffer", "rwnd")
 _DURATION_FIELDS = ("rtt", "rto_min", "rto_max", "timer_granularity", "delayed_ack", "jitter", "send_jitter", "duration")
@@ -105,6 +105,14 @@ class Scenario(BaseModel):
     timer_granularity: int = PS_PER_US
     #: Fast retransmit after this many duplicate ACKs (FAST'08 Table 1: 3).
     dupack_threshold: int = 3
+    #: RFC 3042 limited transmit (FAST'08 Table 1: disabled; §5.1.1, Fig. 12).
+    limited_transmit: bool = False
+    #: Timers fire on the next multiple of ``timer_granularity``, as jiffies timers do
+    #: (WREN'09, 002_08b014e448da6385.txt: low-resolution timers); off = exact deadlines.
+    timer_ticks: bool = False
+    #: RTO x (1 + U(0, rto_random)) each time the timer is armed (001_e0dada207805edc8.txt:
+    #: "RTO = est. RTO * (1 + RAND(0.5))"); 0 = off.
+    rto_random: float = 0.0
     #: RFC 5681 slow start (FAST'08 Table 1: enabled).
     slow_start: bool = True
     #: Delayed-ACK timeout in ps, 0 = off (off in FAST'08's ns-2 runs, §4.2).
@@ -132,7 +140,7 @@ class Scenario(BaseModel):
     blocks: int | None = None
     #: RNG seed: same seed, same result.
     seed: int = 1
-    #: TCP loss-recovery variant (FAST'08 Table 1: NewReno).
+    #: TCP loss-recovery variant: reno, newreno or sack (FAST'08 Table 1: NewReno; Fig. 10).
     tcp: str = "newreno"
     #: TCP payload bytes per segment (MTU 1500 - 40 B of TCP/IP headers).
     mss: int = 1460
@@ -214,7 +222,7 @@ class Scenario(BaseModel):
             raise UsageError(name, v, allowed)
         return v
 
-    @field_validator("slow_start", "slow_start_after_idle", mode="before")
+    @field_validator("slow_start", "slow_start_after_idle", "limited_transmit", "timer_ticks", mode="before")
     @classmethod
     def _parse_bool(cls, v: Any, info) -> Any:
         if isinstance(v, bool):
@@ -233,6 +241,18 @@ class Scenario(BaseModel):
         if text not in TCP_VARIANTS:
             raise UsageError("tcp", v, "one of " + ", ".join(TCP_VARIANTS))
         return text
+
+    @field_validator("rto_random", mode="before")
+    @classmethod
+    def _parse_fraction(cls, v: Any) -> Any:
+        allowed = "a fraction from 0 (off) to 10, e.g. 0.5"
+        try:
+            x = float(v)
+        except (TypeError, ValueError):
+            raise UsageError("rto_random", v, allowed) from None
+        if not 0.0 <= x <= 10.0:  # also refuses NaN
+            raise UsageError("rto_random", v, allowed)
+        return x
 
     @model_validator(mode="after")
     def _consistent(self) -> "Scenario":
@@ -298,6 +318,9 @@ class Scenario(BaseModel):
             "response_jitter_ps": self.jitter,
             "send_jitter_ps": self.send_jitter,
             "slow_start_after_idle": self.slow_start_after_idle,
+            "limited_transmit": self.limited_transmit,
+            "timer_ticks": self.timer_ticks,
+            "rto_random": self.rto_random,
             "duration_ps": self.duration,
             "blocks": self.blocks,
             "seed": self.seed,

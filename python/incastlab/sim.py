@@ -14,12 +14,13 @@ import re
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Mapping
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from .errors import EnvironmentProblem, UsageError
 from .scenario import Scenario
+
+if TYPE_CHECKING:  # pandas is imported when a DataFrame is built, so a bare simulate()
+    import pandas as pd  # (e.g. one bench point in a fresh process) does not pay ~100 MiB
 
 # The documented result fields (docs/native-api.md); the core may add more after these.
 RESULT_COLUMNS = [
@@ -34,6 +35,7 @@ _NATIVE_TO_FIELD = {
     "link_delay_ps": "rtt", "mss_bytes": "mss", "rto_min_ps": "rto_min", "rto_max_ps": "rto_max",
     "timer_granularity_ps": "timer_granularity", "delayed_ack_ps": "delayed_ack",
     "init_cwnd_segments": "init_cwnd", "rwnd_bytes": "rwnd", "response_jitter_ps": "jitter",
+    "send_jitter_ps": "send_jitter",
     "duration_ps": "duration",
 }
 _NATIVE_ERROR = re.compile(r"(?P<param>[\w.]+): (?P<value>.*) is not allowed; expected (?P<allowed>.*)", re.S)
@@ -108,6 +110,8 @@ def sweep(
 
 def to_frame(results: Iterable[SimResult]) -> pd.DataFrame:
     """Results as a DataFrame: one row each, the result fields as columns, in order."""
+    import pandas as pd
+
     rows = [r.to_dict() for r in results]
     columns = list(rows[0]) if rows else list(RESULT_COLUMNS)
     return pd.DataFrame.from_records(rows, columns=columns)
@@ -148,12 +152,17 @@ def _run_all(points: list[Scenario], jobs: int, progress: ProgressFn | None) -> 
             if progress:
                 progress(i + 1, total)
         return results
-    with ThreadPoolExecutor(max_workers=min(jobs, total), thread_name_prefix="incastlab-sim") as pool:
+    pool = ThreadPoolExecutor(max_workers=min(jobs, total), thread_name_prefix="incastlab-sim")
+    try:
         futures = [pool.submit(simulate, p) for p in points]
         if progress:
-            for done, fut in enumerate(as_completed(futures), start=1):
+            for done, _ in enumerate(as_completed(futures), start=1):
                 progress(done, total)
         return [f.result() for f in futures]  # input order; re-raises the first failure
+    finally:
+        # On Ctrl-C or a failed point, drop the points not started yet instead of running
+        # them all; the ones already inside the core finish their (bounded) run.
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _as_scenario(s: Scenario | Mapping[str, Any]) -> Scenario:

@@ -44,7 +44,12 @@ def render(headings: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
+# Block completion times mean nothing when no block completed.
+_NEEDS_A_BLOCK = {"block_time_p50_s", "block_time_p99_s", "block_time_max_s"}
+
+
 def render_results(df: pd.DataFrame, columns: list[Column] = SIM_COLUMNS) -> str:
     """One row per simulated point, the columns of ``incastlab simulate``."""
-    rows = [[fmt(rec[key]) for _, key, fmt in columns] for rec in df.to_dict("records")]
+    rows = [[("-" if key in _NEEDS_A_BLOCK and rec.get("blocks") == 0 else fmt(rec[key]))
+             for _, key, fmt in columns] for rec in df.to_dict("records")]
     return render([h for h, _, _ in columns], rows)

@@ -28,6 +28,25 @@ pub struct Packet {
     pub seq: u64,
     /// Ack: cumulative acknowledgment number.
     pub ack: u64,
+    /// Ack: SACK blocks (RFC 2018), the first `nsack` are valid.
+    pub sack: [(u64, u64); MAX_SACK_BLOCKS],
+    pub nsack: u8,
+    /// Data: this is the retransmission a timeout triggered.
+    pub after_timeout: bool,
+}
+
+/// SACK blocks per ACK: three fit beside the timestamp option (RFC 2018 §3).
+pub const MAX_SACK_BLOCKS: usize = 3;
+
+impl Packet {
+    /// A packet with no SACK blocks and no flags.
+    pub fn new(flow: FlowId, kind: Kind, wire_bytes: u32, len: u32, seq: u64, ack: u64) -> Packet {
+        Packet { flow, kind, wire_bytes, len, seq, ack, sack: [(0, 0); MAX_SACK_BLOCKS], nsack: 0, after_timeout: false }
+    }
+
+    pub fn sack_blocks(&self) -> &[(u64, u64)] {
+        &self.sack[..self.nsack as usize]
+    }
 }
 
 /// Owner of every live packet.
@@ -84,7 +103,7 @@ mod tests {
     use super::*;
 
     fn ack(flow: FlowId) -> Packet {
-        Packet { flow, kind: Kind::Ack, wire_bytes: 40, len: 0, seq: 0, ack: 1 }
+        Packet::new(flow, Kind::Ack, 40, 0, 0, 1)
     }
 
     #[test]

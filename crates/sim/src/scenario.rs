@@ -13,9 +13,13 @@ use crate::time::{Time, PS_PER_MS, PS_PER_S, PS_PER_US};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum TcpVariant {
+    /// Reno (RFC 5681 §3.2): any new ACK ends fast recovery.
+    Reno,
     /// RFC 6582 NewReno (FAST'08 Table 1 default).
     #[default]
     Newreno,
+    /// SACK-based loss recovery (RFC 2018 blocks, RFC 6675 scoreboard).
+    Sack,
 }
 
 /// A scenario as given by a user, before validation.
@@ -34,7 +38,10 @@ pub struct ScenarioSpec {
     pub rto_min_ps: u64,
     pub rto_max_ps: u64,
     pub timer_granularity_ps: u64,
+    pub timer_ticks: bool,
+    pub rto_random: f64,
     pub dupack_threshold: u32,
+    pub limited_transmit: bool,
     pub slow_start: bool,
     pub slow_start_after_idle: bool,
     pub delayed_ack_ps: u64,
@@ -62,7 +69,12 @@ impl Default for ScenarioSpec {
             rto_min_ps: 200 * PS_PER_MS,
             rto_max_ps: 60 * PS_PER_S, // RFC 6298 §2.5: a maximum of at least 60 s
             timer_granularity_ps: PS_PER_US,
+            // timers fire at their exact deadline (a high-resolution timer)
+            timer_ticks: false,
+            // RTO x (1 + U(0, x)); 001_e0dada207805edc8.txt uses 0.5; off by default
+            rto_random: 0.0,
             dupack_threshold: 3,
+            limited_transmit: false, // FAST'08 Table 1
             slow_start: true,
             // RFC 5681 §4.1 restart after idle: off as in ns-2 (Linux has it on by default)
             slow_start_after_idle: false,
@@ -140,6 +152,7 @@ impl ScenarioSpec {
         check(s.rto_min_ps >= 1, "rto_min_ps", s.rto_min_ps, "above zero")?;
         check(s.rto_max_ps >= s.rto_min_ps, "rto_max_ps", s.rto_max_ps, "at least rto_min")?;
         check(s.timer_granularity_ps >= 1, "timer_granularity_ps", s.timer_granularity_ps, "above zero")?;
+        check((0.0..=10.0).contains(&s.rto_random), "rto_random", s.rto_random, "a fraction from 0 (off) to 10")?;
         check(s.dupack_threshold >= 1 && s.dupack_threshold <= 1000, "dupack_threshold", s.dupack_threshold, "1 to 1000")?;
         check(s.init_cwnd_segments >= 1 && s.init_cwnd_segments <= 1000, "init_cwnd_segments", s.init_cwnd_segments, "1 to 1000")?;
         check(s.rwnd_bytes >= s.mss_bytes as u64, "rwnd_bytes", s.rwnd_bytes, "at least one MSS")?;

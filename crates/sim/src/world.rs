@@ -13,8 +13,8 @@ use rand_pcg::Pcg64;
 use crate::app::SyncReadClient;
 use crate::event::{Event, EventQueue, FlowId, PktId};
 use crate::net::{Enqueue, OutputPort};
-use crate::packet::{Kind, Packet, PacketPool};
-use crate::scenario::{Scenario, StopAt};
+use crate::packet::{Kind, Packet, PacketPool, MAX_SACK_BLOCKS};
+use crate::scenario::{Scenario, StopAt, TcpVariant};
 use crate::tcp::{ReceiverConfig, SenderConfig, Segment, TcpReceiver, TcpSender};
 use crate::time::{serialization_time, Time};
 
@@ -38,6 +38,9 @@ pub struct WorldCounters {
     pub data_bytes_dropped: u64,
     /// Payload bytes handed to the client application in order.
     pub app_bytes: u64,
+    /// Timeouts whose segment had in fact arrived: its timeout-triggered retransmission
+    /// reached (or was dropped before) a receiver that already held it.
+    pub spurious_timeouts: u64,
 }
 
 /// Everything that exists in one simulation.
@@ -82,16 +85,24 @@ impl World {
             init_cwnd: s.init_cwnd_segments as u64 * s.mss_bytes as u64,
             rwnd: s.rwnd_bytes,
             dupack_threshold: s.dupack_threshold,
+            limited_transmit: s.limited_transmit,
             slow_start: s.slow_start,
             slow_start_after_idle: s.slow_start_after_idle,
             rto_min: Time(s.rto_min_ps),
             rto_max: Time(s.rto_max_ps),
             granularity: Time(s.timer_granularity_ps),
+            timer_ticks: s.timer_ticks,
+            rto_random: s.rto_random,
         };
-        let receiver_cfg = ReceiverConfig { delayed_ack: (s.delayed_ack_ps > 0).then_some(Time(s.delayed_ack_ps)) };
+        let receiver_cfg = ReceiverConfig {
+            delayed_ack: (s.delayed_ack_ps > 0).then_some(Time(s.delayed_ack_ps)),
+            sack: s.tcp == TcpVariant::Sack,
+        };
         let flows = (0..n)
-            .map(|_| {
-                let mut sender = TcpSender::new(sender_cfg.clone());
+            .map(|i| {
+                // each sender draws from its own stream, derived from the run's seed
+                let seed = s.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (i as u64 + 1);
+                let mut sender = TcpSender::with_seed(sender_cfg.clone(), seed);
                 // The SYN / SYN-ACK exchange gave the first RTT sample (RFC 6298 §2.2).
                 sender.rto.sample(handshake_rtt);
                 Flow { sender, receiver: TcpReceiver::new(receiver_cfg.clone()) }
@@ -173,7 +184,11 @@ impl World {
         let requests: Vec<(u32, u64)> = self.client.start_block(now).collect();
         for (flow, bytes) in requests {
             let wire = self.header + REQUEST_PAYLOAD_BYTES;
-            let pkt = Packet { flow, kind: Kind::Request, wire_bytes: wire, len: REQUEST_PAYLOAD_BYTES, seq: bytes, ack: 0 };
+            // the request is data on the same connection: it carries the cumulative ACK,
+            // so nothing is left waiting for the delayed-ACK timer
+            let r = &mut self.flows[flow as usize].receiver;
+            r.on_ack_sent();
+            let pkt = Packet::new(flow, Kind::Request, wire, REQUEST_PAYLOAD_BYTES, bytes, r.ack_number());
             self.send_from_client(pkt);
         }
     }
@@ -188,9 +203,9 @@ impl World {
     }
 
     fn at_switch(&mut self, id: PktId) {
-        let (kind, flow, wire, len) = {
+        let (kind, flow, wire, len, seq, after_timeout) = {
             let p = self.pool.get(id);
-            (p.kind, p.flow, p.wire_bytes, p.len)
+            (p.kind, p.flow, p.wire_bytes, p.len, p.seq, p.after_timeout)
         };
         let (port, event) = match kind {
             Kind::Data => (&mut self.to_client, Event::ArriveClient(id)),
@@ -202,6 +217,9 @@ impl World {
                 self.pool.release(id);
                 if kind == Kind::Data {
                     self.counters.data_bytes_dropped += len as u64;
+                    if after_timeout && self.flows[flow as usize].receiver.holds(seq, len) {
+                        self.counters.spurious_timeouts += 1;
+                    }
                 } else {
                     // Requests and ACKs share a port with nothing faster than the client's
                     // own link, so this port never fills; a drop here would hang the block.
@@ -216,6 +234,9 @@ impl World {
         debug_assert_eq!(p.kind, Kind::Data);
         self.counters.data_bytes_arrived += p.len as u64;
         let f = p.flow as usize;
+        if p.after_timeout && self.flows[f].receiver.holds(p.seq, p.len) {
+            self.counters.spurious_timeouts += 1;
+        }
         let before = self.flows[f].receiver.rcv_nxt - 1;
         let got = self.flows[f].receiver.on_segment(self.now, p.seq, p.len);
         if got.ack_now {
@@ -246,7 +267,14 @@ impl World {
     fn send_ack(&mut self, flow: FlowId) {
         let r = &mut self.flows[flow as usize].receiver;
         r.on_ack_sent();
-        let pkt = Packet { flow, kind: Kind::Ack, wire_bytes: self.header, len: 0, seq: 0, ack: r.ack_number() };
+        let mut pkt = Packet::new(flow, Kind::Ack, self.header, 0, 0, r.ack_number());
+        let n = r.sack_blocks(&mut pkt.sack);
+        pkt.nsack = n as u8;
+        // RFC 2018 §3: each block costs 8 bytes of option, plus 2 for the option header
+        if n > 0 {
+            pkt.wire_bytes += 2 + 8 * n as u32;
+        }
+        debug_assert!(n <= MAX_SACK_BLOCKS);
         self.send_from_client(pkt);
     }
 
@@ -263,7 +291,7 @@ impl World {
                 let mut out = std::mem::take(&mut self.scratch);
                 let s = &mut self.flows[p.flow as usize].sender;
                 let was_unacked = !s.all_acked();
-                s.on_ack(self.now, p.ack, &mut out);
+                s.on_ack(self.now, p.ack, p.sack_blocks(), &mut out);
                 if self.draining && was_unacked && s.all_acked() {
                     self.flows_unacked -= 1;
                 }
@@ -271,6 +299,14 @@ impl World {
                 self.scratch = out;
             }
             Kind::Request => {
+                // its piggybacked ACK first (never a duplicate ACK: it carries data, RFC 5681 §2)
+                let s = &mut self.flows[p.flow as usize].sender;
+                if p.ack > s.snd_una {
+                    let mut out = std::mem::take(&mut self.scratch);
+                    s.on_ack(self.now, p.ack, &[], &mut out);
+                    self.transmit(p.flow, &mut out);
+                    self.scratch = out;
+                }
                 self.pending_request[p.flow as usize] += p.seq;
                 if self.jitter > 0 {
                     let think = self.rng.random_range(0..self.jitter);
@@ -299,7 +335,9 @@ impl World {
             // ns-2's `overhead_`: host timing noise breaks drop-tail phase lock-out
             let enter = if self.send_jitter > 0 { self.now + Time(self.rng.random_range(0..=self.send_jitter)) } else { self.now };
             let wire = self.header + seg.len;
-            let id = self.pool.alloc(Packet { flow, kind: Kind::Data, wire_bytes: wire, len: seg.len, seq: seg.seq, ack: 0 });
+            let mut pkt = Packet::new(flow, Kind::Data, wire, seg.len, seg.seq, 0);
+            pkt.after_timeout = seg.after_timeout;
+            let id = self.pool.alloc(pkt);
             self.counters.data_bytes_sent += seg.len as u64;
             match nic.enqueue(enter, wire) {
                 Enqueue::Arrives(t) => self.queue.push(t, Event::ArriveSwitch(id)),
@@ -324,6 +362,17 @@ impl World {
     /// Sum of a per-flow sender counter.
     pub fn sender_total(&self, f: impl Fn(&TcpSender) -> u64) -> u64 {
         self.flows.iter().map(|fl| f(&fl.sender)).sum()
+    }
+
+    /// Element-wise sum of a per-flow sender array counter.
+    pub fn sender_array_total<const K: usize>(&self, f: impl Fn(&TcpSender) -> [u64; K]) -> [u64; K] {
+        let mut total = [0; K];
+        for fl in &self.flows {
+            for (t, v) in total.iter_mut().zip(f(&fl.sender)) {
+                *t += v;
+            }
+        }
+        total
     }
 
     /// Sum of a per-flow receiver counter.

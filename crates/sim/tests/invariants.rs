@@ -3,7 +3,7 @@
 //! application; no queue above its buffer; same seed, same result.
 
 use incast_sim::world::World;
-use incast_sim::{ScenarioSpec, SimResult};
+use incast_sim::{ScenarioSpec, SimResult, TcpVariant};
 
 const MS: u64 = 1_000_000_000;
 const US: u64 = 1_000_000;
@@ -25,6 +25,13 @@ fn scenarios() -> Vec<ScenarioSpec> {
     v.push(ScenarioSpec { servers: 8, slow_start_after_idle: true, rto_min_ps: 200 * US, ..base.clone() });
     v.push(ScenarioSpec { servers: 4, rate_bps: 10_000_000_000, link_delay_ps: 10 * US, ..base.clone() });
     v.push(ScenarioSpec { servers: 4, sru_bytes: 1, ..base.clone() });
+    for tcp in [TcpVariant::Reno, TcpVariant::Newreno, TcpVariant::Sack] {
+        v.push(ScenarioSpec { servers: 16, tcp, ..base.clone() });
+        v.push(ScenarioSpec { servers: 16, tcp, limited_transmit: true, rto_min_ps: MS, ..base.clone() });
+        v.push(ScenarioSpec { servers: 16, tcp, rto_random: 0.5, rto_min_ps: 200 * US, seed: 3, ..base.clone() });
+        v.push(ScenarioSpec { servers: 16, tcp, delayed_ack_ps: 40 * MS, rto_min_ps: 200 * US, ..base.clone() });
+    }
+    v.push(ScenarioSpec { servers: 8, timer_granularity_ps: 4 * MS, timer_ticks: true, rto_min_ps: MS, ..base.clone() });
     v
 }
 
@@ -40,6 +47,9 @@ fn bytes_sent_equal_delivered_plus_dropped_plus_in_flight() {
     for spec in scenarios() {
         let (r, _) = run(&spec);
         assert!(r.bytes_sent > 0, "{spec:?}");
+        let kinds = r.timeouts_full_window + r.timeouts_last_packet + r.timeouts_lost_retransmit + r.timeouts_other;
+        assert_eq!(kinds, r.timeouts, "timeout categories partition the timeouts: {spec:?}");
+        assert_eq!(r.dart_histogram.iter().sum::<u64>(), r.timeouts, "{spec:?}");
         assert_eq!(r.bytes_sent, r.bytes_delivered + r.bytes_dropped + r.bytes_in_flight, "{spec:?}");
     }
 }
@@ -118,4 +128,41 @@ fn invalid_scenarios_name_their_parameter() {
         assert_eq!(err.param, param);
         assert!(err.to_string().starts_with(param));
     }
+}
+
+#[test]
+fn delayed_ack_beside_a_200us_rto_min_gives_spurious_timeouts() {
+    // DESIGN.md, FAST'08 §4.2: a sender with one segment outstanding waits for an ACK the
+    // client holds for the delayed-ACK timeout (40 ms). With RTOmin 200 ms it just waits
+    // (a delayed-ACK "mini-timeout"); with RTOmin 200 us it times out on a segment that
+    // did arrive: a spurious timeout. One server and a one-segment window: no loss at all.
+    let spec = ScenarioSpec {
+        servers: 1,
+        rwnd_bytes: 1460,
+        sru_bytes: 10 * 1460,
+        delayed_ack_ps: 40 * MS,
+        duration_ps: Some(2000 * MS),
+        ..ScenarioSpec::default()
+    };
+    let (slow, _) = run(&spec);
+    assert_eq!((slow.timeouts, slow.drops), (0, 0));
+    assert!(slow.delayed_ack_timeouts >= 9 * slow.blocks && slow.blocks > 0, "{slow:?}");
+    assert!(slow.block_time_p50_s >= 9.0 * 0.040, "nine of ten segments wait 40 ms");
+    let (fine, _) = run(&ScenarioSpec { rto_min_ps: 200 * US, ..spec.clone() });
+    assert_eq!(fine.drops, 0);
+    assert!(fine.timeouts > 0 && fine.spurious_timeouts == fine.timeouts, "{fine:?}");
+    // with immediate ACKs the same run has no timeout at all
+    let (quick, _) = run(&ScenarioSpec { rto_min_ps: 200 * US, delayed_ack_ps: 0, ..spec });
+    assert_eq!(quick.timeouts, 0);
+}
+
+#[test]
+fn rto_min_200us_times_out_spuriously_when_queueing_exceeds_the_rto() {
+    // FAST'08 §5.2 warns that a small RTOmin "increases the risk of premature timeouts":
+    // 21 packets queued at 1 Gbps add 252 us to a 100 us RTT, above an RTO near 300 us.
+    let spec = ScenarioSpec { servers: 4, rto_min_ps: 200 * US, duration_ps: Some(500 * MS), ..ScenarioSpec::default() };
+    let (r, _) = run(&spec);
+    assert!(r.spurious_timeouts > 0 && r.spurious_timeouts <= r.timeouts, "{r:?}");
+    let (slow, _) = run(&ScenarioSpec { rto_min_ps: 200 * MS, ..spec });
+    assert_eq!(slow.spurious_timeouts, 0, "a 200 ms RTO is never premature here");
 }

@@ -53,15 +53,26 @@ def bench_points(quick: bool) -> list[BenchPoint]:
     ]
 
 
-# Runs in the child: simulate one point, report the result and the peak RSS before
-# (imports only) and after the simulation. ru_maxrss is in KiB on Linux.
+# Runs in the child: simulate one point, report the result and the peak resident memory
+# before (imports only) and after the simulation, in KiB. VmHWM is this process image's
+# own high-water mark; ru_maxrss would also count the parent's memory at fork, which
+# Linux carries across exec.
 _CHILD = """
 import json, resource, sys
+def peak_kib():
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 from incastlab.scenario import Scenario
 from incastlab.sim import simulate
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+before = peak_kib()
 r = simulate(Scenario(**json.loads(sys.argv[1])))
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+after = peak_kib()
 print(json.dumps({"result": r.to_dict(), "rss_before_kib": before, "rss_after_kib": after}))
 """
 
@@ -90,6 +101,9 @@ def run_point(point: BenchPoint) -> dict:
         # growth of the high-water mark during the run: the simulator's own memory (the
         # interpreter, numpy and pandas account for the rest)
         "sim_rss_mib": (child["rss_after_kib"] - child["rss_before_kib"]) / 1024,
+        # the core's high-water marks: what its memory scales with
+        "peak_packets": r.get("peak_packets"),
+        "peak_events": r.get("peak_events"),
         "goodput_mbps": r["goodput_mbps"],
         "blocks": r["blocks"],
         "target_events_per_s": TARGET_EVENTS_PER_S,
@@ -138,7 +152,7 @@ def _verdict(ok: bool | None) -> str:
 
 def render_bench(records: list[dict]) -> str:
     headings = ["point", "servers", "sim s", "wall s", "target", "", "Mevents/s", "(>=10)", "Mhops/s",
-                "events", "maxRSS MiB", "sim RSS MiB"]
+                "events", "maxRSS MiB", "sim RSS MiB", "peak pkts", "peak events"]
     rows = []
     for r in records:
         rows.append([
@@ -146,6 +160,8 @@ def render_bench(records: list[dict]) -> str:
             "-" if r["target_wall_s"] is None else f"<{r['target_wall_s']:g}", _verdict(r["wall_ok"]),
             f"{r['events_per_s'] / 1e6:.1f}", _verdict(r["events_ok"]), f"{r['packet_hops_per_s'] / 1e6:.1f}",
             str(r["events"]), f"{r['max_rss_mib']:.1f}", f"{r['sim_rss_mib']:.1f}",
+            str(r["peak_packets"]) if r["peak_packets"] is not None else "-",
+            str(r["peak_events"]) if r["peak_events"] is not None else "-",
         ])
     note = ("each point alone in a fresh process, single threaded; wall s = the core's simulation time; "
             "sim RSS = peak resident memory added by the simulation")

@@ -29,11 +29,13 @@ _KNOBS: dict[str, tuple[str, str, str]] = {
     "jitter": ("--jitter", "TIME", "server think time, uniform in [0, TIME) per request"),
     "send_jitter": ("--send-jitter", "TIME", "host timing noise per data packet, uniform in [0, TIME]"),
     "mss": ("--mss", "BYTES", "TCP payload per segment"),
-    "tcp": ("--tcp", "VARIANT", "TCP loss-recovery variant"),
+    "tcp": ("--tcp", "VARIANT", "TCP loss-recovery variant: reno, newreno or sack"),
+    "rto_random": ("--rto-random", "FRACTION", "randomize each RTO by x (1 + U(0, FRACTION)); SIGCOMM'09 uses 0.5"),
     "seed": ("--seed", "N", "random seed (same seed, same result)"),
 }
 _FLAG_OF = {field: flag for field, (flag, _, _) in _KNOBS.items()}
-_FLAG_OF.update({"slow_start": "--no-slow-start", "slow_start_after_idle": "--slow-start-after-idle", "delayed_ack": "--delayed-ack",
+_FLAG_OF.update({"slow_start": "--no-slow-start", "slow_start_after_idle": "--slow-start-after-idle",
+                 "limited_transmit": "--limited-transmit", "timer_ticks": "--timer-ticks", "delayed_ack": "--delayed-ack",
                  "duration": "--duration", "blocks": "--blocks", "servers": "--servers"})
 
 
@@ -55,6 +57,10 @@ def add_scenario_arguments(parser: argparse.ArgumentParser, *, duration_default:
                    help="start each flow in congestion avoidance (default: slow start on)")
     g.add_argument("--delayed-ack", dest="delayed_ack", metavar="TIME", nargs="?", const="40ms", default=None,
                    help="delayed ACKs with this timeout (40ms if no value; default off, as in FAST'08's ns-2 runs)")
+    g.add_argument("--limited-transmit", dest="limited_transmit", action="store_true", default=None,
+                   help="RFC 3042 limited transmit (default off, FAST'08 Table 1)")
+    g.add_argument("--timer-ticks", dest="timer_ticks", action="store_true", default=None,
+                   help="timers fire on multiples of --timer-granularity, like jiffies (default: exact)")
     g.add_argument("--slow-start-after-idle", dest="slow_start_after_idle", action="store_true", default=None,
                    help="RFC 5681 4.1 restart window after an idle RTO (Linux default; off as in ns-2)")
     shown = duration_default or "20s, FAST'08 §3.1"
@@ -68,7 +74,8 @@ def add_scenario_arguments(parser: argparse.ArgumentParser, *, duration_default:
 def scenario_fields(args: argparse.Namespace) -> dict[str, Any]:
     """The Scenario keywords the user gave (unset flags leave Scenario's defaults)."""
     fields = {}
-    for field in [*_KNOBS, "slow_start", "slow_start_after_idle", "delayed_ack", "duration", "blocks"]:
+    for field in [*_KNOBS, "slow_start", "slow_start_after_idle", "limited_transmit", "timer_ticks",
+                  "delayed_ack", "duration", "blocks"]:
         value = getattr(args, field, None)
         if value is not None:
             fields[field] = value

@@ -63,8 +63,10 @@ def run(args: argparse.Namespace) -> int:
     if args.csv:
         write_csv(df, args.csv)
     if args.plot:
-        plots.goodput_vs_servers({scenarios[0].label(): df}, args.plot,
-                                 link_rate_bps=scenarios[0].rate)
+        first = scenarios[0]
+        title = (f"TCP incast: synchronized reads, RTT {first.model_dump()['rtt']}, "
+                 f"{_stop_text(first)}")
+        plots.goodput_vs_servers({first.label(): df}, args.plot, title=title, link_rate_bps=first.rate)
     if (args.csv or args.plot) and not args.json:
         written = [f for f in (args.csv, args.plot) if f]
         print("wrote " + ", ".join(written), file=sys.stderr)

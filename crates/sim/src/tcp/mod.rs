@@ -6,6 +6,8 @@
 //! out-of-order data, delayed ACK per RFC 1122 §4.2.3.2 / RFC 5681 §4.2).
 
 pub mod newreno;
+pub mod reno;
+pub mod sack;
 pub mod receiver;
 pub mod rto;
 pub mod sender;

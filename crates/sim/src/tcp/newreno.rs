@@ -23,6 +23,9 @@ impl TcpSender {
             return;
         }
         self.dupacks += 1;
+        if self.dupacks < self.cfg.dupack_threshold {
+            self.limited_transmit(now, out);
+        }
         if self.dupacks == self.cfg.dupack_threshold && self.snd_una >= self.recover {
             self.ssthresh = (self.flight_size() / 2).max(2 * mss);
             self.recover = self.snd_max;
@@ -81,10 +84,10 @@ mod tests {
         let mut s = sender_with_window(8);
         let mut out = vec![];
         let t = Time::from_us(100);
-        s.on_ack(t, ack_of(0), &mut out); // segment 0 lost: 1, 2, 3 produce dupACKs
-        s.on_ack(t, ack_of(0), &mut out);
+        s.on_ack(t, ack_of(0), &[], &mut out); // segment 0 lost: 1, 2, 3 produce dupACKs
+        s.on_ack(t, ack_of(0), &[], &mut out);
         assert!(out.is_empty(), "two dupACKs do not trigger fast retransmit");
-        s.on_ack(t, ack_of(0), &mut out);
+        s.on_ack(t, ack_of(0), &[], &mut out);
         assert_eq!(seg_numbers(&out), vec![0]);
         assert!(s.in_recovery);
         assert_eq!(s.ssthresh, 4 * MSS);
@@ -101,7 +104,7 @@ mod tests {
         let mut out = vec![];
         s.write(Time::ZERO, 8 * MSS, &mut out);
         out.clear();
-        s.on_ack(Time::from_us(100), ack_of(0), &mut out);
+        s.on_ack(Time::from_us(100), ack_of(0), &[], &mut out);
         assert_eq!(seg_numbers(&out), vec![0]);
     }
 
@@ -112,16 +115,16 @@ mod tests {
         let mut out = vec![];
         let t = Time::from_us(100);
         for _ in 0..3 {
-            s.on_ack(t, ack_of(0), &mut out);
+            s.on_ack(t, ack_of(0), &[], &mut out);
         }
         out.clear();
         // retransmitted 0 arrives: receiver has 0,1,2 then hole at 3 -> partial ACK
-        s.on_ack(Time::from_us(200), ack_of(3), &mut out);
+        s.on_ack(Time::from_us(200), ack_of(3), &[], &mut out);
         assert_eq!(seg_numbers(&out)[0], 3, "partial ACK retransmits segment 3 at once");
         assert!(s.in_recovery, "still in recovery until recover is acknowledged");
         // retransmitted 3 arrives: everything up to recover acknowledged -> full ACK
         out.clear();
-        s.on_ack(Time::from_us(300), ack_of(8), &mut out);
+        s.on_ack(Time::from_us(300), ack_of(8), &[], &mut out);
         assert!(!s.in_recovery);
         assert!(s.cwnd <= s.ssthresh);
         assert_eq!(s.stats.timeouts, 0);
@@ -133,12 +136,12 @@ mod tests {
         let mut out = vec![];
         let t = Time::from_us(100);
         for _ in 0..3 {
-            s.on_ack(t, ack_of(0), &mut out);
+            s.on_ack(t, ack_of(0), &[], &mut out);
         }
         // cwnd = 4 + 3 = 7 segments < 8 in flight: nothing new yet
         out.clear();
-        s.on_ack(t, ack_of(0), &mut out); // cwnd 8
-        s.on_ack(t, ack_of(0), &mut out); // cwnd 9 -> segment 8 may go
+        s.on_ack(t, ack_of(0), &[], &mut out); // cwnd 8
+        s.on_ack(t, ack_of(0), &[], &mut out); // cwnd 9 -> segment 8 may go
         assert_eq!(seg_numbers(&out), vec![8]);
     }
 
@@ -152,7 +155,7 @@ mod tests {
         s.on_timer_event(fire, &mut out);
         out.clear();
         for _ in 0..3 {
-            s.on_ack(fire + Time::from_us(10), ack_of(0), &mut out);
+            s.on_ack(fire + Time::from_us(10), ack_of(0), &[], &mut out);
         }
         assert_eq!(s.stats.fast_retransmits, 0);
         assert!(!s.in_recovery);

@@ -15,6 +15,8 @@ use crate::time::Time;
 pub struct ReceiverConfig {
     /// Delayed-ACK timeout; `None` acknowledges every segment immediately.
     pub delayed_ack: Option<Time>,
+    /// Report SACK blocks (RFC 2018).
+    pub sack: bool,
 }
 
 /// What the receiver did with a segment.
@@ -46,6 +48,8 @@ pub struct TcpReceiver {
     ooo: Vec<(u64, u64)>,
     /// In-order segments received since the last ACK.
     unacked_segments: u32,
+    /// Start of the most recent out-of-order segment (its block is reported first).
+    latest_ooo: Option<u64>,
     timer: LazyTimer,
     timer_request: Option<Time>,
     pub stats: ReceiverStats,
@@ -58,6 +62,7 @@ impl TcpReceiver {
             rcv_nxt: 1,
             ooo: Vec::new(),
             unacked_segments: 0,
+            latest_ooo: None,
             timer: LazyTimer::default(),
             timer_request: None,
             stats: ReceiverStats::default(),
@@ -74,6 +79,38 @@ impl TcpReceiver {
         self.rcv_nxt
     }
 
+    /// Fill `out` with SACK blocks for the next ACK; returns how many. RFC 2018 §4: the
+    /// first block holds the most recently received segment; the others follow, highest
+    /// first (we do not remember older reports, so "most recently reported" is
+    /// approximated by position).
+    pub fn sack_blocks(&self, out: &mut [(u64, u64)]) -> usize {
+        if !self.cfg.sack || self.ooo.is_empty() || out.is_empty() {
+            return 0;
+        }
+        let first = self
+            .latest_ooo
+            .and_then(|seq| self.ooo.iter().position(|&(s, e)| s <= seq && seq < e))
+            .unwrap_or(self.ooo.len() - 1);
+        out[0] = self.ooo[first];
+        let mut n = 1;
+        for (i, &r) in self.ooo.iter().enumerate().rev() {
+            if n == out.len() {
+                break;
+            }
+            if i != first {
+                out[n] = r;
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// The receiver holds every byte of [seq, seq + len).
+    pub fn holds(&self, seq: u64, len: u32) -> bool {
+        let end = seq + len as u64;
+        end <= self.rcv_nxt || self.ooo.iter().any(|&(s, e)| s <= seq.max(self.rcv_nxt) && end <= e)
+    }
+
     /// Bytes held out of order.
     pub fn out_of_order_bytes(&self) -> u64 {
         self.ooo.iter().map(|(s, e)| e - s).sum()
@@ -88,6 +125,7 @@ impl TcpReceiver {
         }
         if seq > self.rcv_nxt {
             self.stats.out_of_order_segments += 1;
+            self.latest_ooo = Some(seq);
             self.insert_out_of_order(seq, end);
             return Received { delivered: 0, ack_now: true };
         }
@@ -163,11 +201,42 @@ mod tests {
     use super::*;
 
     fn immediate() -> TcpReceiver {
-        TcpReceiver::new(ReceiverConfig { delayed_ack: None })
+        TcpReceiver::new(ReceiverConfig { delayed_ack: None, sack: true })
     }
 
     fn delayed() -> TcpReceiver {
-        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)) })
+        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)), sack: false })
+    }
+
+    #[test]
+    fn sack_blocks_report_the_latest_segment_first() {
+        let mut r = immediate();
+        r.on_segment(Time::ZERO, 101, 100);
+        r.on_segment(Time::ZERO, 501, 100);
+        r.on_segment(Time::ZERO, 301, 100);
+        let mut b = [(0, 0); 3];
+        assert_eq!(r.sack_blocks(&mut b), 3);
+        assert_eq!(b, [(301, 401), (501, 601), (101, 201)]);
+    }
+
+    #[test]
+    fn no_sack_blocks_when_in_order_or_disabled() {
+        let mut r = immediate();
+        r.on_segment(Time::ZERO, 1, 100);
+        let mut b = [(0, 0); 3];
+        assert_eq!(r.sack_blocks(&mut b), 0);
+        let mut d = delayed();
+        d.on_segment(Time::ZERO, 101, 100);
+        assert_eq!(d.sack_blocks(&mut b), 0);
+    }
+
+    #[test]
+    fn holds_tells_whether_a_segment_was_received() {
+        let mut r = immediate();
+        r.on_segment(Time::ZERO, 1, 100);
+        r.on_segment(Time::ZERO, 201, 100);
+        assert!(r.holds(1, 100) && r.holds(201, 100));
+        assert!(!r.holds(101, 100));
     }
 
     #[test]

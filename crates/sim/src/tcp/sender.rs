@@ -22,6 +22,8 @@ pub struct SenderConfig {
     /// Receiver's advertised window in bytes: a per-flow cap on data in flight.
     pub rwnd: u64,
     pub dupack_threshold: u32,
+    /// RFC 3042: send a new segment on each of the first two duplicate ACKs.
+    pub limited_transmit: bool,
     /// Off: the window only grows additively (FAST'08 §5.1.2, "no slow start").
     pub slow_start: bool,
     /// RFC 5681 §4.1: after an idle period longer than the RTO, restart from the IW.
@@ -29,6 +31,12 @@ pub struct SenderConfig {
     pub rto_min: Time,
     pub rto_max: Time,
     pub granularity: Time,
+    /// Timers fire on the next multiple of `granularity`, as jiffies timers do (WREN'09
+    /// `002_08b014e448da6385.txt`: low-resolution timers); off = exact deadlines.
+    pub timer_ticks: bool,
+    /// RTO x (1 + U(0, x)) each time the timer is armed (`001_e0dada207805edc8.txt`:
+    /// "RTO = est. RTO * (1 + RAND(0.5))"); 0 = off.
+    pub rto_random: f64,
 }
 
 /// A segment to put on the wire.
@@ -38,7 +46,25 @@ pub struct Segment {
     pub len: u32,
     /// Some byte of it was sent before.
     pub retransmit: bool,
+    /// The retransmission a timeout triggered (used to spot spurious timeouts).
+    pub after_timeout: bool,
 }
+
+/// Why a retransmission timeout happened: FAST'08 §5.1 (Table 3) categories.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeoutKind {
+    /// No duplicate ACK came back for the window (DART = 0).
+    FullWindow,
+    /// The lost segment was the last one written: nothing behind it to produce dupACKs.
+    LastPacket,
+    /// The segment had already been retransmitted, and that retransmission was lost.
+    LostRetransmit,
+    /// Some feedback came back, but not enough for data-driven recovery.
+    Other,
+}
+
+/// DART histogram bins: 0..DART_BINS-1; the last bin holds that many or more.
+pub const DART_BINS: usize = 16;
 
 /// Counters of one sender.
 #[derive(Clone, Debug, Default)]
@@ -46,8 +72,16 @@ pub struct SenderStats {
     pub timeouts: u64,
     pub retransmits: u64,
     pub fast_retransmits: u64,
+    pub limited_transmits: u64,
     pub segments: u64,
     pub payload_bytes: u64,
+    /// Timeouts by [`TimeoutKind`], in declaration order.
+    pub timeouts_by_kind: [u64; 4],
+    /// Lost retransmits split as in FAST'08 Table 3: DART >= dupack threshold or not.
+    pub lost_retransmits_dart_ge_threshold: u64,
+    pub lost_retransmits_dart_lt_threshold: u64,
+    /// Duplicate ACKs received at the time of each timeout (FAST'08 Fig. 11).
+    pub dart_histogram: [u64; DART_BINS],
 }
 
 /// One TCP sender.
@@ -77,11 +111,25 @@ pub struct TcpSender {
     /// The one segment being timed for an RTT sample: (end sequence, send time).
     timed: Option<(u64, Time)>,
     last_activity: Time,
+    /// Duplicate ACKs received since `snd_una` last advanced (the DART of FAST'08 §5.1).
+    pub dart: u32,
+    /// End of the highest byte ever retransmitted: below it, data was sent twice.
+    pub(crate) retransmitted_end: u64,
+    /// SACK scoreboard (RFC 6675); empty for the other variants.
+    pub(crate) scoreboard: crate::tcp::sack::Scoreboard,
+    /// Draws for RTO randomization (seeded per flow, so runs are reproducible).
+    rng: rand_pcg::Pcg32,
     pub stats: SenderStats,
 }
 
 impl TcpSender {
     pub fn new(cfg: SenderConfig) -> Self {
+        Self::with_seed(cfg, 0)
+    }
+
+    /// A sender whose random draws (RTO randomization) come from `seed`.
+    pub fn with_seed(cfg: SenderConfig, seed: u64) -> Self {
+        use rand::SeedableRng;
         let rto = RtoEstimator::new(cfg.rto_min, cfg.rto_max, cfg.granularity);
         // RFC 5681 §3.1: initial ssthresh "arbitrarily high"; the receive window bounds it.
         let ssthresh = if cfg.slow_start { cfg.rwnd } else { cfg.init_cwnd };
@@ -101,6 +149,10 @@ impl TcpSender {
             timer_request: None,
             timed: None,
             last_activity: Time::ZERO,
+            dart: 0,
+            retransmitted_end: 0,
+            scoreboard: Default::default(),
+            rng: rand_pcg::Pcg32::seed_from_u64(seed),
             stats: SenderStats::default(),
             cfg,
         }
@@ -122,7 +174,17 @@ impl TcpSender {
     }
 
     fn arm_timer(&mut self, now: Time) {
-        if let Some(t) = self.timer.arm(now + self.rto.rto) {
+        let mut rto = self.rto.rto.0;
+        if self.cfg.rto_random > 0.0 {
+            use rand::Rng;
+            let factor = 1.0 + self.rng.random::<f64>() * self.cfg.rto_random;
+            rto = (rto as f64 * factor) as u64;
+        }
+        let mut deadline = now.0 + rto;
+        if self.cfg.timer_ticks {
+            deadline = deadline.next_multiple_of(self.cfg.granularity.0);
+        }
+        if let Some(t) = self.timer.arm(Time(deadline)) {
             self.timer_request = Some(t);
         }
     }
@@ -151,9 +213,14 @@ impl TcpSender {
 
     /// Put one segment on the wire and do the bookkeeping every transmission needs.
     pub(crate) fn emit(&mut self, now: Time, seq: u64, len: u64, out: &mut Vec<Segment>) {
+        self.emit_flagged(now, seq, len, false, out);
+    }
+
+    fn emit_flagged(&mut self, now: Time, seq: u64, len: u64, after_timeout: bool, out: &mut Vec<Segment>) {
         let retransmit = seq < self.snd_max;
         if retransmit {
             self.stats.retransmits += 1;
+            self.retransmitted_end = self.retransmitted_end.max(seq + len);
             // Karn's algorithm (RFC 6298 §3): no sample from a retransmitted segment.
             self.timed = None;
         } else if self.timed.is_none() {
@@ -161,7 +228,7 @@ impl TcpSender {
         }
         self.stats.segments += 1;
         self.stats.payload_bytes += len;
-        out.push(Segment { seq, len: len as u32, retransmit });
+        out.push(Segment { seq, len: len as u32, retransmit, after_timeout });
         self.last_activity = now;
         // RFC 6298 §5.1: start the timer when data is sent and it is not running.
         if !self.timer.is_armed() {
@@ -192,7 +259,7 @@ impl TcpSender {
     }
 
     /// Window growth for an ACK of `acked` new bytes outside recovery (RFC 5681 §3.1).
-    fn grow_window(&mut self, acked: u64) {
+    pub(crate) fn grow_window(&mut self, acked: u64) {
         let mss = self.cfg.mss;
         if self.cfg.slow_start && self.cwnd < self.ssthresh {
             self.cwnd += acked.min(mss); // slow start, RFC 5681 eq. (2)
@@ -201,24 +268,20 @@ impl TcpSender {
         }
     }
 
-    /// An ACK with cumulative acknowledgment `ack` arrived.
-    pub fn on_ack(&mut self, now: Time, ack: u64, out: &mut Vec<Segment>) {
+    /// An ACK with cumulative acknowledgment `ack` and SACK blocks `sack` arrived.
+    pub fn on_ack(&mut self, now: Time, ack: u64, sack: &[(u64, u64)], out: &mut Vec<Segment>) {
         self.last_activity = now;
+        if self.cfg.variant == TcpVariant::Sack {
+            self.on_ack_sack(now, ack, sack, out);
+            return;
+        }
         if ack > self.snd_una {
-            let acked = ack - self.snd_una;
-            if let Some((end, sent)) = self.timed {
-                if ack >= end {
-                    let r = self.rto.measure(sent, now);
-                    self.rto.sample(r);
-                    self.timed = None;
-                }
-            }
-            self.snd_una = ack;
-            if self.snd_nxt < ack {
-                self.snd_nxt = ack; // the receiver already had data we were about to resend
-            }
+            let acked = self.advance_una(now, ack);
             if self.in_recovery {
-                self.on_ack_in_recovery(now, ack, acked, out);
+                match self.cfg.variant {
+                    TcpVariant::Reno => self.on_new_ack_in_recovery_reno(now),
+                    _ => self.on_ack_in_recovery(now, ack, acked, out),
+                }
             } else {
                 self.dupacks = 0;
                 self.grow_window(acked);
@@ -226,7 +289,48 @@ impl TcpSender {
             }
             self.send_new_data(now, out);
         } else if ack == self.snd_una && self.snd_una < self.snd_max {
-            self.on_duplicate_ack(now, out);
+            self.dart += 1;
+            match self.cfg.variant {
+                TcpVariant::Reno => self.on_duplicate_ack_reno(now, out),
+                _ => self.on_duplicate_ack(now, out),
+            }
+        }
+    }
+
+    /// Bookkeeping for an ACK of new data: RTT sample (Karn), snd_una, DART. Returns the
+    /// number of bytes newly acknowledged.
+    pub(crate) fn advance_una(&mut self, now: Time, ack: u64) -> u64 {
+        let acked = ack - self.snd_una;
+        if let Some((end, sent)) = self.timed {
+            if ack >= end {
+                let r = self.rto.measure(sent, now);
+                self.rto.sample(r);
+                self.timed = None;
+            }
+        }
+        self.snd_una = ack;
+        self.dart = 0;
+        if self.snd_nxt < ack {
+            self.snd_nxt = ack; // the receiver already had data we were about to resend
+        }
+        acked
+    }
+
+    /// RFC 3042 limited transmit: on the first and second duplicate ACK, send one new
+    /// segment if the receive window allows and no more than cwnd + 2 SMSS would be
+    /// outstanding; cwnd is unchanged.
+    pub(crate) fn limited_transmit(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if !self.cfg.limited_transmit || self.dupacks > 2 || self.snd_nxt >= self.app_limit {
+            return;
+        }
+        let len = self.cfg.mss.min(self.app_limit - self.snd_nxt);
+        let allowed = (self.cwnd + 2 * self.cfg.mss).min(self.cfg.rwnd);
+        if self.snd_nxt + len <= self.snd_una + allowed {
+            let seq = self.snd_nxt;
+            self.emit(now, seq, len, out);
+            self.snd_nxt += len;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+            self.stats.limited_transmits += 1;
         }
     }
 
@@ -251,6 +355,7 @@ impl TcpSender {
             return; // nothing outstanding (cannot happen: the timer is off then)
         }
         self.stats.timeouts += 1;
+        self.classify_timeout();
         let mss = self.cfg.mss;
         // RFC 5681: ssthresh is not reduced again when the segment was already
         // retransmitted by a timeout (repeated expiry of the same segment).
@@ -265,10 +370,39 @@ impl TcpSender {
         self.recover = self.snd_max; // RFC 6582 §3.2 step 4 (after a timeout)
         self.dupacks = 0;
         self.timed = None;
+        self.dart = 0;
+        // RFC 2018 §8: after a timeout, SACK information is no longer trusted
+        self.scoreboard.clear();
         self.rto.back_off();
-        self.snd_nxt = self.snd_una; // go-back-N, as ns-2 and BSD do
+        // retransmit the first segment (flagged, to recognise spurious timeouts), then
+        // go back N, as ns-2 and BSD do
+        let len = mss.min(self.snd_max - self.snd_una);
+        let seq = self.snd_una;
+        self.emit_flagged(now, seq, len, true, out);
+        self.snd_nxt = self.snd_una + len;
         self.send_new_data(now, out);
         self.arm_timer(now);
+    }
+
+    /// Record why this timeout happened (FAST'08 §5.1, Table 3, Fig. 11).
+    fn classify_timeout(&mut self) {
+        let dart = self.dart as usize;
+        self.stats.dart_histogram[dart.min(DART_BINS - 1)] += 1;
+        let kind = if self.snd_una < self.retransmitted_end {
+            if self.dart >= self.cfg.dupack_threshold {
+                self.stats.lost_retransmits_dart_ge_threshold += 1;
+            } else {
+                self.stats.lost_retransmits_dart_lt_threshold += 1;
+            }
+            TimeoutKind::LostRetransmit
+        } else if self.app_limit - self.snd_una <= self.cfg.mss {
+            TimeoutKind::LastPacket
+        } else if self.dart == 0 {
+            TimeoutKind::FullWindow
+        } else {
+            TimeoutKind::Other
+        };
+        self.stats.timeouts_by_kind[kind as usize] += 1;
     }
 }
 
@@ -285,11 +419,14 @@ pub(crate) mod tests {
             init_cwnd: 2 * MSS,
             rwnd: 1 << 30,
             dupack_threshold: 3,
+            limited_transmit: false,
             slow_start: true,
             slow_start_after_idle: false,
             rto_min: Time::from_ms(200),
             rto_max: Time::from_ms(60_000),
             granularity: Time::from_us(1),
+            timer_ticks: false,
+            rto_random: 0.0,
         }
     }
 
@@ -318,7 +455,7 @@ pub(crate) mod tests {
         let mut out = vec![];
         s.write(Time::ZERO, 100 * MSS, &mut out);
         out.clear();
-        s.on_ack(Time::from_us(100), ack_of(1), &mut out);
+        s.on_ack(Time::from_us(100), ack_of(1), &[], &mut out);
         assert_eq!(seg_numbers(&out), vec![2, 3]);
         assert_eq!(s.cwnd, 3 * MSS);
     }
@@ -331,7 +468,7 @@ pub(crate) mod tests {
         let mut out = vec![];
         s.write(Time::ZERO, 1000 * MSS, &mut out);
         for i in 1..=10 {
-            s.on_ack(Time::from_us(100), ack_of(i), &mut out);
+            s.on_ack(Time::from_us(100), ack_of(i), &[], &mut out);
         }
         assert!(s.cwnd >= 10 * MSS + 9 * MSS / 10 && s.cwnd <= 11 * MSS, "cwnd {}", s.cwnd);
     }
@@ -385,7 +522,7 @@ pub(crate) mod tests {
         s.on_timer_event(fire, &mut out);
         out.clear();
         // segment 0 was lost, 1..7 were buffered by the receiver: the ACK covers all
-        s.on_ack(fire + Time::from_us(100), ack_of(8), &mut out);
+        s.on_ack(fire + Time::from_us(100), ack_of(8), &[], &mut out);
         assert!(out.is_empty());
         assert!(s.all_acked());
     }
@@ -395,7 +532,7 @@ pub(crate) mod tests {
         let mut s = TcpSender::new(config());
         let mut out = vec![];
         s.write(Time::ZERO, 2 * MSS, &mut out);
-        s.on_ack(Time::from_us(100), ack_of(1), &mut out);
+        s.on_ack(Time::from_us(100), ack_of(1), &[], &mut out);
         assert_eq!(s.rto.srtt, Some(Time::from_us(100)));
     }
 
@@ -406,7 +543,7 @@ pub(crate) mod tests {
         s.write(Time::ZERO, MSS, &mut out);
         let fire = s.take_timer_request().unwrap();
         s.on_timer_event(fire, &mut out);
-        s.on_ack(fire + Time::from_us(100), ack_of(1), &mut out);
+        s.on_ack(fire + Time::from_us(100), ack_of(1), &[], &mut out);
         assert_eq!(s.rto.srtt, None);
     }
 
@@ -416,7 +553,7 @@ pub(crate) mod tests {
         let mut out = vec![];
         s.write(Time::ZERO, MSS, &mut out);
         let fire = s.take_timer_request().unwrap();
-        s.on_ack(Time::from_us(100), ack_of(1), &mut out);
+        s.on_ack(Time::from_us(100), ack_of(1), &[], &mut out);
         assert!(!s.on_timer_event(fire, &mut out), "a stopped timer does not expire");
         assert_eq!(s.stats.timeouts, 0);
     }
@@ -431,10 +568,10 @@ pub(crate) mod tests {
         let fire = s.take_timer_request().unwrap();
         s.on_timer_event(fire, &mut out);
         assert_eq!(s.cwnd, MSS);
-        s.on_ack(fire + Time::from_us(100), ack_of(1), &mut out);
+        s.on_ack(fire + Time::from_us(100), ack_of(1), &[], &mut out);
         // additive: +MSS*MSS/cwnd = +1 MSS at cwnd = 1 MSS; then +1/2 MSS, not doubling
         assert_eq!(s.cwnd, 2 * MSS);
-        s.on_ack(fire + Time::from_us(200), ack_of(2), &mut out);
+        s.on_ack(fire + Time::from_us(200), ack_of(2), &[], &mut out);
         assert_eq!(s.cwnd, 2 * MSS + MSS / 2);
     }
 
@@ -447,5 +584,149 @@ pub(crate) mod tests {
         let mut out = vec![];
         s.write(Time::from_ms(5_000), MSS, &mut out);
         assert_eq!(s.cwnd, 2 * MSS);
+    }
+}
+
+#[cfg(test)]
+mod knob_tests {
+    use super::tests::{ack_of, config, seg_numbers, MSS};
+    use super::*;
+
+    #[test]
+    fn limited_transmit_sends_new_data_on_the_first_two_dupacks_rfc3042() {
+        let mut cfg = config();
+        cfg.limited_transmit = true;
+        let mut s = TcpSender::new(cfg);
+        s.cwnd = 4 * MSS;
+        let mut out = vec![];
+        s.write(Time::ZERO, 100 * MSS, &mut out);
+        out.clear();
+        s.on_ack(Time::from_us(100), ack_of(0), &[], &mut out);
+        s.on_ack(Time::from_us(100), ack_of(0), &[], &mut out);
+        assert_eq!(seg_numbers(&out), vec![4, 5], "one new segment per dupACK");
+        assert_eq!(s.cwnd, 4 * MSS, "cwnd unchanged");
+        assert_eq!(s.stats.limited_transmits, 2);
+        out.clear();
+        s.on_ack(Time::from_us(100), ack_of(0), &[], &mut out);
+        assert_eq!(seg_numbers(&out)[0], 0, "third dupACK: fast retransmit as usual");
+    }
+
+    #[test]
+    fn without_limited_transmit_dupacks_below_threshold_send_nothing() {
+        let mut s = TcpSender::new(config());
+        s.cwnd = 4 * MSS;
+        let mut out = vec![];
+        s.write(Time::ZERO, 100 * MSS, &mut out);
+        out.clear();
+        s.on_ack(Time::from_us(100), ack_of(0), &[], &mut out);
+        s.on_ack(Time::from_us(100), ack_of(0), &[], &mut out);
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn tick_timers_fire_on_the_next_tick_boundary() {
+        let mut cfg = config();
+        cfg.granularity = Time::from_ms(4);
+        cfg.timer_ticks = true;
+        cfg.rto_min = Time::from_ms(1);
+        let mut s = TcpSender::new(cfg);
+        s.rto.sample(Time::ZERO); // RTO = max(G, 0) = 4 ms with a 4 ms clock
+        let mut out = vec![];
+        s.write(Time::from_us(1500), MSS, &mut out);
+        // deadline 5.5 ms rounds up to the 8 ms tick
+        assert_eq!(s.take_timer_request(), Some(Time::from_ms(8)));
+    }
+
+    #[test]
+    fn randomized_rto_stays_within_one_to_one_and_a_half_times() {
+        let mut cfg = config();
+        cfg.rto_random = 0.5;
+        cfg.rto_min = Time::from_ms(1);
+        let mut seen = vec![];
+        for seed in 0..50 {
+            let mut s = TcpSender::with_seed(cfg.clone(), seed);
+            s.rto.sample(Time::from_us(100)); // RTO = 1 ms (RTOmin)
+            let mut out = vec![];
+            s.write(Time::ZERO, MSS, &mut out);
+            let t = s.take_timer_request().unwrap();
+            assert!(t >= Time::from_ms(1) && t <= Time::from_us(1500), "{t:?}");
+            seen.push(t);
+        }
+        seen.sort();
+        seen.dedup();
+        assert!(seen.len() > 40, "draws differ across seeds");
+    }
+
+    /// A sender that has sent `w` segments of a longer write, for timeout forensics.
+    fn with_window(w: u64, total: u64) -> (TcpSender, Vec<Segment>) {
+        let mut s = TcpSender::new(config());
+        s.cwnd = w * MSS;
+        let mut out = vec![];
+        s.write(Time::ZERO, total * MSS, &mut out);
+        (s, out)
+    }
+
+    fn expire(s: &mut TcpSender) {
+        let mut out = vec![];
+        loop {
+            let t = s.take_timer_request().expect("armed");
+            if s.on_timer_event(t, &mut out) {
+                return;
+            }
+        }
+    }
+
+    #[test]
+    fn timeout_with_no_dupack_is_a_full_window_loss() {
+        let (mut s, _) = with_window(5, 50);
+        expire(&mut s);
+        assert_eq!(s.stats.timeouts_by_kind[TimeoutKind::FullWindow as usize], 1);
+        assert_eq!(s.stats.dart_histogram[0], 1);
+    }
+
+    #[test]
+    fn timeout_after_two_dupacks_is_other_with_dart_two() {
+        let (mut s, _) = with_window(5, 50);
+        let mut out = vec![];
+        s.on_ack(Time::from_us(100), ack_of(0), &[], &mut out);
+        s.on_ack(Time::from_us(100), ack_of(0), &[], &mut out);
+        expire(&mut s);
+        assert_eq!(s.stats.timeouts_by_kind[TimeoutKind::Other as usize], 1);
+        assert_eq!(s.stats.dart_histogram[2], 1);
+    }
+
+    #[test]
+    fn timeout_on_the_last_segment_of_the_write_is_a_last_packet_loss() {
+        let (mut s, _) = with_window(5, 5);
+        let mut out = vec![];
+        s.on_ack(Time::from_us(100), ack_of(4), &[], &mut out);
+        expire(&mut s);
+        assert_eq!(s.stats.timeouts_by_kind[TimeoutKind::LastPacket as usize], 1);
+    }
+
+    #[test]
+    fn timeout_of_a_fast_retransmitted_segment_is_a_lost_retransmit() {
+        let (mut s, _) = with_window(8, 50);
+        let mut out = vec![];
+        for _ in 0..3 {
+            s.on_ack(Time::from_us(100), ack_of(0), &[], &mut out);
+        }
+        assert_eq!(s.stats.fast_retransmits, 1);
+        expire(&mut s); // the fast retransmission was lost too
+        assert_eq!(s.stats.timeouts_by_kind[TimeoutKind::LostRetransmit as usize], 1);
+        assert_eq!(s.stats.lost_retransmits_dart_ge_threshold, 1);
+        // and the retransmission after that timeout, lost again: DART is 0 < 3
+        expire(&mut s);
+        assert_eq!(s.stats.lost_retransmits_dart_lt_threshold, 1);
+    }
+
+    #[test]
+    fn the_retransmission_a_timeout_triggers_is_flagged() {
+        let (mut s, _) = with_window(4, 50);
+        let mut out = vec![];
+        let t = s.take_timer_request().unwrap();
+        s.on_timer_event(t, &mut out);
+        assert_eq!(out.len(), 1);
+        assert!(out[0].after_timeout && out[0].retransmit);
     }
 }
