@@ -23,7 +23,9 @@ def collapsed(df, series):
 def outperform_reno(df):
     means = {s: collapsed(df, s).mean() for s in (RENO, NEWRENO, SACK)}
     text = ", ".join(f"{s} {mbps(v)}" for s, v in means.items())
-    return f"mean goodput over 8-64 servers: {text}", means[NEWRENO] > means[RENO] and means[SACK] > means[RENO]
+    # "considerably" (the paper's table of findings, before §4.1): at least 1.2x, beyond one run's noise
+    return (f"mean goodput over 8-64 servers: {text}",
+            means[NEWRENO] >= 1.2 * means[RENO] and means[SACK] >= 1.2 * means[RENO])
 
 
 def several_times(df):
@@ -63,8 +65,8 @@ EXPERIMENT = Experiment(
     values=FAST08_SERVERS,
     quick_values=QUICK_SERVERS,
     checks=(
-        Check("\"both TCP NewReno and TCP SACK outperform TCP Reno\" (mean goodput over 8-64 servers)", SRC,
-              outperform_reno),
+        Check("\"both TCP NewReno and TCP SACK outperform TCP Reno\", \"improve goodput considerably\" (>= 1.2x "
+              "Reno's mean goodput over 8-64 servers)", f"{SRC}; {FAST08} table of findings", outperform_reno),
         Check("\"TCP NewReno offers up to an order of magnitude better performance compared to TCP Reno\"; "
               "bar: several times (>= 3x) at some N in the collapse", SRC, several_times),
         Check("\"none of the TCP implementations can eliminate the large penalty to goodput caused by "
