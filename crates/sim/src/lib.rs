@@ -14,6 +14,7 @@ pub mod scenario;
 pub mod stats;
 pub mod tcp;
 pub mod time;
+pub mod trace;
 pub mod world;
 
 pub use result::SimResult;
@@ -30,9 +31,15 @@ pub fn run(spec: &ScenarioSpec) -> Result<SimResult, ScenarioError> {
 
 /// Simulate a validated scenario.
 pub fn simulate(sc: &Scenario) -> SimResult {
+    simulate_recording(sc, &trace::RecordOptions::default()).0
+}
+
+/// Simulate, and also return the capture and trace `opts` ask for.
+pub fn simulate_recording(sc: &Scenario, opts: &trace::RecordOptions) -> (SimResult, trace::Records) {
     let started = std::time::Instant::now();
-    let mut w = world::World::new(sc);
+    let mut w = world::World::with_records(sc, opts);
     w.run();
     let wall = started.elapsed().as_secs_f64();
-    result::summarize(sc, &w, wall)
+    let result = result::summarize(sc, &w, wall);
+    (result, w.take_records())
 }

@@ -17,6 +17,7 @@ use crate::packet::{Kind, Packet, PacketPool, MAX_SACK_BLOCKS};
 use crate::scenario::{Scenario, StopAt, TcpVariant};
 use crate::tcp::{ReceiverConfig, SenderConfig, Segment, TcpReceiver, TcpSender};
 use crate::time::{serialization_time, Time};
+use crate::trace::{RecordOptions, Recorder, TraceEvent, TraceRow};
 
 /// Payload of a request packet: a size and a block id, as the testbed's wire header.
 pub const REQUEST_PAYLOAD_BYTES: u32 = 24;
@@ -70,11 +71,17 @@ pub struct World {
     pub measured_until: Time,
     pub counters: WorldCounters,
     scratch: Vec<Segment>,
+    pub(crate) recorder: Recorder,
 }
 
 impl World {
     /// Build the world for a validated scenario; connections are already established.
     pub fn new(sc: &Scenario) -> World {
+        Self::with_records(sc, &RecordOptions::default())
+    }
+
+    /// A world that also records what `opts` asks for.
+    pub fn with_records(sc: &Scenario, opts: &RecordOptions) -> World {
         let s = &sc.spec;
         let n = s.servers as usize;
         let delay = Time(s.link_delay_ps);
@@ -129,6 +136,7 @@ impl World {
             measured_until: Time::ZERO,
             counters: WorldCounters::default(),
             scratch: Vec::with_capacity(64),
+            recorder: Recorder::new(opts, n),
         }
     }
 
@@ -165,7 +173,9 @@ impl World {
             Event::ArriveServer(p) => self.at_server(p),
             Event::RtoTimer(f) => {
                 let mut out = std::mem::take(&mut self.scratch);
-                self.flows[f as usize].sender.on_timer_event(self.now, &mut out);
+                if self.flows[f as usize].sender.on_timer_event(self.now, &mut out) {
+                    self.trace(f, TraceEvent::Timeout);
+                }
                 self.transmit(f, &mut out);
                 self.scratch = out;
             }
@@ -194,6 +204,7 @@ impl World {
     }
 
     fn send_from_client(&mut self, pkt: Packet) {
+        self.recorder.capture(self.now, &pkt, false);
         let wire = pkt.wire_bytes;
         let id = self.pool.alloc(pkt);
         match self.client_nic.enqueue(self.now, wire) {
@@ -211,7 +222,11 @@ impl World {
             Kind::Data => (&mut self.to_client, Event::ArriveClient(id)),
             Kind::Ack | Kind::Request => (&mut self.to_server[flow as usize], Event::ArriveServer(id)),
         };
-        match port.enqueue(self.now, wire) {
+        let outcome = port.enqueue(self.now, wire);
+        if kind == Kind::Data {
+            self.recorder.capture(self.now, self.pool.get(id), matches!(outcome, Enqueue::Dropped));
+        }
+        match outcome {
             Enqueue::Arrives(t) => self.queue.push(t, event),
             Enqueue::Dropped => {
                 self.pool.release(id);
@@ -295,6 +310,7 @@ impl World {
                 if self.draining && was_unacked && s.all_acked() {
                     self.flows_unacked -= 1;
                 }
+                self.trace(p.flow, TraceEvent::Ack);
                 self.transmit(p.flow, &mut out);
                 self.scratch = out;
             }
@@ -324,8 +340,35 @@ impl World {
         let bytes = std::mem::take(&mut self.pending_request[flow as usize]);
         let mut out = std::mem::take(&mut self.scratch);
         self.flows[flow as usize].sender.write(self.now, bytes, &mut out);
+        self.trace(flow, TraceEvent::Write);
         self.transmit(flow, &mut out);
         self.scratch = out;
+    }
+
+    #[inline]
+    fn trace(&mut self, flow: FlowId, event: TraceEvent) {
+        if !self.recorder.traces(flow) {
+            return;
+        }
+        let s = &self.flows[flow as usize].sender;
+        let row = TraceRow {
+            time: self.now,
+            flow,
+            event,
+            cwnd: s.cwnd,
+            ssthresh: s.ssthresh,
+            srtt: s.rto.srtt.unwrap_or(Time::ZERO),
+            rto: s.rto.rto,
+            snd_una: s.snd_una,
+            snd_nxt: s.snd_nxt,
+            in_recovery: s.in_recovery,
+        };
+        self.recorder.trace(row);
+    }
+
+    /// What the run recorded (empty unless asked for).
+    pub fn take_records(&mut self) -> crate::trace::Records {
+        std::mem::take(&mut self.recorder.records)
     }
 
     /// Put the segments a sender produced on its server's NIC and keep its timer.
