@@ -28,8 +28,11 @@ def variant(name: str, rto: str) -> str:
     return f"{name}, RTOmin {rto}"
 
 
+# (a): one colour per SRU, dashed at 200 ms, solid at 200 us
 SERIES = tuple(
-    Series(reno(s, rto), {"tcp": "reno", "sru": s, "rto_min": rto}, PANEL_A) for s in SRUS for rto in ("200ms", "200us")
+    Series(reno(s, rto), {"tcp": "reno", "sru": s, "rto_min": rto}, PANEL_A,
+           style={"color": f"C{i}", "linestyle": "--" if rto == "200ms" else "-"})
+    for i, s in enumerate(SRUS) for rto in ("200ms", "200us")
 ) + (
     Series(variant("NewReno", "200ms"), {"tcp": "newreno", "rto_min": "200ms"}, PANEL_B),
     Series(variant("NewReno", "200us"), {"tcp": "newreno", "rto_min": "200us"}, PANEL_B),

@@ -91,8 +91,8 @@ def _lines(ax, exp: Experiment, df: pd.DataFrame, panel: str) -> None:
     for i, s in enumerate(x for x in exp.series if x.panel == panel):
         d = df[df["series"] == s.label].groupby("x")[y]
         mean, lo, hi = d.mean(), d.min(), d.max()
-        line, = ax.plot(mean.index, mean.values, marker=MARKERS[i % len(MARKERS)], markersize=4,
-                        linewidth=1.5, label=s.label)
+        look = {"marker": MARKERS[i % len(MARKERS)], "markersize": 4, "linewidth": 1.5, **s.style}
+        line, = ax.plot(mean.index, mean.values, label=s.label, **look)
         if (hi > lo).any():
             ax.fill_between(mean.index, lo.values, hi.values, color=line.get_color(), alpha=0.18, linewidth=0)
     if exp.plot.link_rate and y == "goodput_mbps":

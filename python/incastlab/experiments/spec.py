@@ -30,6 +30,8 @@ class Series:
     #: that sweeps further than the 1 Gbps one; and its ``--quick`` values.
     values: tuple[Any, ...] | None = None
     quick_values: tuple[Any, ...] | None = None
+    #: Extra matplotlib line style, e.g. ``{"color": "C1", "linestyle": "--"}`` to pair lines.
+    style: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
