@@ -91,6 +91,20 @@ def test_quick_run_writes_csv_png_and_checks_with_the_documented_schema(name, tm
     assert r.stdout.count("pass") + r.stdout.count("FAIL") >= len(entries)
 
 
+def test_all_quick_runs_every_reproduction_and_measures_every_check(tmp_path):
+    # Every check function and plot kind (lines, DART bars, Table 3 categories) against real
+    # results, in --quick mode (1 s per point, ~20 s in all): a check that cannot find a
+    # result field it needs would say "could not measure".
+    r = incastlab("reproduce", "all", "--out", str(tmp_path), "--quick", timeout=600)
+    assert r.returncode == 0, r.stderr
+    for name in experiments.names():
+        for ext in (".csv", ".png", ".checks.json"):
+            assert (tmp_path / f"{name}{ext}").exists(), (name, ext)
+        for entry in json.loads((tmp_path / f"{name}.checks.json").read_text()):
+            assert "could not measure" not in entry["measured"], (name, entry)
+    assert f"{len(experiments.names())} reproductions" in r.stdout
+
+
 def test_seeds_vary_runs_and_are_recorded(tmp_path):
     r = incastlab("reproduce", "fast08-fig9", "--out", str(tmp_path), "--quick", "--seeds", "2", "--jobs", "2")
     assert r.returncode == 0, r.stderr
