@@ -99,10 +99,10 @@ def _lines(ax, exp: Experiment, df: pd.DataFrame, panel: str) -> None:
         cap = measure.link_payload_mbps(df[df["panel"] == panel])
         ax.axhline(cap, color="grey", linestyle=":", linewidth=1, label=f"payload capacity ({cap:.0f} Mbps)")
     if exp.plot.logx:
-        from matplotlib.ticker import ScalarFormatter
+        from matplotlib.ticker import FuncFormatter
 
         ax.set_xscale("log", base=2)
-        ax.xaxis.set_major_formatter(ScalarFormatter())  # 64, not 2^6
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))  # 64, not 2^6
     else:
         ax.set_xlim(left=0)
     ax.set_ylim(bottom=0)
