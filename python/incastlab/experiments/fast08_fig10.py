@@ -1,7 +1,7 @@
 """FAST'08 Fig. 10: Reno vs NewReno vs SACK (000_315d806dde942a9f.txt §5.1.1).
 
 FAST'08 Table 1 with a 32 KiB buffer (the seed text does not give Fig. 10's buffer; 32 KiB
-is the buffer of Fig. 4 and of our defaults), SRU 256 KiB, RTOmin 200 ms.
+is the project default, docs/defaults.md), SRU 256 KiB, RTOmin 200 ms.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """FAST'08 Fig. 13: RTOmin 200 ms vs 200 us (000_315d806dde942a9f.txt §5.2).
 
 (a) TCP Reno for several SRU sizes, each with RTOmin 200 ms and 200 us; (b) Reno, NewReno
-and SACK with RTOmin 200 us next to NewReno at 200 ms. 32 KiB buffer (Fig. 4's; the seed
+and SACK with RTOmin 200 us next to NewReno at 200 ms. 32 KiB buffer (the project default; the seed
 text does not give Fig. 13's), FAST'08 Table 1 otherwise. Timers are high resolution
 (G = 1 us): the paper's ns-2 runs had no clock granularity problem (§5.2 discusses it for
 real kernels; see wren09-timers).

@@ -1,7 +1,8 @@
 """FAST'08 Fig. 4: TCP incast in simulation (000_315d806dde942a9f.txt §4.1).
 
 The paper's default setting (Table 1: 1 Gbps, RTT 100 us, SRU 256 KB, NewReno, RTOmin
-200 ms) with a 32 KiB output buffer, the buffer of Fig. 4 and of docs/defaults.md.
+200 ms) with a 32 KiB output buffer, the project default (docs/defaults.md: the seed text
+does not give the buffer of Fig. 4; 32 KB is the smallest buffer of Fig. 6).
 """
 
 from __future__ import annotations
