@@ -129,6 +129,12 @@ def run_point(topo: Topology, n: int, work: Workload) -> dict:
         # the same from the server namespaces' MIBs, as a cross-check
         "timeouts_netstat": mib_delta("TcpExt.TCPTimeouts"),
         "retransmits_netstat": mib_delta("Tcp.RetransSegs"),
+        # why segments were resent: tail-loss probes, and DSACKs telling the sender a
+        # retransmission was spurious (the original had arrived, e.g. reordered)
+        "loss_probes": mib_delta("TcpExt.TCPLossProbes"),
+        "dsacks_received": mib_delta("TcpExt.TCPDSACKRecv"),
+        "reorder_events": mib_delta("TcpExt.TCPSACKReorder") + mib_delta("TcpExt.TCPTSReorder")
+        + mib_delta("TcpExt.TCPRenoReorder"),
         "drops": q1["drops"] - q0["drops"],
         "max_queue_bytes": None,
         "max_queue_note": MAX_QUEUE_NOTE,
