@@ -23,6 +23,7 @@ COMMANDS = [
     "testbed",
     "serve",
     "read",
+    "validate",
 ]
 
 
