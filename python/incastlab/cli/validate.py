@@ -9,8 +9,7 @@ import json
 import signal
 
 from . import argtypes
-from ..errors import UsageError
-from ..units import PS_PER_S
+from ..units import PS_PER_S, format_rate, format_size
 
 
 def _sigterm_as_interrupt(signum, frame):
@@ -81,7 +80,7 @@ def cmd_validate(args) -> int:
         frame = lambda key: pd.DataFrame({"servers": [r["servers"] for r in rows], "goodput_mbps": [r[key] for r in rows]})
         goodput_vs_servers({"simulator (Linux reading)": frame("goodput_mbps_sim"),
                             "testbed (Linux TCP in namespaces)": frame("goodput_mbps_testbed")},
-                           plot, title=f"simulator vs testbed, buffer {args.buffer} B, RTOmin {rto_min_s * 1e3:g} ms",
+                           plot, title=f"simulator vs testbed, {format_rate(args.rate)}, buffer {format_size(args.buffer)}, RTOmin {rto_min_s * 1e3:g} ms",
                            link_rate_bps=args.rate)
     return 0
 
