@@ -70,9 +70,10 @@ def test_issue_target_at_1gbps():
 
 def test_the_data_path_is_not_the_bottleneck():
     # Through the same namespaces, bridge and veths but with the port unshaped, one
-    # server moves several Gbps (measured 5.3 Gbps), so at 1 Gbps the port is the limit.
+    # server moves 3.9-5.3 Gbps on a quiet machine (1.5 Gbps measured while four builds
+    # loaded the two cores), so at 1 Gbps the port, not the data path, is the limit.
     free = sweep("--servers", "1", "--blocks", "400", "--rate", "100Gbps", "--buffer", "4MiB", "--burst", "1MiB")
-    assert free[1]["goodput_mbps"] > 2000, free[1]
+    assert free[1]["goodput_mbps"] > 1200, free[1]
     # Shaped to 1 Gbps one server gets 870-920 Mbps on a quiet machine (goodput is capped
     # at 1448/1514 = 95.6 % by headers); tbf's timer runs late when other work loads the
     # two cores (measured down to 800 Mbps then), hence 75 % here.
