@@ -68,7 +68,10 @@ pub struct ClientConfig {
     /// TCP_WINDOW_CLAMP: the largest receive window advertised. The kernel rewrites the
     /// clamp when receive-buffer autotuning grows the buffer (unless SO_RCVBUF locks it)
     /// and when it re-estimates the payload/truesize ratio, so the client re-applies it
-    /// at every request and response header.
+    /// at every request and after every read. Because a rewrite can re-open the window
+    /// before the client sees it, the reliable bound is the receive buffer: callers set
+    /// `rcvbuf_bytes` to half the clamp (the kernel doubles it), so the window, a fraction
+    /// of the buffer, never exceeds the clamp.
     #[serde(default)]
     pub window_clamp_bytes: Option<u32>,
     /// At most this many servers answer at a time.
@@ -246,7 +249,8 @@ impl Conn {
     }
 
     /// Linux 6.x resets the clamp to the buffer's window whenever it re-estimates the
-    /// payload/truesize ratio (tcp_measure_rcv_mss), so re-apply it at every response.
+    /// payload/truesize ratio (tcp_measure_rcv_mss), so re-apply it at every request and
+    /// after every read (one setsockopt; only when a clamp is asked for).
     fn reclamp(&self) {
         if let Some(b) = self.clamp {
             let _ = sockopt::set_window_clamp(self.fd, b);
@@ -299,6 +303,7 @@ impl Conn {
             if quickack {
                 let _ = sockopt::set_quickack(self.fd);
             }
+            self.reclamp();
             if header_done {
                 self.remaining -= n as u64;
                 self.payload += n as u64;
@@ -626,7 +631,7 @@ mod tests {
         let srv = servers(1, ServerConfig::default());
         let mut cfg = client(&srv);
         cfg.window_clamp_bytes = Some(131072);
-        cfg.rcvbuf_bytes = Some(4 * 131072);
+        cfg.rcvbuf_bytes = Some(131072 / 2);
         cfg.blocks = 2;
         let r = read_blocks(cfg).unwrap();
         let rcv_wnd = r.connections[0].client_tcp_info.as_ref().unwrap().rcv_wnd.unwrap();

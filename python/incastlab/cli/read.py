@@ -52,7 +52,7 @@ def cmd_read(args) -> int:
         "block_bytes": kw["block_bytes"],
         "blocks": kw["blocks"],
         "quickack": kw["quickack"],
-        "rcvbuf_bytes": None if kw["rwnd_clamp_bytes"] is None else 4 * kw["rwnd_clamp_bytes"],
+        "rcvbuf_bytes": None if kw["rwnd_clamp_bytes"] is None else kw["rwnd_clamp_bytes"] // 2,
         "window_clamp_bytes": kw["rwnd_clamp_bytes"],
         "max_concurrent": kw["max_concurrent"],
         "stagger_ps": round(kw["stagger_s"] * 1e12),

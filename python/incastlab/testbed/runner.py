@@ -90,7 +90,7 @@ def run_point(topo: Topology, n: int, work: Workload) -> dict:
             "block_bytes": work.block_bytes,
             "blocks": work.blocks,
             "quickack": work.quickack,
-            "rcvbuf_bytes": None if work.rwnd_clamp_bytes is None else 4 * work.rwnd_clamp_bytes,
+            "rcvbuf_bytes": None if work.rwnd_clamp_bytes is None else work.rwnd_clamp_bytes // 2,
             "window_clamp_bytes": work.rwnd_clamp_bytes,
             "max_concurrent": work.max_concurrent,
             "stagger_ps": round(work.stagger_s * 1e12),
