@@ -40,8 +40,10 @@ def compare(rtt: str, off_should_win: bool):
     def measure(df):
         off, on = mean_collapse(df, label(rtt, False)), mean_collapse(df, label(rtt, True))
         r = off / on if on else float("inf")
-        ok = off > on if off_should_win else on > off
-        return f"RTT {rtt}, mean over 8-48 servers: delayed ACK off {mbps(off)}, on {mbps(on)} (off/on {fmt_x(r)})", ok
+        # "beats": by at least 5 %, more than one deterministic run's wobble between
+        # neighbouring server counts
+        ok = off >= 1.05 * on if off_should_win else on >= 1.05 * off
+        return f"RTT {rtt}, mean over 8-48 servers: delayed ACK off {mbps(off)}, on {mbps(on)} (off/on {r:.2f}x)", ok
     return measure
 
 
@@ -66,9 +68,11 @@ EXPERIMENT = Experiment(
     values=SERVERS,
     quick_values=(1, 8, 32),
     checks=(
-        Check("\"in a small SRTT network, aggressiveness helps\": delayed ACK off beats on at RTT 100us", SRC,
+        Check("\"in a small SRTT network, aggressiveness helps\": delayed ACK off beats on (by >= 5%) at "
+              "RTT 100us", SRC,
               compare("100us", True)),
-        Check("\"in a large SRTT network, aggressiveness harms\": delayed ACK on beats off at RTT 1ms", SRC,
+        Check("\"in a large SRTT network, aggressiveness harms\": delayed ACK on beats off (by >= 5%) at "
+              "RTT 1ms", SRC,
               compare("1ms", False)),
         Check("The 40 ms delayed-ACK timer fires (\"This 40ms delay causes a 'mini-timeout'\")",
               f"{FAST08} §4.2", mini_timeouts),
