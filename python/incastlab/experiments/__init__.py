@@ -30,6 +30,9 @@ REGISTRY: dict[str, str] = {
     "sigcomm09-fixed-block": "sigcomm09_fixed_block",
     "wren09-delack": "wren09_delack",
     "wren09-timers": "wren09_timers",
+    "osada-fig9": "osada_fig9",
+    "osada-fig13": "osada_fig13",
+    "osada-fig17": "osada_fig17",
 }
 
 
