@@ -4,10 +4,15 @@
 use pyo3::prelude::*;
 
 mod sim;
+mod monitor;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(sim::version, m)?)?;
+    m.add_class::<monitor::Sampler>()?;
+    m.add_function(wrap_pyfunction!(monitor::counter_delta, m)?)?;
+    m.add_function(wrap_pyfunction!(monitor::interval_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(monitor::read_proc_net_in, m)?)?;
     Ok(())
 }

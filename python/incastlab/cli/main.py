@@ -17,6 +17,7 @@ from ..errors import EnvironmentProblem, UsageError
 # Modules under incastlab.cli, each with register(subparsers).
 COMMANDS = [
     "simulate",
+    "monitor",
 ]
 
 
