@@ -55,6 +55,8 @@ pub struct Intervals {
     pub resets: u64,
     /// Deadlines skipped because the thread was not scheduled in time.
     pub missed: u64,
+    /// Readings dropped because reading them took longer than [`MAX_READ_NS`].
+    pub uncertain: u64,
     /// Whether the polling thread runs with real-time priority.
     pub realtime: bool,
 }
@@ -66,8 +68,13 @@ impl Intervals {
     }
 }
 
+/// A reading whose four counters took longer than this to read is dropped as mistimed
+/// (undisturbed, the four `pread`s take 2-5 us).
+pub const MAX_READ_NS: u64 = 20_000;
+
 struct Shared {
     raw: Mutex<Vec<(u64, [u64; 4])>>,
+    uncertain: AtomicU64,
     stop: AtomicBool,
     missed: AtomicU64,
     realtime: AtomicBool,
@@ -91,6 +98,7 @@ impl Sampler {
             raw: Mutex::new(Vec::with_capacity(16_384)),
             stop: AtomicBool::new(false),
             missed: AtomicU64::new(0),
+            uncertain: AtomicU64::new(0),
             realtime: AtomicBool::new(false),
             error: Mutex::new(None),
         });
@@ -114,6 +122,7 @@ impl Sampler {
         let raw = std::mem::take(&mut *self.shared.raw.lock().unwrap());
         let mut out = Intervals {
             missed: self.shared.missed.swap(0, Ordering::Relaxed),
+            uncertain: self.shared.uncertain.swap(0, Ordering::Relaxed),
             realtime: self.shared.realtime.load(Ordering::Relaxed),
             ..Default::default()
         };
@@ -163,8 +172,19 @@ fn poll<S: CounterSource>(source: S, interval_ns: u64, spin_ns: u64, shared: &Sh
     let start = now_ns();
     let mut k: u64 = 0;
     while !shared.stop.load(Ordering::Relaxed) {
+        let before = now_ns();
         match source.read() {
-            Ok(v) => shared.raw.lock().unwrap().push((now_ns(), v)),
+            Ok(v) => {
+                let after = now_ns();
+                // A reading interrupted (softirq, preemption) has an uncertain time; keeping
+                // it would squeeze bytes into a too-short interval and invent a peak. Drop
+                // it: the counters are cumulative, so the next reading covers its bytes.
+                if after - before <= MAX_READ_NS {
+                    shared.raw.lock().unwrap().push((before + (after - before) / 2, v));
+                } else {
+                    shared.uncertain.fetch_add(1, Ordering::Relaxed);
+                }
+            }
             Err(e) => {
                 *shared.error.lock().unwrap() = Some(e.to_string());
                 return;

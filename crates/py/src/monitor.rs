@@ -29,7 +29,7 @@ impl Sampler {
 
     /// Intervals since the last call, as a dict of equal-length lists (`t_end_ns`, `dt_ns`,
     /// `rx_bytes`, `tx_bytes`, `rx_packets`, `tx_packets`) plus counts `wraps`, `resets`,
-    /// `missed`, and `realtime` (the thread got SCHED_FIFO priority). OSError once the source failed (e.g. the interface disappeared).
+    /// `missed`, `uncertain` (readings dropped as mistimed) and `realtime` (the thread got SCHED_FIFO priority). OSError once the source failed (e.g. the interface disappeared).
     fn drain<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let inner = &mut self.inner;
         let got = py.detach(|| inner.drain()).map_err(|e| PyOSError::new_err(e.to_string()))?;
@@ -44,6 +44,7 @@ impl Sampler {
         d.set_item("resets", got.resets)?;
         d.set_item("missed", got.missed)?;
         d.set_item("realtime", got.realtime)?;
+        d.set_item("uncertain", got.uncertain)?;
         Ok(d)
     }
 

@@ -94,8 +94,8 @@ def _reexec_in_netns(name: str) -> int:
                                  "use `ip netns exec` yourself")
     ip = shutil.which("ip") or "/usr/sbin/ip"
     env = dict(os.environ, **{_IN_NETNS_ENV: name})
-    argv = [ip, "netns", "exec", name, sys.executable, "-c",
-            "import sys; from incastlab.cli.main import main; sys.exit(main(sys.argv[1:]))", *sys.argv[1:]]
+    # the very command line we were started with (console script, python -m, a wrapper)
+    argv = [ip, "netns", "exec", name, sys.executable, *sys.orig_argv[1:]]
     sys.stdout.flush()
     os.execve(ip, argv, env)
     return 2  # not reached
@@ -156,11 +156,12 @@ def _emit_table(rec: dict) -> None:
     print(f"t={rec['t_s']:.1f}s  {rec['iface']}  sampling median {iv['median_us']:.0f} us, p99 {iv['p99_us']:.0f} us,"
           f" jitter {iv['jitter_us']:.0f} us, {iv['samples']} samples"
           + (f", {iv['missed']} missed" if iv["missed"] else "")
+          + (f", {iv['uncertain']} mistimed dropped" if iv["uncertain"] else "")
           + "".join(f"; {d} counters refresh every ~{us:.0f} us" for d, us in iv["driver_refresh_us"].items()))
     for d in ("rx", "tx"):
-        scales = [k for k in rec[d] if k != "packets"]
-        avg = rec[d][scales[0]]["avg_mbps"] if rec[d][scales[0]] else 0.0
-        cols = "  ".join(f"{k} {_fmt_rate(rec[d][k])}" for k in scales[1:])
+        scales = [k for k in rec[d] if k not in ("packets", "avg_mbps", "1s")]
+        avg = rec[d]["avg_mbps"]
+        cols = "  ".join(f"{k} {_fmt_rate(rec[d][k])}" for k in scales)
         print(f"  {d}  avg {avg:8.1f} Mbit/s  peak Mbit/s (peak/avg): {cols}")
     tcp = rec["tcp"]
 
@@ -178,7 +179,7 @@ def _print_summary(s: dict, record_path: str | None) -> None:
     iv = s["interval"]
     print(f"summary: {s['seconds']} s on {s['iface']}, {s['incast_seconds']} s judged incast; sampling: "
           f"{iv['statement']} (median {iv['median_us']} us, p99 {iv['p99_us']} us, jitter {iv['jitter_us']} us, "
-          f"{iv['samples']} intervals, {iv['missed']} missed)")
+          f"{iv['samples']} intervals, {iv['missed']} missed, {iv['uncertain']} mistimed readings dropped)")
     if s["counter_events"]["wraps"] or s["counter_events"]["resets"]:
         print(f"  counter wraps {s['counter_events']['wraps']}, resets {s['counter_events']['resets']} "
               "(reset intervals counted as 0, never negative)")

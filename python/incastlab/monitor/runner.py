@@ -19,6 +19,9 @@ NS_PER_S = timescales.NS_PER_S
 # the achieved median may differ from the request by this much before we say we could not
 # sample at the requested interval (the issue's acceptance bound)
 INTERVAL_TOLERANCE = 0.20
+# drain this long after a window ends, so a reading after its end exists to interpolate to
+DRAIN_LAG_NS = 5_000_000
+SERIES = ("t_end_ns", "dt_ns", "rx_bytes", "tx_bytes", "rx_packets", "tx_packets")
 
 
 @dataclass
@@ -102,6 +105,7 @@ class Monitor:
         self.recorder = recorder
         self.all_dt: list[int] = []
         self.missed = 0
+        self.uncertain = 0
         self.wraps = 0
         self.resets = 0
         self.tcp = CounterDeltas()
@@ -141,13 +145,17 @@ class Monitor:
         try:
             self.tcp.update(self._read_tcp())
             self.qd.update(self._read_qdiscs())
+            # Windows are exact seconds [w0 + k s, w0 + (k+1) s) from the first reading; we
+            # drain a little after each window's end so readings cover it, and carry the
+            # previous drain along (bucket edges are interpolated across readings).
             t0 = time.monotonic_ns()
-            window_start: int | None = None
-            elapsed = 0
-            while elapsed < cfg.duration_ns:
-                step = min(NS_PER_S, cfg.duration_ns - elapsed)
-                elapsed += step
-                delay = (t0 + elapsed - time.monotonic_ns()) / NS_PER_S
+            w0: int | None = None
+            prev: dict | None = None
+            done = 0
+            while done < cfg.duration_ns:
+                step = min(NS_PER_S, cfg.duration_ns - done)
+                base = w0 if w0 is not None else t0
+                delay = (base + done + step + DRAIN_LAG_NS - time.monotonic_ns()) / NS_PER_S
                 if delay > 0:
                     time.sleep(delay)
                 try:
@@ -155,28 +163,39 @@ class Monitor:
                 except OSError as e:
                     raise EnvironmentProblem(f"sampling {cfg.iface} stopped: {e}") from None
                 if not got["t_end_ns"]:
-                    continue
-                if window_start is None:
-                    window_start = got["t_end_ns"][0] - got["dt_ns"][0]
-                record = self._second(got, window_start, t0)
-                window_start = got["t_end_ns"][-1]
-                emit(record)
+                    raise EnvironmentProblem(f"sampling {cfg.iface} produced no reading in a second "
+                                             "(the polling thread did not run)")
+                if w0 is None:
+                    w0 = got["t_end_ns"][0] - got["dt_ns"][0]
+                self._account(got, t0)
+                both = got if prev is None else {k: prev[k] + got[k] for k in SERIES}
+                emit(self._second(both, got, w0 + done, w0 + done + step, t0))
+                done += step
+                prev = got
         finally:
             sampler.stop()
         return self.summary()
 
-    def _second(self, got: dict, start_ns: int, t0: int) -> dict:
-        cfg = self.cfg
-        t_end = np.asarray(got["t_end_ns"], dtype=np.int64)
-        dt = np.asarray(got["dt_ns"], dtype=np.int64)
-        end_ns = int(t_end[-1])
+    def _account(self, got: dict, t0: int) -> None:
+        """Book-keeping for one drain: timing, counter events, the recording."""
         self.all_dt.extend(got["dt_ns"])
         self.missed += got["missed"]
+        self.uncertain += got["uncertain"]
         self.wraps += got["wraps"]
         self.resets += got["resets"]
         if self.recorder is not None:
+            t_end = np.asarray(got["t_end_ns"], dtype=np.int64)
+            dt = np.asarray(got["dt_ns"], dtype=np.int64)
             self.recorder.write(((t_end - t0) / NS_PER_S).tolist(), (dt / NS_PER_S).tolist(), got["rx_bytes"],
                                 got["tx_bytes"], got["rx_packets"], got["tx_packets"])
+
+    def _second(self, series: dict, got: dict, start_ns: int, end_ns: int, t0: int) -> dict:
+        """The record of window [start_ns, end_ns) from ``series`` (readings covering it);
+        ``got`` is the latest drain (timing statistics are per drain)."""
+        cfg = self.cfg
+        t_end = np.asarray(series["t_end_ns"], dtype=np.int64)
+        dt = np.asarray(series["dt_ns"], dtype=np.int64)
+        in_window = (t_end > start_ns) & (t_end - dt < end_ns)
         stats = native().interval_stats(got["dt_ns"])
         median = stats["median_ns"]
         # the finest timescale we can claim: the median achieved interval, or coarser if
@@ -184,7 +203,8 @@ class Monitor:
         finest = max(median, cfg.interval_ns)
         refresh = {}
         for d in ("rx", "tx"):
-            eff = timescales.effective_resolution_ns(dt, got[f"{d}_bytes"], got[f"{d}_packets"])
+            eff = timescales.effective_resolution_ns(dt[in_window], np.asarray(series[f"{d}_bytes"])[in_window],
+                                                     np.asarray(series[f"{d}_packets"])[in_window])
             if eff:
                 refresh[d] = eff
                 finest = max(finest, eff)
@@ -193,7 +213,7 @@ class Monitor:
             scales.append((f"finest ({_fmt_scale(finest)})", finest))
         directions, rates = [], {}
         for d in ("rx", "tx"):
-            nbytes = np.asarray(got[f"{d}_bytes"], dtype=np.float64)
+            nbytes = np.asarray(series[f"{d}_bytes"], dtype=np.float64)
             per_scale = timescales.window_rates(t_end, dt, nbytes, start_ns, end_ns, [ns for _, ns in scales])
             rates[d] = {
                 label: None if r is None else {
@@ -203,8 +223,12 @@ class Monitor:
                 }
                 for (label, _), r in zip(scales, per_scale)
             }
-            rates[d]["packets"] = int(sum(got[f"{d}_packets"]))
-            avg = per_scale[0].avg_bps if per_scale and per_scale[0] else 0.0
+            pk = timescales.bucket_bytes(t_end, dt, np.asarray(series[f"{d}_packets"], dtype=np.float64),
+                                         start_ns, end_ns - start_ns, 1)
+            rates[d]["packets"] = int(round(pk[0]))
+            total = timescales.bucket_bytes(t_end, dt, nbytes, start_ns, end_ns - start_ns, 1)[0]
+            avg = float(total) * 8 * NS_PER_S / (end_ns - start_ns)
+            rates[d]["avg_mbps"] = round(avg / 1e6, 3)
             one_ms = next((r for (lbl, _), r in zip(scales, per_scale) if lbl == "1ms"), None)
             runs = []
             if one_ms is not None and cfg.line_rate_bps:
@@ -234,6 +258,7 @@ class Monitor:
                 "jitter_us": stats["jitter_ns"] / 1000,
                 "samples": stats["count"],
                 "missed": got["missed"],
+                "uncertain": got["uncertain"],
                 "realtime": got["realtime"],
                 "finest_us": finest / 1000,
                 "driver_refresh_us": {d: ns / 1000 for d, ns in refresh.items()},
@@ -276,6 +301,7 @@ class Monitor:
                 "jitter_us": stats.get("jitter_ns", 0) / 1000 if stats else None,
                 "samples": stats.get("count", 0),
                 "missed": self.missed,
+                "uncertain": self.uncertain,
                 "within_tolerance": ok,
                 "statement": statement,
             },
