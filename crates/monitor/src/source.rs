@@ -156,6 +156,20 @@ mod tests {
     }
 
     #[test]
+    fn a_missing_counter_file_is_reported_as_unreadable_with_its_path() {
+        let root = std::env::temp_dir().join(format!("ilmon-sysfs-missing-{}", std::process::id()));
+        let stats = root.join("fake1").join("statistics");
+        std::fs::create_dir_all(&stats).unwrap();
+        std::fs::write(stats.join("rx_bytes"), "1\n").unwrap();
+        let err = SysfsCounters::open_in(&root, "fake1").err().unwrap();
+        std::fs::remove_dir_all(&root).unwrap();
+        match err {
+            SourceError::Unreadable { path, .. } => assert!(path.ends_with("tx_bytes"), "{path}"),
+            other => panic!("expected Unreadable, got {other:?}"),
+        }
+    }
+
+    #[test]
     fn loopback_counters_are_readable() {
         // every Linux network namespace has lo
         let c = SysfsCounters::open("lo").unwrap();

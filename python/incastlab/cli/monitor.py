@@ -84,12 +84,24 @@ def _netns_names(text: str, flag: str) -> list[str | None]:
     return out
 
 
+def _can_enter_netns() -> bool:
+    """Whether this process holds CAP_SYS_ADMIN (needed by setns), from /proc/self/status."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("CapEff:"):
+                    return bool(int(line.split()[1], 16) & (1 << 21))
+    except (OSError, ValueError):
+        pass
+    return os.geteuid() == 0
+
+
 def _reexec_in_netns(name: str) -> int:
     """Run this same command inside the namespace, so sysfs, /proc/net and tc all show the
     interface's namespace (`ip netns exec` also remounts /sys for it)."""
     if "/" in name or not os.path.exists(f"/run/netns/{name}"):
         raise UsageError("--netns", name, "a name listed by `ip netns list`")
-    if os.geteuid() != 0:
+    if not _can_enter_netns():
         raise EnvironmentProblem("--netns needs root (entering a network namespace); run it as root or "
                                  "use `ip netns exec` yourself")
     ip = shutil.which("ip") or "/usr/sbin/ip"

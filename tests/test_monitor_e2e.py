@@ -1,0 +1,148 @@
+"""The monitor end to end on real Linux TCP in network namespaces (needs root).
+
+A synchronized-read incast (FAST'08, ``000_315d806dde942a9f.txt`` §2: 16 servers, 256 KiB
+SRU, a 64 KiB drop-tail port) through a 500 Mbit/s tbf towards the client; the monitor
+watches the client's interface (``--netns``), reads TCP counters where the senders are
+(``--tcp-netns``; RTO timeouts are counted at the senders) and the drops of the switch
+port (``--qdisc-dev/--qdisc-netns``). Then a single bulk flow through the same port must
+not be called incast. The topology is in ``monitor_support/netns_setup.py``.
+
+Rate: 500 Mbit/s is what this 2-core machine forwards through three namespaces with
+offloads off while the workload, the monitor and other builds share the CPU (the bulk
+flow reaches ~410 Mbit/s), so the shaped rate, not the CPU, is the bottleneck.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from monitor_support import netns_setup as topo
+from monitor_support.run import HERE, incastlab, json_lines
+
+pytestmark = [
+    pytest.mark.root,
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root to create network namespaces (CI runs as root)"),
+]
+
+RATE_BPS = 500e6
+RATE_TC = "500mbit"
+WORKLOAD = os.path.join(HERE, "workload.py")
+MONITOR_SECONDS = 4
+
+
+@pytest.fixture(scope="module")
+def testbed():
+    try:
+        topo.setup(RATE_TC)
+        yield topo
+    finally:
+        topo.teardown()
+
+
+def _run_with_monitor(mode: str, tmp_path) -> tuple[list[dict], dict, dict, str]:
+    addrs = ",".join(topo.SERVER_ADDRS)
+    duration = MONITOR_SECONDS + 2.5
+    server = subprocess.Popen(["ip", "netns", "exec", topo.SERVERS, sys.executable, WORKLOAD, "serve",
+                               "--addrs", addrs, "--duration", str(duration + 3)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    client = None
+    try:
+        assert server.stdout.readline().strip() == "ready", server.stderr.read()
+        client = subprocess.Popen(["ip", "netns", "exec", topo.CLIENT, sys.executable, WORKLOAD, mode,
+                                   "--addrs", addrs, "--duration", str(duration)],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)  # let the workload reach its steady pattern
+        rec = str(tmp_path / f"{mode}.parquet")
+        r = incastlab("monitor", "--netns", topo.CLIENT, "--iface", topo.CLIENT_IF,
+                      "--duration", f"{MONITOR_SECONDS}s", "--line-rate", "500Mbps", "--json",
+                      "--tcp-netns", topo.SERVERS, "--qdisc-dev", topo.SW_CLIENT_IF, "--qdisc-netns", topo.SWITCH,
+                      "--record", rec, timeout=60)
+        assert r.returncode == 0, r.stderr
+        out, err = client.communicate(timeout=30)
+        assert client.returncode == 0, err
+        seconds, summary = json_lines(r.stdout)
+        import json
+        return seconds, summary, json.loads(out), rec
+    finally:
+        for p in (client, server):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait()
+
+
+def test_incast_read_is_judged_incast_with_its_evidence(testbed, tmp_path):
+    seconds, summary, work, rec = _run_with_monitor("read", tmp_path)
+    print("workload:", work)
+    for s in seconds:
+        print(s["t_s"], s["rx"]["avg_mbps"], s["rx"]["1ms"], s["tcp"]["rto_timeouts"], s["qdisc_drops"],
+              s["verdict"], "|", s["evidence"])
+    print("interval:", summary["interval"])
+    assert len(seconds) == MONITOR_SECONDS
+    peak_1ms = max(s["rx"]["1ms"]["peak_mbps"] for s in seconds)
+    # the tbf releases at most rate x 1 ms + its 16 KB bucket in 1 ms: 500 + 131 Mbit/s;
+    # below 0.7 x rate the bursts would not be "at line rate" at all
+    assert 0.7 * RATE_BPS / 1e6 <= peak_1ms <= (RATE_BPS + 16 * 1024 * 8 / 1e-3) / 1e6 * 1.05
+    for s in seconds:
+        # 1 s peak/avg is 1 by definition; incast's 1 ms ratio is far above it
+        assert s["rx"]["1s"]["ratio"] == pytest.approx(1.0)
+    assert max(s["rx"]["1ms"]["ratio"] for s in seconds) >= 2.5
+    assert sum(s["tcp"]["rto_timeouts"] or 0 for s in seconds) > 0
+    assert sum(sum(s["qdisc_drops"].values()) for s in seconds) > 0
+    incast = [s for s in seconds if s["verdict"] == "incast"]
+    assert len(incast) >= MONITOR_SECONDS // 2, [s["evidence"] for s in seconds]
+    assert "consistent with incast" in incast[0]["evidence"]
+    assert summary["incast_seconds"] == len(incast)
+    assert summary["unavailable"] == {}
+    plot = incastlab("monitor", "plot", rec, "--out", str(tmp_path / "read.png"))
+    assert plot.returncode == 0, plot.stderr
+
+
+def test_single_bulk_transfer_is_not_incast(testbed, tmp_path):
+    seconds, summary, work, _ = _run_with_monitor("bulk", tmp_path)
+    print("workload:", work)
+    for s in seconds:
+        print(s["t_s"], s["rx"]["avg_mbps"], s["rx"]["1ms"], s["tcp"]["rto_timeouts"], s["qdisc_drops"],
+              s["verdict"], "|", s["evidence"])
+    assert work["goodput_mbps"] > 0.5 * RATE_BPS / 1e6  # the flow really ran through the port
+    assert all(s["verdict"] == "none" for s in seconds), [s["evidence"] for s in seconds]
+    assert summary["incast_seconds"] == 0
+
+
+def test_without_privileges_it_reads_what_it_can_and_names_what_it_cannot(testbed):
+    # root without capabilities: the namespaces of --tcp-netns/--qdisc-netns cannot be entered
+    drop = ("ip", "netns", "exec", topo.CLIENT, "setpriv", "--inh-caps=-all", "--bounding-set=-all")
+    r = incastlab("monitor", "--iface", topo.CLIENT_IF, "--duration", "1s", "--json",
+                  "--tcp-netns", topo.SERVERS, "--qdisc-dev", topo.SW_CLIENT_IF, "--qdisc-netns", topo.SWITCH,
+                  prefix=drop)
+    assert r.returncode == 0, r.stderr
+    seconds, summary = json_lines(r.stdout)
+    assert seconds[0]["rx"]["1ms"] is not None  # rates need no privilege
+    assert seconds[0]["interval"]["realtime"] is False
+    unavailable = summary["unavailable"]
+    assert any(topo.SERVERS in k for k in unavailable), unavailable
+    assert any(topo.SW_CLIENT_IF in k for k in unavailable), unavailable
+    assert seconds[0]["tcp"]["rto_timeouts"] is None and seconds[0]["verdict"] != "incast"
+
+
+def test_netns_needs_privileges_and_says_so(testbed):
+    r = incastlab("monitor", "--netns", topo.CLIENT, "--iface", topo.CLIENT_IF, "--duration", "1s",
+                  prefix=("setpriv", "--inh-caps=-all", "--bounding-set=-all"))
+    assert r.returncode == 2 and "needs root" in r.stderr
+
+
+def test_interface_that_disappears_mid_run_is_a_clear_error(testbed):
+    subprocess.run(["ip", "netns", "exec", topo.CLIENT, "ip", "link", "add", "ilmon-tmp0", "type", "veth", "peer", "name", "ilmon-tmp1"], check=True)
+    mon = subprocess.Popen([sys.executable, os.path.join(HERE, "cli.py"), "monitor", "--netns", topo.CLIENT,
+                            "--iface", "ilmon-tmp0", "--duration", "5s"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env=__import__("monitor_support.run", fromlist=["env"]).env())
+    time.sleep(1.5)
+    subprocess.run(["ip", "netns", "exec", topo.CLIENT, "ip", "link", "del", "ilmon-tmp0"], check=True)
+    out, err = mon.communicate(timeout=20)
+    assert mon.returncode == 2, (out, err)
+    assert "ilmon-tmp0" in err and "Traceback" not in err
