@@ -44,7 +44,7 @@ def testbed():
         topo.teardown()
 
 
-def _run_with_monitor(mode: str, tmp_path) -> tuple[list[dict], dict, dict, str]:
+def _run_with_monitor(mode: str, tmp_path, source: str) -> tuple[list[dict], dict, dict, str]:
     addrs = ",".join(topo.SERVER_ADDRS)
     duration = MONITOR_SECONDS + 2.5
     server = subprocess.Popen(["ip", "netns", "exec", topo.SERVERS, sys.executable, WORKLOAD, "serve",
@@ -61,7 +61,7 @@ def _run_with_monitor(mode: str, tmp_path) -> tuple[list[dict], dict, dict, str]
         r = incastlab("monitor", "--netns", topo.CLIENT, "--iface", topo.CLIENT_IF,
                       "--duration", f"{MONITOR_SECONDS}s", "--line-rate", "500Mbps", "--json",
                       "--tcp-netns", topo.SERVERS, "--qdisc-dev", topo.SW_CLIENT_IF, "--qdisc-netns", topo.SWITCH,
-                      "--record", rec, timeout=60)
+                      "--record", rec, "--source", source, timeout=60)
         assert r.returncode == 0, r.stderr
         out, err = client.communicate(timeout=30)
         assert client.returncode == 0, err
@@ -75,18 +75,30 @@ def _run_with_monitor(mode: str, tmp_path) -> tuple[list[dict], dict, dict, str]
                 p.wait()
 
 
-def test_incast_read_is_judged_incast_with_its_evidence(testbed, tmp_path):
-    seconds, summary, work, rec = _run_with_monitor("read", tmp_path)
-    print("workload:", work)
+@pytest.mark.parametrize("source", ["sysfs", "ebpf"])
+def test_incast_read_is_judged_incast_with_its_evidence(testbed, tmp_path, source):
+    seconds, summary, work, rec = _run_with_monitor("read", tmp_path, source)
+    print(f"\n[{source}] workload:", work)
     for s in seconds:
-        print(s["t_s"], s["rx"]["avg_mbps"], s["rx"]["1ms"], s["tcp"]["rto_timeouts"], s["qdisc_drops"],
-              s["verdict"], "|", s["evidence"])
+        print(s["t_s"], s["rx"]["avg_mbps"], s["rx"]["1ms"], s["rx"]["100ms"]["peak_mbps"], s["tcp"]["rto_timeouts"],
+              s["qdisc_drops"], s["ecn_ce"], s["verdict"], "|", s["evidence"])
     print("interval:", summary["interval"])
-    assert len(seconds) == MONITOR_SECONDS
+    assert summary["source"] == source and len(seconds) == MONITOR_SECONDS
     peak_1ms = max(s["rx"]["1ms"]["peak_mbps"] for s in seconds)
-    # the tbf releases at most rate x 1 ms + its 16 KB bucket in 1 ms: 500 + 131 Mbit/s;
+    peak_100ms = max(s["rx"]["100ms"]["peak_mbps"] for s in seconds)
+    rate = RATE_BPS / 1e6
+    # the tbf releases at most rate x T + its 16 KB bucket in any T: 1 ms -> rate + 131 Mbit/s
+    tbf_1ms = rate + 16 * 1024 * 8 / 1e-3 / 1e6
     # below 0.7 x rate the bursts would not be "at line rate" at all
-    assert 0.7 * RATE_BPS / 1e6 <= peak_1ms <= (RATE_BPS + 16 * 1024 * 8 / 1e-3) / 1e6 * 1.05
+    assert peak_1ms >= 0.7 * rate
+    if source == "sysfs":
+        # veth's counters move when the switch port transmits: bounded by the tbf (5 % slack
+        # for timestamping the readings)
+        assert peak_1ms <= tbf_1ms * 1.05
+    # eBPF counts when the client's stack processes the packet; on this loaded 2-core VM the
+    # receive backlog is drained in batches, so its 1 ms peak can exceed the tbf bound (see
+    # docs/monitor.md); at 100 ms both sources must agree with the shaped rate
+    assert peak_100ms <= rate * 1.1
     for s in seconds:
         # 1 s peak/avg is 1 by definition; incast's 1 ms ratio is far above it
         assert s["rx"]["1s"]["ratio"] == pytest.approx(1.0)
@@ -102,12 +114,14 @@ def test_incast_read_is_judged_incast_with_its_evidence(testbed, tmp_path):
     assert plot.returncode == 0, plot.stderr
 
 
-def test_single_bulk_transfer_is_not_incast(testbed, tmp_path):
-    seconds, summary, work, _ = _run_with_monitor("bulk", tmp_path)
-    print("workload:", work)
+@pytest.mark.parametrize("source", ["sysfs", "ebpf"])
+def test_single_bulk_transfer_is_not_incast(testbed, tmp_path, source):
+    seconds, summary, work, _ = _run_with_monitor("bulk", tmp_path, source)
+    print(f"\n[{source}] workload:", work)
     for s in seconds:
         print(s["t_s"], s["rx"]["avg_mbps"], s["rx"]["1ms"], s["tcp"]["rto_timeouts"], s["qdisc_drops"],
               s["verdict"], "|", s["evidence"])
+    assert summary["source"] == source
     assert work["goodput_mbps"] > 0.5 * RATE_BPS / 1e6  # the flow really ran through the port
     assert all(s["verdict"] == "none" for s in seconds), [s["evidence"] for s in seconds]
     assert summary["incast_seconds"] == 0
@@ -121,6 +135,7 @@ def test_without_privileges_it_reads_what_it_can_and_names_what_it_cannot(testbe
                   prefix=drop)
     assert r.returncode == 0, r.stderr
     seconds, summary = json_lines(r.stdout)
+    assert summary["source"] == "sysfs" and "ebpf" in summary["unavailable"]  # fell back, said why
     assert seconds[0]["rx"]["1ms"] is not None  # rates need no privilege
     assert seconds[0]["interval"]["realtime"] is False
     unavailable = summary["unavailable"]
@@ -135,14 +150,15 @@ def test_netns_needs_privileges_and_says_so(testbed):
     assert r.returncode == 2 and "needs root" in r.stderr
 
 
-def test_interface_that_disappears_mid_run_is_a_clear_error(testbed):
+@pytest.mark.parametrize("source", ["sysfs", "ebpf"])
+def test_interface_that_disappears_mid_run_is_a_clear_error(testbed, source):
     subprocess.run(["ip", "netns", "exec", topo.CLIENT, "ip", "link", "add", "ilmon-tmp0", "type", "veth", "peer", "name", "ilmon-tmp1"], check=True)
     mon = subprocess.Popen([sys.executable, os.path.join(HERE, "cli.py"), "monitor", "--netns", topo.CLIENT,
-                            "--iface", "ilmon-tmp0", "--duration", "5s"],
+                            "--iface", "ilmon-tmp0", "--duration", "5s", "--source", source],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            env=__import__("monitor_support.run", fromlist=["env"]).env())
     time.sleep(1.5)
     subprocess.run(["ip", "netns", "exec", topo.CLIENT, "ip", "link", "del", "ilmon-tmp0"], check=True)
     out, err = mon.communicate(timeout=20)
     assert mon.returncode == 2, (out, err)
-    assert "ilmon-tmp0" in err and "Traceback" not in err
+    assert "ilmon-tmp0" in err and "disappeared" in err and "Traceback" not in err

@@ -14,10 +14,12 @@
 //! - [`clock`]: monotonic time and absolute sleeps with minimal timer slack;
 //! - [`sampler`]: the polling thread and the buffer Python drains once a second;
 //! - [`timing`]: median, p99 and jitter of the intervals achieved;
-//! - [`netns`]: reading a `/proc/net` file inside a named network namespace.
+//! - [`netns`]: reading a `/proc/net` file inside a named network namespace;
+//! - [`ebpf`]: the preferred source where allowed: 100 us buckets counted in the kernel.
 
 pub mod clock;
 pub mod counter;
+pub mod ebpf;
 pub mod netns;
 pub mod sampler;
 pub mod source;

@@ -11,6 +11,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(sim::version, m)?)?;
     m.add_class::<monitor::Sampler>()?;
+    m.add_class::<monitor::KernelSampler>()?;
     m.add_function(wrap_pyfunction!(monitor::counter_delta, m)?)?;
     m.add_function(wrap_pyfunction!(monitor::interval_stats, m)?)?;
     m.add_function(wrap_pyfunction!(monitor::read_proc_net_in, m)?)?;

@@ -55,6 +55,53 @@ impl Sampler {
     }
 }
 
+/// Counts bytes, packets and ECN CE marks in the kernel (eBPF on the interface's TCX
+/// ingress/egress hooks) into `bucket_ns`-wide buckets; detached when stopped or dropped.
+#[pyclass(module = "incastlab._native")]
+pub struct KernelSampler {
+    inner: Option<incast_monitor::ebpf::KernelBins>,
+}
+
+#[pymethods]
+impl KernelSampler {
+    /// Attach to `iface` (OSError with the reason if the kernel or privileges refuse).
+    #[new]
+    #[pyo3(signature = (iface, bucket_ns = 100_000))]
+    fn new(iface: &str, bucket_ns: u64) -> PyResult<Self> {
+        let bins = incast_monitor::ebpf::KernelBins::attach(iface, bucket_ns).map_err(PyOSError::new_err)?;
+        Ok(KernelSampler { inner: Some(bins) })
+    }
+
+    /// Finished buckets since the last call, in the same dict shape as `Sampler.drain`,
+    /// plus `rx_ce` and `tx_ce` (ECN CE-marked packets per bucket).
+    fn drain<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let Some(inner) = self.inner.as_mut() else {
+            return Err(PyOSError::new_err("the kernel sampler was stopped"));
+        };
+        let (got, rx_ce, tx_ce) = py.detach(|| inner.drain()).map_err(PyOSError::new_err)?;
+        let d = PyDict::new(py);
+        d.set_item("t_end_ns", got.t_end_ns)?;
+        d.set_item("dt_ns", got.dt_ns)?;
+        d.set_item("rx_bytes", got.rx_bytes)?;
+        d.set_item("tx_bytes", got.tx_bytes)?;
+        d.set_item("rx_packets", got.rx_packets)?;
+        d.set_item("tx_packets", got.tx_packets)?;
+        d.set_item("rx_ce", rx_ce)?;
+        d.set_item("tx_ce", tx_ce)?;
+        d.set_item("wraps", 0)?;
+        d.set_item("resets", 0)?;
+        d.set_item("missed", got.missed)?;
+        d.set_item("uncertain", 0)?;
+        d.set_item("realtime", false)?;
+        Ok(d)
+    }
+
+    /// Detach the programs.
+    fn stop(&mut self) {
+        self.inner = None;
+    }
+}
+
 /// The increase from `prev` to `cur` of a counter that may wrap (32/64 bit) or reset:
 /// `(delta, event)` with event one of "none", "wrap32", "wrap64", "reset" (delta 0).
 #[pyfunction]

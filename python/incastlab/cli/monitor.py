@@ -40,6 +40,10 @@ def register(subparsers) -> None:
     p.add_argument("--qdisc-dev", metavar="DEV", help="read qdisc drops of DEV instead of --iface "
                    "(e.g. the switch port towards this host)")
     p.add_argument("--qdisc-netns", metavar="NAME", help="namespace of --qdisc-dev (root)")
+    p.add_argument("--source", choices=["auto", "ebpf", "sysfs"], default="auto",
+                   help="where counting happens: ebpf = 100 us buckets in the kernel (tc hooks; needs root, "
+                        "Linux >= 6.6); sysfs = a native poller of /sys/class/net/IF/statistics; "
+                        "auto (default) = ebpf where allowed, else sysfs")
     p.add_argument("--spin", type=argtypes.duration("--spin", allow_zero=True), default=0,
                    help="busy-wait this long before each deadline for finer timing (burns CPU; default 0)")
     p.set_defaults(func=run_monitor)
@@ -134,7 +138,7 @@ def run_monitor(args) -> int:
     line_rate = float(args.line_rate) if args.line_rate else sysfs_line_rate_bps(iface)
     cfg = MonitorConfig(iface=iface, interval_ns=interval_ns, duration_ns=duration_ns, line_rate_bps=line_rate,
                         tcp_netns=tcp_netns, qdisc_dev=args.qdisc_dev, qdisc_netns=args.qdisc_netns,
-                        spin_ns=args.spin // 1000, netns=args.netns)
+                        spin_ns=args.spin // 1000, netns=args.netns, source=args.source)
     recorder = record_mod.Recorder(args.record) if args.record else None
     emit = _emit_json if args.json else _emit_table
     try:
@@ -165,7 +169,7 @@ def _fmt_rate(r: dict | None) -> str:
 
 def _emit_table(rec: dict) -> None:
     iv = rec["interval"]
-    print(f"t={rec['t_s']:.1f}s  {rec['iface']}  sampling median {iv['median_us']:.0f} us, p99 {iv['p99_us']:.0f} us,"
+    print(f"t={rec['t_s']:.1f}s  {rec['iface']}  {rec['source']}: interval median {iv['median_us']:.0f} us, p99 {iv['p99_us']:.0f} us,"
           f" jitter {iv['jitter_us']:.0f} us, {iv['samples']} samples"
           + (f", {iv['missed']} missed" if iv["missed"] else "")
           + (f", {iv['uncertain']} mistimed dropped" if iv["uncertain"] else "")
@@ -184,12 +188,14 @@ def _emit_table(rec: dict) -> None:
     print(f"  tcp/s  retrans {n(tcp['retrans_segs'])}  rto timeouts {n(tcp['rto_timeouts'])}  fast retrans "
           f"{n(tcp['fast_retrans'])}  spurious rto {n(tcp['spurious_rtos'])}  listen drops {n(tcp['listen_drops'])}"
           f"  | qdisc drops/s {qd}")
+    if rec["ecn_ce"] and any(rec["ecn_ce"].values()):
+        print(f"  ECN CE-marked packets/s: rx {rec['ecn_ce']['rx']}  tx {rec['ecn_ce']['tx']}")
     print(f"  verdict: {rec['evidence']}", flush=True)
 
 
 def _print_summary(s: dict, record_path: str | None) -> None:
     iv = s["interval"]
-    print(f"summary: {s['seconds']} s on {s['iface']}, {s['incast_seconds']} s judged incast; sampling: "
+    print(f"summary: {s['seconds']} s on {s['iface']}, {s['incast_seconds']} s judged incast; {s['source']}: "
           f"{iv['statement']} (median {iv['median_us']} us, p99 {iv['p99_us']} us, jitter {iv['jitter_us']} us, "
           f"{iv['samples']} intervals, {iv['missed']} missed, {iv['uncertain']} mistimed readings dropped)")
     if s["counter_events"]["wraps"] or s["counter_events"]["resets"]:

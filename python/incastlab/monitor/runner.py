@@ -34,6 +34,7 @@ class MonitorConfig:
     qdisc_dev: str | None = None  # default: iface
     qdisc_netns: str | None = None
     spin_ns: int = 0
+    source: str = "auto"  # "auto" (eBPF if the kernel allows, else sysfs) | "ebpf" | "sysfs"
     netns: str | None = None  # where the interface lives (for the record only)
 
 
@@ -113,6 +114,7 @@ class Monitor:
         self.unavailable: dict[str, str] = {}
         self.incast_seconds = 0
         self.seconds = 0
+        self.source = "none"
 
     # -- readers -----------------------------------------------------------------
     def _read_tcp(self) -> dict[str, int | None]:
@@ -133,15 +135,35 @@ class Monitor:
             out[f"{q.name}.overlimits"] = q.overlimits
         return out
 
-    # -- the loop ----------------------------------------------------------------
-    def run(self, emit: Callable[[dict], None]) -> dict:
+    def _open_sampler(self):
+        """The in-kernel bucket counter where allowed (and asked), else the sysfs poller."""
         cfg = self.cfg
+        iface_ok = "/" not in cfg.iface and cfg.iface not in ("", ".", "..") and \
+            os.path.isdir(f"/sys/class/net/{cfg.iface}")
+        if not iface_ok:
+            raise UsageError("--iface", cfg.iface, "an interface of this network namespace (see `ip link`)")
+        if cfg.source in ("auto", "ebpf"):
+            try:
+                sampler = native().KernelSampler(cfg.iface, cfg.interval_ns)
+                self.source = "ebpf"
+                return sampler
+            except OSError as e:
+                if cfg.source == "ebpf":
+                    raise EnvironmentProblem(f"--source ebpf: {e}") from None
+                self.unavailable["ebpf"] = f"{e}; using the sysfs poller instead"
         try:
             sampler = native().Sampler(cfg.iface, cfg.interval_ns, cfg.spin_ns)
         except ValueError as e:
             raise UsageError("--iface", cfg.iface, "an interface of this network namespace (see `ip link`)") from e
         except OSError as e:
             raise EnvironmentProblem(f"cannot read the counters of {cfg.iface}: {e}") from None
+        self.source = "sysfs"
+        return sampler
+
+    # -- the loop ----------------------------------------------------------------
+    def run(self, emit: Callable[[dict], None]) -> dict:
+        cfg = self.cfg
+        sampler = self._open_sampler()
         try:
             self.tcp.update(self._read_tcp())
             self.qd.update(self._read_qdiscs())
@@ -250,6 +272,7 @@ class Monitor:
             "iface": cfg.iface,
             "netns": cfg.netns,
             "window_s": round((end_ns - start_ns) / NS_PER_S, 6),
+            "source": self.source,
             "interval": {
                 "requested_us": cfg.interval_ns / 1000,
                 "median_us": median / 1000,
@@ -268,6 +291,7 @@ class Monitor:
             "tx": rates["tx"],
             "bursts_1ms": {d.name: d.burst_runs_ms for d in directions},
             "tcp": tcp,
+            "ecn_ce": {d: int(sum(got[f"{d}_ce"])) for d in ("rx", "tx")} if "rx_ce" in got else None,
             "qdisc_drops": drops,
             "qdisc_overlimits": overlimits,
             "counter_events": {"wraps": got["wraps"], "resets": got["resets"] + len(self.tcp.resets) + len(self.qd.resets)},
@@ -283,6 +307,10 @@ class Monitor:
         ok = median is not None and abs(median - req) <= INTERVAL_TOLERANCE * req
         if median is None:
             statement = "no interval was sampled"
+        elif self.source == "ebpf":
+            statement = (f"counted in the kernel (eBPF, tc hooks) in exact {_fmt_scale(req)} buckets"
+                         + (f"; {self.missed} buckets lost to a stalled reader" if self.missed else ""))
+            ok = ok and not self.missed
         elif ok:
             statement = f"achieved the requested {_fmt_scale(req)} interval (median within {INTERVAL_TOLERANCE:.0%})"
         else:
@@ -291,6 +319,7 @@ class Monitor:
         return {
             "type": "summary",
             "iface": self.cfg.iface,
+            "source": self.source,
             "seconds": self.seconds,
             "incast_seconds": self.incast_seconds,
             "interval": {
