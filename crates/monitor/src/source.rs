@@ -18,6 +18,7 @@ pub const COUNTERS: [&str; 4] = ["rx_bytes", "tx_bytes", "rx_packets", "tx_packe
 pub struct SysfsCounters {
     files: Vec<File>,
     iface: String,
+    dir: PathBuf,
 }
 
 /// Why the counters of an interface cannot be read.
@@ -67,7 +68,7 @@ impl SysfsCounters {
             })?;
             files.push(file);
         }
-        let counters = SysfsCounters { files, iface: iface.to_string() };
+        let counters = SysfsCounters { files, iface: iface.to_string(), dir: sysfs_root.join(iface) };
         counters.read()?; // fail now, not in the polling thread
         Ok(counters)
     }
@@ -96,7 +97,10 @@ impl SysfsCounters {
     }
 
     fn read_error(&self, i: usize, e: io::Error) -> SourceError {
-        if e.raw_os_error() == Some(libc::ENODEV) || e.kind() == io::ErrorKind::NotFound {
+        // net-sysfs answers EINVAL for a device being unregistered (netstat_show checks
+        // dev_isalive), ENODEV/ENOENT once it is gone
+        let gone = matches!(e.raw_os_error(), Some(libc::ENODEV) | Some(libc::EINVAL) | Some(libc::ENOENT));
+        if gone || !self.dir.exists() {
             SourceError::Unreadable { path: self.path(i), reason: "the interface disappeared".into() }
         } else {
             SourceError::Unreadable { path: self.path(i), reason: e.to_string() }
