@@ -84,7 +84,8 @@ impl KernelBins {
             progs.push(prog);
             links.push(link);
         }
-        let next = now_ns() / bucket_ns + 1;
+        // include the bucket in progress: packets after the attach in it are ours
+        let next = now_ns() / bucket_ns;
         Ok(KernelBins { map, _progs: progs, _links: links, ncpus, next, bucket_ns, ring, iface: cname, ifindex })
     }
 
