@@ -18,6 +18,7 @@ def test_json_run_on_loopback_reports_rates_timing_and_counters(tmp_path):
     assert s["window_s"] == pytest.approx(1.0)
     assert s["tcp"]["retrans_segs"] is not None  # /proc/net is readable by anyone
     assert s["verdict"] in ("none", "possible", "incast")
+    assert s["source"] == "sysfs" and "software device" in s["source_reason"]  # lo: auto picks sysfs
     assert summary["interval"]["samples"] > 100
     assert os.path.getsize(out) > 0 and not os.path.exists(out + ".partial")
 

@@ -135,13 +135,20 @@ def test_without_privileges_it_reads_what_it_can_and_names_what_it_cannot(testbe
                   prefix=drop)
     assert r.returncode == 0, r.stderr
     seconds, summary = json_lines(r.stdout)
-    assert summary["source"] == "sysfs" and "ebpf" in summary["unavailable"]  # fell back, said why
+    assert summary["source"] == "sysfs" and "software device" in summary["source_reason"]
     assert seconds[0]["rx"]["1ms"] is not None  # rates need no privilege
     assert seconds[0]["interval"]["realtime"] is False
     unavailable = summary["unavailable"]
     assert any(topo.SERVERS in k for k in unavailable), unavailable
     assert any(topo.SW_CLIENT_IF in k for k in unavailable), unavailable
     assert seconds[0]["tcp"]["rto_timeouts"] is None and seconds[0]["verdict"] != "incast"
+
+
+def test_ebpf_without_privileges_is_a_clear_error(testbed):
+    drop = ("ip", "netns", "exec", topo.CLIENT, "setpriv", "--inh-caps=-all", "--bounding-set=-all")
+    r = incastlab("monitor", "--iface", topo.CLIENT_IF, "--duration", "1s", "--source", "ebpf", prefix=drop)
+    assert r.returncode == 2 and "--source ebpf" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
 
 
 def test_netns_needs_privileges_and_says_so(testbed):

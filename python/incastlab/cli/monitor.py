@@ -43,7 +43,8 @@ def register(subparsers) -> None:
     p.add_argument("--source", choices=["auto", "ebpf", "sysfs"], default="auto",
                    help="where counting happens: ebpf = 100 us buckets in the kernel (tc hooks; needs root, "
                         "Linux >= 6.6); sysfs = a native poller of /sys/class/net/IF/statistics; "
-                        "auto (default) = ebpf where allowed, else sysfs")
+                        "auto (default) = ebpf for hardware NICs where allowed, sysfs for software "
+                        "devices such as veth, whose counters move per packet at transmit time")
     p.add_argument("--spin", type=argtypes.duration("--spin", allow_zero=True), default=0,
                    help="busy-wait this long before each deadline for finer timing (burns CPU; default 0)")
     p.set_defaults(func=run_monitor)

@@ -115,6 +115,7 @@ class Monitor:
         self.incast_seconds = 0
         self.seconds = 0
         self.source = "none"
+        self.source_reason = "asked for with --source"
 
     # -- readers -----------------------------------------------------------------
     def _read_tcp(self) -> dict[str, int | None]:
@@ -142,7 +143,21 @@ class Monitor:
             os.path.isdir(f"/sys/class/net/{cfg.iface}")
         if not iface_ok:
             raise UsageError("--iface", cfg.iface, "an interface of this network namespace (see `ip link`)")
-        if cfg.source in ("auto", "ebpf"):
+        source = cfg.source
+        if source == "auto":
+            # the source closest to the wire: software devices (veth, bridge, lo) count
+            # every packet in their sysfs counters at the moment it is transmitted (veth's
+            # rx counters are its peer's tx), while the eBPF ingress hook runs when this
+            # host's stack gets to the packet, after backlog batching; NIC drivers may
+            # refresh sysfs counters only periodically, so hardware gets eBPF
+            if os.path.exists(f"/sys/class/net/{cfg.iface}/device"):
+                source = "ebpf"
+                self.source_reason = "hardware NIC: counted in the kernel, at the tc hooks"
+            else:
+                source = "sysfs"
+                self.source_reason = ("software device: its sysfs counters move per packet at transmit time "
+                                      "(closer to the wire than the eBPF ingress hook)")
+        if source == "ebpf":
             try:
                 sampler = native().KernelSampler(cfg.iface, cfg.interval_ns)
                 self.source = "ebpf"
@@ -151,6 +166,7 @@ class Monitor:
                 if cfg.source == "ebpf":
                     raise EnvironmentProblem(f"--source ebpf: {e}") from None
                 self.unavailable["ebpf"] = f"{e}; using the sysfs poller instead"
+                self.source_reason = "eBPF not available here"
         try:
             sampler = native().Sampler(cfg.iface, cfg.interval_ns, cfg.spin_ns)
         except ValueError as e:
@@ -273,6 +289,7 @@ class Monitor:
             "netns": cfg.netns,
             "window_s": round((end_ns - start_ns) / NS_PER_S, 6),
             "source": self.source,
+            "source_reason": self.source_reason,
             "interval": {
                 "requested_us": cfg.interval_ns / 1000,
                 "median_us": median / 1000,
@@ -320,6 +337,7 @@ class Monitor:
             "type": "summary",
             "iface": self.cfg.iface,
             "source": self.source,
+            "source_reason": self.source_reason,
             "seconds": self.seconds,
             "incast_seconds": self.incast_seconds,
             "interval": {
