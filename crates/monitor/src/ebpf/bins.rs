@@ -98,8 +98,8 @@ impl KernelBins {
             let v = &buf[cpu * VALUE_SIZE as usize..(cpu + 1) * VALUE_SIZE as usize];
             let word = |i: usize| u64::from_ne_bytes(v[i * 8..i * 8 + 8].try_into().unwrap());
             if word(0) == epoch {
-                for k in 0..3 {
-                    out[k] += word(k + 1);
+                for (k, total) in out.iter_mut().enumerate() {
+                    *total += word(k + 1);
                 }
             }
         }
