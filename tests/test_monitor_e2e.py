@@ -14,6 +14,7 @@ flow reaches ~410 Mbit/s), so the shaped rate, not the CPU, is the bottleneck.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -22,7 +23,7 @@ import time
 import pytest
 
 from monitor_support import netns_setup as topo
-from monitor_support.run import HERE, incastlab, json_lines
+from monitor_support.run import HERE, env, incastlab, json_lines
 
 pytestmark = [
     pytest.mark.root,
@@ -66,7 +67,6 @@ def _run_with_monitor(mode: str, tmp_path, source: str) -> tuple[list[dict], dic
         out, err = client.communicate(timeout=30)
         assert client.returncode == 0, err
         seconds, summary = json_lines(r.stdout)
-        import json
         return seconds, summary, json.loads(out), rec
     finally:
         for p in (client, server):
@@ -163,7 +163,7 @@ def test_interface_that_disappears_mid_run_is_a_clear_error(testbed, source):
     mon = subprocess.Popen([sys.executable, os.path.join(HERE, "cli.py"), "monitor", "--netns", topo.CLIENT,
                             "--iface", "ilmon-tmp0", "--duration", "5s", "--source", source],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           env=__import__("monitor_support.run", fromlist=["env"]).env())
+                           env=env())
     time.sleep(1.5)
     subprocess.run(["ip", "netns", "exec", topo.CLIENT, "ip", "link", "del", "ilmon-tmp0"], check=True)
     out, err = mon.communicate(timeout=20)
