@@ -10,6 +10,7 @@ mod monitor;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(sim::version, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::default_scenario, m)?)?;
     m.add_class::<monitor::Sampler>()?;
     m.add_class::<monitor::KernelSampler>()?;
     m.add_function(wrap_pyfunction!(monitor::counter_delta, m)?)?;

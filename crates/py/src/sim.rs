@@ -19,3 +19,9 @@ pub fn simulate(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
 pub fn version() -> &'static str {
     incast_sim::VERSION
 }
+
+/// The core's default scenario as JSON (the Python front checks its defaults against it).
+#[pyfunction]
+pub fn default_scenario() -> String {
+    serde_json::to_string(&incast_sim::ScenarioSpec::default()).expect("defaults serialize")
+}

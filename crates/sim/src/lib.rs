@@ -5,9 +5,17 @@
 //! [`SimResult`]. Same scenario and seed, same result, byte for byte (apart from the
 //! wall-clock field).
 
+pub mod app;
+pub mod event;
+pub mod net;
+pub mod packet;
 pub mod result;
 pub mod scenario;
+pub mod stats;
+pub mod tcp;
 pub mod time;
+pub mod trace;
+pub mod world;
 
 pub use result::SimResult;
 pub use scenario::{Scenario, ScenarioError, ScenarioSpec, TcpVariant};
@@ -17,6 +25,21 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Validate `spec` and simulate it.
 pub fn run(spec: &ScenarioSpec) -> Result<SimResult, ScenarioError> {
-    let _scenario = spec.validate()?;
-    Err(ScenarioError { param: "simulator", value: "-".into(), allowed: "the simulator core (not built yet)".into() })
+    let scenario = spec.validate()?;
+    Ok(simulate(&scenario))
+}
+
+/// Simulate a validated scenario.
+pub fn simulate(sc: &Scenario) -> SimResult {
+    simulate_recording(sc, &trace::RecordOptions::default()).0
+}
+
+/// Simulate, and also return the capture and trace `opts` ask for.
+pub fn simulate_recording(sc: &Scenario, opts: &trace::RecordOptions) -> (SimResult, trace::Records) {
+    let started = std::time::Instant::now();
+    let mut w = world::World::with_records(sc, opts);
+    w.run();
+    let wall = started.elapsed().as_secs_f64();
+    let result = result::summarize(sc, &w, wall);
+    (result, w.take_records())
 }

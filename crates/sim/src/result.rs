@@ -25,6 +25,23 @@ pub struct SimResult {
     pub timeouts: u64,
     /// Data segments sent again (fast retransmit, partial ACK, or after a timeout).
     pub retransmits: u64,
+    /// Timeouts by FAST'08 §5.1 category (Table 3); they sum to `timeouts`.
+    pub timeouts_full_window: u64,
+    pub timeouts_last_packet: u64,
+    pub timeouts_lost_retransmit: u64,
+    pub timeouts_other: u64,
+    /// Lost retransmits whose DART was at least / below the dupACK threshold (Table 3).
+    pub lost_retransmits_dart_ge_threshold: u64,
+    pub lost_retransmits_dart_lt_threshold: u64,
+    /// Duplicate ACKs received at each timeout: index = DART, last bin = that or more
+    /// (FAST'08 Fig. 11).
+    pub dart_histogram: Vec<u64>,
+    /// Timeouts whose segment had not been lost (ground truth from the simulator).
+    pub spurious_timeouts: u64,
+    /// Delayed-ACK timer expiries at the client (FAST'08 §4.2's delayed-ACK waits).
+    pub delayed_ack_timeouts: u64,
+    pub fast_retransmits: u64,
+    pub limited_transmits: u64,
     /// Packets dropped at any switch port.
     pub drops: u64,
     /// Largest occupancy seen at the client's port, in bytes.
@@ -42,4 +59,64 @@ pub struct SimResult {
     pub bytes_in_flight: u64,
     /// Payload bytes handed to the client application (each byte exactly once).
     pub app_bytes: u64,
+    /// Most packets alive at once, and most events pending at once: the run's memory
+    /// grows with these (and with N), not with simulated time.
+    pub peak_packets: u64,
+    pub peak_events: u64,
+}
+
+/// Build the result of a finished world.
+use crate::tcp::sender::TimeoutKind;
+
+pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seconds: f64) -> SimResult {
+    use crate::stats::percentile;
+    use crate::time::PS_PER_S;
+    let s = &sc.spec;
+    let secs = |ps: u64| ps as f64 / PS_PER_S as f64;
+    let sim_seconds = w.measured_until.as_secs_f64();
+    let times = &w.client.block_times;
+    let c = &w.counters;
+    let by_kind = w.sender_array_total(|t| t.stats.timeouts_by_kind);
+    SimResult {
+        servers: s.servers,
+        sru_bytes: sc.per_server_bytes[0],
+        block_bytes: w.client.block_bytes(),
+        buffer_bytes: s.buffer_bytes,
+        rate_bps: s.rate_bps,
+        rtt_s: secs(4 * s.link_delay_ps),
+        tcp: format!("{:?}", s.tcp).to_lowercase(),
+        rto_min_s: secs(s.rto_min_ps),
+        seed: s.seed,
+        goodput_mbps: if sim_seconds > 0.0 { c.app_bytes as f64 * 8.0 / sim_seconds / 1e6 } else { 0.0 },
+        blocks: w.client.blocks_done,
+        block_time_p50_s: secs(percentile(times, 50.0)),
+        block_time_p99_s: secs(percentile(times, 99.0)),
+        block_time_max_s: secs(times.iter().copied().max().unwrap_or(0)),
+        timeouts: w.sender_total(|t| t.stats.timeouts),
+        retransmits: w.sender_total(|t| t.stats.retransmits),
+        timeouts_full_window: by_kind[TimeoutKind::FullWindow as usize],
+        timeouts_last_packet: by_kind[TimeoutKind::LastPacket as usize],
+        timeouts_lost_retransmit: by_kind[TimeoutKind::LostRetransmit as usize],
+        timeouts_other: by_kind[TimeoutKind::Other as usize],
+        lost_retransmits_dart_ge_threshold: w.sender_total(|t| t.stats.lost_retransmits_dart_ge_threshold),
+        lost_retransmits_dart_lt_threshold: w.sender_total(|t| t.stats.lost_retransmits_dart_lt_threshold),
+        dart_histogram: w.sender_array_total(|t| t.stats.dart_histogram).to_vec(),
+        spurious_timeouts: c.spurious_timeouts,
+        delayed_ack_timeouts: w.receiver_total(|r| r.stats.delayed_ack_timeouts),
+        fast_retransmits: w.sender_total(|t| t.stats.fast_retransmits),
+        limited_transmits: w.sender_total(|t| t.stats.limited_transmits),
+        drops: w.switch_drops(),
+        max_queue_bytes: w.to_client.max_occupancy,
+        sim_seconds,
+        wall_seconds,
+        events: c.events,
+        packet_hops: w.packet_hops(),
+        bytes_sent: c.data_bytes_sent,
+        bytes_delivered: c.data_bytes_arrived,
+        bytes_dropped: c.data_bytes_dropped,
+        bytes_in_flight: w.data_bytes_in_flight(),
+        app_bytes: c.app_bytes,
+        peak_packets: w.high_water_marks().0 as u64,
+        peak_events: w.high_water_marks().1 as u64,
+    }
 }

@@ -13,9 +13,13 @@ use crate::time::{Time, PS_PER_MS, PS_PER_S, PS_PER_US};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum TcpVariant {
+    /// Reno (RFC 5681 §3.2): any new ACK ends fast recovery.
+    Reno,
     /// RFC 6582 NewReno (FAST'08 Table 1 default).
     #[default]
     Newreno,
+    /// SACK-based loss recovery (RFC 2018 blocks, RFC 6675 scoreboard).
+    Sack,
 }
 
 /// A scenario as given by a user, before validation.
@@ -34,12 +38,17 @@ pub struct ScenarioSpec {
     pub rto_min_ps: u64,
     pub rto_max_ps: u64,
     pub timer_granularity_ps: u64,
+    pub timer_ticks: bool,
+    pub rto_random: f64,
     pub dupack_threshold: u32,
+    pub limited_transmit: bool,
     pub slow_start: bool,
+    pub slow_start_after_idle: bool,
     pub delayed_ack_ps: u64,
     pub init_cwnd_segments: u32,
     pub rwnd_bytes: u64,
     pub response_jitter_ps: u64,
+    pub send_jitter_ps: u64,
     pub duration_ps: Option<u64>,
     pub blocks: Option<u64>,
     pub seed: u64,
@@ -60,12 +69,23 @@ impl Default for ScenarioSpec {
             rto_min_ps: 200 * PS_PER_MS,
             rto_max_ps: 60 * PS_PER_S, // RFC 6298 §2.5: a maximum of at least 60 s
             timer_granularity_ps: PS_PER_US,
+            // timers fire at their exact deadline (a high-resolution timer)
+            timer_ticks: false,
+            // RTO x (1 + U(0, x)); 001_e0dada207805edc8.txt uses 0.5; off by default
+            rto_random: 0.0,
             dupack_threshold: 3,
+            limited_transmit: false, // FAST'08 Table 1
             slow_start: true,
+            // RFC 5681 §4.1 restart after idle: off as in ns-2 (Linux has it on by default)
+            slow_start_after_idle: false,
             delayed_ack_ps: 0,
             init_cwnd_segments: 2,
-            rwnd_bytes: 1 << 30,
+            // ns-2 Agent/TCP window_ = 20 packets: the per-flow cap FAST'08's ns-2 runs most
+            // likely had (docs/defaults.md); its Fig. 6 figure of ~65 % at 64 servers with a
+            // 1024 KB buffer is reproduced with it. `rwnd_bytes` lifts it.
+            rwnd_bytes: 20 * 1460,
             response_jitter_ps: 0,
+            send_jitter_ps: 0,
             duration_ps: Some(20 * PS_PER_S), // FAST'08 §3.1: each run is 20 s of simulated time
             blocks: None,
             seed: 1,
@@ -132,11 +152,13 @@ impl ScenarioSpec {
         check(s.rto_min_ps >= 1, "rto_min_ps", s.rto_min_ps, "above zero")?;
         check(s.rto_max_ps >= s.rto_min_ps, "rto_max_ps", s.rto_max_ps, "at least rto_min")?;
         check(s.timer_granularity_ps >= 1, "timer_granularity_ps", s.timer_granularity_ps, "above zero")?;
+        check((0.0..=10.0).contains(&s.rto_random), "rto_random", s.rto_random, "a fraction from 0 (off) to 10")?;
         check(s.dupack_threshold >= 1 && s.dupack_threshold <= 1000, "dupack_threshold", s.dupack_threshold, "1 to 1000")?;
         check(s.init_cwnd_segments >= 1 && s.init_cwnd_segments <= 1000, "init_cwnd_segments", s.init_cwnd_segments, "1 to 1000")?;
         check(s.rwnd_bytes >= s.mss_bytes as u64, "rwnd_bytes", s.rwnd_bytes, "at least one MSS")?;
         check(s.delayed_ack_ps <= 500 * PS_PER_MS, "delayed_ack_ps", s.delayed_ack_ps, "0 (off) to 500 ms (RFC 1122 4.2.3.2)")?;
         check(s.response_jitter_ps <= PS_PER_S, "response_jitter_ps", s.response_jitter_ps, "0 to 1 s")?;
+        check(s.send_jitter_ps <= PS_PER_S, "send_jitter_ps", s.send_jitter_ps, "0 to 1 s")?;
         let stop = match (s.blocks, s.duration_ps) {
             (Some(b), _) => {
                 check(b >= 1, "blocks", b, "at least 1")?;

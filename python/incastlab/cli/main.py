@@ -17,6 +17,9 @@ from ..errors import EnvironmentProblem, UsageError
 # Modules under incastlab.cli, each with register(subparsers).
 COMMANDS = [
     "simulate",
+    "model",
+    "demo",
+    "bench",
     "monitor",
 ]
 

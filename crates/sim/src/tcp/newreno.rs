@@ -1,0 +1,163 @@
+//! Fast retransmit and fast recovery, NewReno (RFC 6582 §3.2, on RFC 5681 §3.2).
+//!
+//! - third duplicate ACK (the threshold is a parameter, FAST'08 Table 1 "dathresh"):
+//!   if the ACK covers everything up to `recover`, set ssthresh = max(FlightSize/2, 2 SMSS),
+//!   `recover` = highest sequence sent, retransmit the first unacknowledged segment and
+//!   set cwnd = ssthresh + dupthresh x SMSS;
+//! - each further duplicate ACK inflates cwnd by one SMSS (and may send new data);
+//! - a partial ACK (below `recover`) retransmits the next hole at once, deflates cwnd by
+//!   the amount acknowledged (adding back one SMSS if that was at least one SMSS), and
+//!   the first one resets the retransmission timer ("Impatient", RFC 6582 §4);
+//! - a full ACK ends recovery with cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
+
+use crate::tcp::sender::{Segment, TcpSender};
+use crate::time::Time;
+
+impl TcpSender {
+    /// A duplicate ACK arrived (ACK == snd_una with data outstanding).
+    pub(crate) fn on_duplicate_ack(&mut self, now: Time, out: &mut Vec<Segment>) {
+        let mss = self.cfg.mss;
+        if self.in_recovery {
+            self.cwnd += mss;
+            self.send_new_data(now, out);
+            return;
+        }
+        self.dupacks += 1;
+        if self.dupacks < self.cfg.dupack_threshold {
+            self.limited_transmit(now, out);
+        }
+        if self.dupacks == self.cfg.dupack_threshold && self.snd_una >= self.recover {
+            self.ssthresh = (self.flight_size() / 2).max(2 * mss);
+            self.recover = self.snd_max;
+            self.in_recovery = true;
+            self.partial_ack_seen = false;
+            self.stats.fast_retransmits += 1;
+            self.retransmit_first_unacked(now, out);
+            self.cwnd = self.ssthresh + self.cfg.dupack_threshold as u64 * mss;
+            self.send_new_data(now, out);
+        }
+    }
+
+    /// An ACK of `acked` new bytes (now acknowledging up to `ack`) arrived in recovery.
+    pub(crate) fn on_ack_in_recovery(&mut self, now: Time, ack: u64, acked: u64, out: &mut Vec<Segment>) {
+        let mss = self.cfg.mss;
+        if ack >= self.recover {
+            // full ACK: leave fast recovery
+            self.in_recovery = false;
+            self.dupacks = 0;
+            self.cwnd = self.ssthresh.min(self.flight_size().max(mss) + mss);
+            self.restart_timer(now);
+        } else {
+            // partial ACK: the next hole is lost too; retransmit it now
+            self.retransmit_first_unacked(now, out);
+            self.cwnd = self.cwnd.saturating_sub(acked).max(mss);
+            if acked >= mss {
+                self.cwnd += mss;
+            }
+            if !self.partial_ack_seen {
+                self.partial_ack_seen = true;
+                self.restart_timer(now);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tcp::sender::tests::{ack_of, config, seg_numbers, MSS};
+    use crate::tcp::sender::TcpSender;
+    use crate::time::Time;
+
+    /// A sender with `w` segments in flight (0..w-1) and 100 more to send.
+    fn sender_with_window(w: u64) -> TcpSender {
+        let mut s = TcpSender::new(config());
+        s.cwnd = w * MSS;
+        s.ssthresh = w * MSS;
+        let mut out = vec![];
+        s.write(Time::ZERO, (w + 100) * MSS, &mut out);
+        assert_eq!(out.len() as u64, w);
+        s
+    }
+
+    #[test]
+    fn third_duplicate_ack_retransmits_the_first_hole() {
+        let mut s = sender_with_window(8);
+        let mut out = vec![];
+        let t = Time::from_us(100);
+        s.on_ack(t, ack_of(0), &[], &mut out); // segment 0 lost: 1, 2, 3 produce dupACKs
+        s.on_ack(t, ack_of(0), &[], &mut out);
+        assert!(out.is_empty(), "two dupACKs do not trigger fast retransmit");
+        s.on_ack(t, ack_of(0), &[], &mut out);
+        assert_eq!(seg_numbers(&out), vec![0]);
+        assert!(s.in_recovery);
+        assert_eq!(s.ssthresh, 4 * MSS);
+        assert_eq!(s.cwnd, 4 * MSS + 3 * MSS);
+        assert_eq!(s.stats.fast_retransmits, 1);
+    }
+
+    #[test]
+    fn dupack_threshold_one_retransmits_on_the_first_duplicate() {
+        let mut cfg = config();
+        cfg.dupack_threshold = 1;
+        let mut s = TcpSender::new(cfg);
+        s.cwnd = 8 * MSS;
+        let mut out = vec![];
+        s.write(Time::ZERO, 8 * MSS, &mut out);
+        out.clear();
+        s.on_ack(Time::from_us(100), ack_of(0), &[], &mut out);
+        assert_eq!(seg_numbers(&out), vec![0]);
+    }
+
+    #[test]
+    fn partial_ack_retransmits_the_next_hole_without_waiting() {
+        // window 0..7, segments 0 and 3 lost
+        let mut s = sender_with_window(8);
+        let mut out = vec![];
+        let t = Time::from_us(100);
+        for _ in 0..3 {
+            s.on_ack(t, ack_of(0), &[], &mut out);
+        }
+        out.clear();
+        // retransmitted 0 arrives: receiver has 0,1,2 then hole at 3 -> partial ACK
+        s.on_ack(Time::from_us(200), ack_of(3), &[], &mut out);
+        assert_eq!(seg_numbers(&out)[0], 3, "partial ACK retransmits segment 3 at once");
+        assert!(s.in_recovery, "still in recovery until recover is acknowledged");
+        // retransmitted 3 arrives: everything up to recover acknowledged -> full ACK
+        out.clear();
+        s.on_ack(Time::from_us(300), ack_of(8), &[], &mut out);
+        assert!(!s.in_recovery);
+        assert!(s.cwnd <= s.ssthresh);
+        assert_eq!(s.stats.timeouts, 0);
+    }
+
+    #[test]
+    fn dupacks_in_recovery_inflate_the_window_and_release_new_data() {
+        let mut s = sender_with_window(8);
+        let mut out = vec![];
+        let t = Time::from_us(100);
+        for _ in 0..3 {
+            s.on_ack(t, ack_of(0), &[], &mut out);
+        }
+        // cwnd = 4 + 3 = 7 segments < 8 in flight: nothing new yet
+        out.clear();
+        s.on_ack(t, ack_of(0), &[], &mut out); // cwnd 8
+        s.on_ack(t, ack_of(0), &[], &mut out); // cwnd 9 -> segment 8 may go
+        assert_eq!(seg_numbers(&out), vec![8]);
+    }
+
+    #[test]
+    fn no_second_fast_retransmit_for_dupacks_below_recover_after_timeout() {
+        // RFC 6582 §3.2 step 1: after a timeout, recover = snd_max; duplicate ACKs for
+        // data sent before it must not trigger a new fast retransmit.
+        let mut s = sender_with_window(8);
+        let mut out = vec![];
+        let fire = s.take_timer_request().unwrap();
+        s.on_timer_event(fire, &mut out);
+        out.clear();
+        for _ in 0..3 {
+            s.on_ack(fire + Time::from_us(10), ack_of(0), &[], &mut out);
+        }
+        assert_eq!(s.stats.fast_retransmits, 0);
+        assert!(!s.in_recovery);
+    }
+}

@@ -1,0 +1,315 @@
+//! The data receiver at the client: cumulative ACKs, an out-of-order store, and
+//! delayed ACKs.
+//!
+//! ACK policy (RFC 1122 §4.2.3.2, RFC 5681 §4.2), when delayed ACK is on: an ACK for at
+//! least every second segment, and within the delayed-ACK timeout; an immediate ACK for
+//! an out-of-order segment (a duplicate ACK), for a segment that fills a hole, and for a
+//! duplicate segment. When delayed ACK is off (FAST'08's ns-2 runs), every segment is
+//! acknowledged at once.
+
+use crate::tcp::timer::{Fired, LazyTimer};
+use crate::time::Time;
+
+/// Receiver parameters.
+#[derive(Clone, Debug)]
+pub struct ReceiverConfig {
+    /// Delayed-ACK timeout; `None` acknowledges every segment immediately.
+    pub delayed_ack: Option<Time>,
+    /// Report SACK blocks (RFC 2018).
+    pub sack: bool,
+}
+
+/// What the receiver did with a segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Received {
+    /// Bytes that became deliverable in order (handed to the application).
+    pub delivered: u64,
+    /// Send an ACK now.
+    pub ack_now: bool,
+}
+
+/// Counters of one receiver.
+#[derive(Clone, Debug, Default)]
+pub struct ReceiverStats {
+    /// Segments whose bytes had all been received before.
+    pub duplicate_segments: u64,
+    pub out_of_order_segments: u64,
+    /// Times the delayed-ACK timer fired (FAST'08 §4.2's delayed-ACK waits).
+    pub delayed_ack_timeouts: u64,
+}
+
+/// One TCP receiver.
+#[derive(Clone, Debug)]
+pub struct TcpReceiver {
+    cfg: ReceiverConfig,
+    /// Next byte expected in order (the cumulative ACK number).
+    pub rcv_nxt: u64,
+    /// Disjoint, sorted [start, end) ranges received beyond `rcv_nxt`.
+    ooo: Vec<(u64, u64)>,
+    /// In-order segments received since the last ACK.
+    unacked_segments: u32,
+    /// Start of the most recent out-of-order segment (its block is reported first).
+    latest_ooo: Option<u64>,
+    timer: LazyTimer,
+    timer_request: Option<Time>,
+    pub stats: ReceiverStats,
+}
+
+impl TcpReceiver {
+    pub fn new(cfg: ReceiverConfig) -> Self {
+        TcpReceiver {
+            cfg,
+            rcv_nxt: 1,
+            ooo: Vec::new(),
+            unacked_segments: 0,
+            latest_ooo: None,
+            timer: LazyTimer::default(),
+            timer_request: None,
+            stats: ReceiverStats::default(),
+        }
+    }
+
+    /// A time at which the owner must deliver a delayed-ACK timer event, if needed.
+    pub fn take_timer_request(&mut self) -> Option<Time> {
+        self.timer_request.take()
+    }
+
+    /// The ACK number to send.
+    pub fn ack_number(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    /// Fill `out` with SACK blocks for the next ACK; returns how many. RFC 2018 §4: the
+    /// first block holds the most recently received segment; the others follow, highest
+    /// first (we do not remember older reports, so "most recently reported" is
+    /// approximated by position).
+    pub fn sack_blocks(&self, out: &mut [(u64, u64)]) -> usize {
+        if !self.cfg.sack || self.ooo.is_empty() || out.is_empty() {
+            return 0;
+        }
+        let first = self
+            .latest_ooo
+            .and_then(|seq| self.ooo.iter().position(|&(s, e)| s <= seq && seq < e))
+            .unwrap_or(self.ooo.len() - 1);
+        out[0] = self.ooo[first];
+        let mut n = 1;
+        for (i, &r) in self.ooo.iter().enumerate().rev() {
+            if n == out.len() {
+                break;
+            }
+            if i != first {
+                out[n] = r;
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// The receiver holds every byte of [seq, seq + len).
+    pub fn holds(&self, seq: u64, len: u32) -> bool {
+        let end = seq + len as u64;
+        end <= self.rcv_nxt || self.ooo.iter().any(|&(s, e)| s <= seq.max(self.rcv_nxt) && end <= e)
+    }
+
+    /// Bytes held out of order.
+    pub fn out_of_order_bytes(&self) -> u64 {
+        self.ooo.iter().map(|(s, e)| e - s).sum()
+    }
+
+    /// A data segment [seq, seq + len) arrived at `now`.
+    pub fn on_segment(&mut self, now: Time, seq: u64, len: u32) -> Received {
+        let end = seq + len as u64;
+        if end <= self.rcv_nxt {
+            self.stats.duplicate_segments += 1;
+            return Received { delivered: 0, ack_now: true };
+        }
+        if seq > self.rcv_nxt {
+            self.stats.out_of_order_segments += 1;
+            self.latest_ooo = Some(seq);
+            self.insert_out_of_order(seq, end);
+            return Received { delivered: 0, ack_now: true };
+        }
+        let before = self.rcv_nxt;
+        let filled_hole = !self.ooo.is_empty();
+        self.rcv_nxt = end;
+        // pull in every stored range that is now contiguous
+        let mut merged = 0;
+        for &(s, e) in &self.ooo {
+            if s > self.rcv_nxt {
+                break;
+            }
+            self.rcv_nxt = self.rcv_nxt.max(e);
+            merged += 1;
+        }
+        self.ooo.drain(..merged);
+        let delivered = self.rcv_nxt - before;
+        let ack_now = match self.cfg.delayed_ack {
+            None => true,
+            Some(_) if filled_hole => true,
+            Some(timeout) => {
+                self.unacked_segments += 1;
+                if self.unacked_segments >= 2 {
+                    true
+                } else {
+                    if let Some(t) = self.timer.arm(now + timeout) {
+                        self.timer_request = Some(t);
+                    }
+                    false
+                }
+            }
+        };
+        Received { delivered, ack_now }
+    }
+
+    /// The owner sent an ACK: nothing is waiting to be acknowledged any more.
+    pub fn on_ack_sent(&mut self) {
+        self.unacked_segments = 0;
+        self.timer.cancel();
+    }
+
+    /// A delayed-ACK timer event fired; returns true if an ACK must be sent now.
+    pub fn on_timer_event(&mut self, now: Time) -> bool {
+        match self.timer.on_event(now) {
+            Fired::Expired => {
+                self.stats.delayed_ack_timeouts += 1;
+                true
+            }
+            Fired::Reschedule(t) => {
+                self.timer_request = Some(t);
+                false
+            }
+            Fired::Ignore => false,
+        }
+    }
+
+    fn insert_out_of_order(&mut self, seq: u64, end: u64) {
+        // find the first range that ends at or after seq; merge every overlapping one
+        let i = self.ooo.partition_point(|&(_, e)| e < seq);
+        let mut j = i;
+        let (mut s, mut e) = (seq, end);
+        while j < self.ooo.len() && self.ooo[j].0 <= e {
+            s = s.min(self.ooo[j].0);
+            e = e.max(self.ooo[j].1);
+            j += 1;
+        }
+        self.ooo.splice(i..j, std::iter::once((s, e)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn immediate() -> TcpReceiver {
+        TcpReceiver::new(ReceiverConfig { delayed_ack: None, sack: true })
+    }
+
+    fn delayed() -> TcpReceiver {
+        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)), sack: false })
+    }
+
+    #[test]
+    fn sack_blocks_report_the_latest_segment_first() {
+        let mut r = immediate();
+        r.on_segment(Time::ZERO, 101, 100);
+        r.on_segment(Time::ZERO, 501, 100);
+        r.on_segment(Time::ZERO, 301, 100);
+        let mut b = [(0, 0); 3];
+        assert_eq!(r.sack_blocks(&mut b), 3);
+        assert_eq!(b, [(301, 401), (501, 601), (101, 201)]);
+    }
+
+    #[test]
+    fn no_sack_blocks_when_in_order_or_disabled() {
+        let mut r = immediate();
+        r.on_segment(Time::ZERO, 1, 100);
+        let mut b = [(0, 0); 3];
+        assert_eq!(r.sack_blocks(&mut b), 0);
+        let mut d = delayed();
+        d.on_segment(Time::ZERO, 101, 100);
+        assert_eq!(d.sack_blocks(&mut b), 0);
+    }
+
+    #[test]
+    fn holds_tells_whether_a_segment_was_received() {
+        let mut r = immediate();
+        r.on_segment(Time::ZERO, 1, 100);
+        r.on_segment(Time::ZERO, 201, 100);
+        assert!(r.holds(1, 100) && r.holds(201, 100));
+        assert!(!r.holds(101, 100));
+    }
+
+    #[test]
+    fn in_order_segment_advances_and_is_delivered() {
+        let mut r = immediate();
+        let got = r.on_segment(Time::ZERO, 1, 100);
+        assert_eq!(got, Received { delivered: 100, ack_now: true });
+        assert_eq!(r.ack_number(), 101);
+    }
+
+    #[test]
+    fn gap_gives_duplicate_ack_and_filling_it_delivers_everything() {
+        let mut r = immediate();
+        r.on_segment(Time::ZERO, 1, 100);
+        let ooo = r.on_segment(Time::ZERO, 201, 100);
+        assert_eq!(ooo, Received { delivered: 0, ack_now: true });
+        assert_eq!(r.ack_number(), 101, "duplicate ACK repeats the hole");
+        let fill = r.on_segment(Time::ZERO, 101, 100);
+        assert_eq!(fill.delivered, 200);
+        assert_eq!(r.ack_number(), 301);
+        assert_eq!(r.out_of_order_bytes(), 0);
+    }
+
+    #[test]
+    fn overlapping_out_of_order_ranges_merge() {
+        let mut r = immediate();
+        r.on_segment(Time::ZERO, 501, 100);
+        r.on_segment(Time::ZERO, 301, 100);
+        r.on_segment(Time::ZERO, 401, 100); // bridges the two
+        r.on_segment(Time::ZERO, 351, 100); // overlaps
+        assert_eq!(r.out_of_order_bytes(), 300);
+        assert_eq!(r.on_segment(Time::ZERO, 1, 300).delivered, 600);
+    }
+
+    #[test]
+    fn duplicate_segment_delivers_nothing_twice() {
+        let mut r = immediate();
+        r.on_segment(Time::ZERO, 1, 100);
+        let dup = r.on_segment(Time::ZERO, 1, 100);
+        assert_eq!(dup, Received { delivered: 0, ack_now: true });
+        assert_eq!(r.stats.duplicate_segments, 1);
+    }
+
+    #[test]
+    fn delayed_ack_acknowledges_every_second_segment() {
+        let mut r = delayed();
+        assert!(!r.on_segment(Time::ZERO, 1, 100).ack_now);
+        assert_eq!(r.take_timer_request(), Some(Time::from_ms(40)));
+        assert!(r.on_segment(Time::ZERO, 101, 100).ack_now);
+    }
+
+    #[test]
+    fn delayed_ack_timer_acks_a_lone_segment() {
+        let mut r = delayed();
+        r.on_segment(Time::ZERO, 1, 100);
+        let t = r.take_timer_request().unwrap();
+        assert!(r.on_timer_event(t));
+        assert_eq!(r.stats.delayed_ack_timeouts, 1);
+    }
+
+    #[test]
+    fn delayed_ack_is_immediate_for_out_of_order_and_hole_filling() {
+        let mut r = delayed();
+        assert!(r.on_segment(Time::ZERO, 101, 100).ack_now);
+        assert!(r.on_segment(Time::ZERO, 1, 100).ack_now);
+    }
+
+    #[test]
+    fn sent_ack_cancels_the_delayed_ack_timer() {
+        let mut r = delayed();
+        r.on_segment(Time::ZERO, 1, 100);
+        let t = r.take_timer_request().unwrap();
+        r.on_ack_sent();
+        assert!(!r.on_timer_event(t));
+    }
+}

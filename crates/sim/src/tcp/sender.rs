@@ -1,0 +1,732 @@
+//! The data sender: RFC 5681 congestion control around a byte stream that the
+//! application extends block by block.
+//!
+//! Sequence numbers count bytes and the first data byte is 1 (the SYN used 0).
+//! `recover` is kept as an exclusive bound (one past the highest byte sent when
+//! recovery began); RFC 6582 initialises it to ISS, which is 1 in that form. The sender never touches the
+//! network: it appends the segments to transmit to an output vector and reports the
+//! time its retransmission timer must fire (see [`TcpSender::take_timer_request`]).
+
+use crate::scenario::TcpVariant;
+use crate::tcp::rto::RtoEstimator;
+use crate::tcp::timer::{Fired, LazyTimer};
+use crate::time::Time;
+
+/// Per-connection sender parameters.
+#[derive(Clone, Debug)]
+pub struct SenderConfig {
+    pub variant: TcpVariant,
+    pub mss: u64,
+    /// Initial window in bytes (RFC 5681 §3.1 IW).
+    pub init_cwnd: u64,
+    /// Receiver's advertised window in bytes: a per-flow cap on data in flight.
+    pub rwnd: u64,
+    pub dupack_threshold: u32,
+    /// RFC 3042: send a new segment on each of the first two duplicate ACKs.
+    pub limited_transmit: bool,
+    /// Off: the window only grows additively (FAST'08 §5.1.2, "no slow start").
+    pub slow_start: bool,
+    /// RFC 5681 §4.1: after an idle period longer than the RTO, restart from the IW.
+    pub slow_start_after_idle: bool,
+    pub rto_min: Time,
+    pub rto_max: Time,
+    pub granularity: Time,
+    /// Timers fire on the next multiple of `granularity`, as jiffies timers do (WREN'09
+    /// `002_08b014e448da6385.txt`: low-resolution timers); off = exact deadlines.
+    pub timer_ticks: bool,
+    /// RTO x (1 + U(0, x)) each time the timer is armed (`001_e0dada207805edc8.txt`:
+    /// "RTO = est. RTO * (1 + RAND(0.5))"); 0 = off.
+    pub rto_random: f64,
+}
+
+/// A segment to put on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub seq: u64,
+    pub len: u32,
+    /// Some byte of it was sent before.
+    pub retransmit: bool,
+    /// The retransmission a timeout triggered (used to spot spurious timeouts).
+    pub after_timeout: bool,
+}
+
+/// Why a retransmission timeout happened: FAST'08 §5.1 (Table 3) categories.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeoutKind {
+    /// No duplicate ACK came back for the window (DART = 0).
+    FullWindow,
+    /// The lost segment was the last one written: nothing behind it to produce dupACKs.
+    LastPacket,
+    /// The segment had already been retransmitted, and that retransmission was lost.
+    LostRetransmit,
+    /// Some feedback came back, but not enough for data-driven recovery.
+    Other,
+}
+
+/// DART histogram bins: 0..DART_BINS-1; the last bin holds that many or more.
+pub const DART_BINS: usize = 16;
+
+/// Counters of one sender.
+#[derive(Clone, Debug, Default)]
+pub struct SenderStats {
+    pub timeouts: u64,
+    pub retransmits: u64,
+    pub fast_retransmits: u64,
+    pub limited_transmits: u64,
+    pub segments: u64,
+    pub payload_bytes: u64,
+    /// Timeouts by [`TimeoutKind`], in declaration order.
+    pub timeouts_by_kind: [u64; 4],
+    /// Lost retransmits split as in FAST'08 Table 3: DART >= dupack threshold or not.
+    pub lost_retransmits_dart_ge_threshold: u64,
+    pub lost_retransmits_dart_lt_threshold: u64,
+    /// Duplicate ACKs received at the time of each timeout (FAST'08 Fig. 11).
+    pub dart_histogram: [u64; DART_BINS],
+}
+
+/// One TCP sender.
+#[derive(Clone, Debug)]
+pub struct TcpSender {
+    pub cfg: SenderConfig,
+    /// Oldest unacknowledged sequence number.
+    pub snd_una: u64,
+    /// Next sequence number to send (moved back to `snd_una` by a timeout: go-back-N).
+    pub snd_nxt: u64,
+    /// Highest sequence number sent so far, plus one.
+    pub snd_max: u64,
+    /// End of the data the application has written.
+    pub app_limit: u64,
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    pub dupacks: u32,
+    pub in_recovery: bool,
+    /// RFC 6582 `recover`, exclusive: `snd_max` when recovery (or a timeout) began. An
+    /// ACK "covers recover" when it is at least this.
+    pub recover: u64,
+    /// A partial ACK has already reset the timer in this recovery (RFC 6582 §3.2 step 5).
+    pub(crate) partial_ack_seen: bool,
+    pub rto: RtoEstimator,
+    timer: LazyTimer,
+    timer_request: Option<Time>,
+    /// The one segment being timed for an RTT sample: (end sequence, send time).
+    timed: Option<(u64, Time)>,
+    last_activity: Time,
+    /// Duplicate ACKs received since `snd_una` last advanced (the DART of FAST'08 §5.1).
+    pub dart: u32,
+    /// End of the highest byte ever retransmitted: below it, data was sent twice.
+    pub(crate) retransmitted_end: u64,
+    /// SACK scoreboard (RFC 6675); empty for the other variants.
+    pub(crate) scoreboard: crate::tcp::sack::Scoreboard,
+    /// Draws for RTO randomization (seeded per flow, so runs are reproducible).
+    rng: rand_pcg::Pcg32,
+    pub stats: SenderStats,
+}
+
+impl TcpSender {
+    pub fn new(cfg: SenderConfig) -> Self {
+        Self::with_seed(cfg, 0)
+    }
+
+    /// A sender whose random draws (RTO randomization) come from `seed`.
+    pub fn with_seed(cfg: SenderConfig, seed: u64) -> Self {
+        use rand::SeedableRng;
+        let rto = RtoEstimator::new(cfg.rto_min, cfg.rto_max, cfg.granularity);
+        // RFC 5681 §3.1: initial ssthresh "arbitrarily high"; the receive window bounds it.
+        let ssthresh = if cfg.slow_start { cfg.rwnd } else { cfg.init_cwnd };
+        TcpSender {
+            snd_una: 1,
+            snd_nxt: 1,
+            snd_max: 1,
+            app_limit: 1,
+            cwnd: cfg.init_cwnd,
+            ssthresh,
+            dupacks: 0,
+            in_recovery: false,
+            recover: 1,
+            partial_ack_seen: false,
+            rto,
+            timer: LazyTimer::default(),
+            timer_request: None,
+            timed: None,
+            last_activity: Time::ZERO,
+            dart: 0,
+            retransmitted_end: 0,
+            scoreboard: Default::default(),
+            rng: rand_pcg::Pcg32::seed_from_u64(seed),
+            stats: SenderStats::default(),
+            cfg,
+        }
+    }
+
+    /// Bytes sent and not yet acknowledged (RFC 5681 FlightSize).
+    pub fn flight_size(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+
+    /// Everything written has been acknowledged.
+    pub fn all_acked(&self) -> bool {
+        self.snd_una == self.app_limit
+    }
+
+    /// A time at which the owner must deliver a timer event, if one is needed.
+    pub fn take_timer_request(&mut self) -> Option<Time> {
+        self.timer_request.take()
+    }
+
+    fn arm_timer(&mut self, now: Time) {
+        let mut rto = self.rto.rto.0;
+        if self.cfg.rto_random > 0.0 {
+            use rand::Rng;
+            let factor = 1.0 + self.rng.random::<f64>() * self.cfg.rto_random;
+            rto = (rto as f64 * factor) as u64;
+        }
+        let mut deadline = now.0 + rto;
+        if self.cfg.timer_ticks {
+            deadline = deadline.next_multiple_of(self.cfg.granularity.0);
+        }
+        if let Some(t) = self.timer.arm(Time(deadline)) {
+            self.timer_request = Some(t);
+        }
+    }
+
+    /// RFC 6298 §5.2-5.3: after an ACK of new data, restart the timer, or stop it when
+    /// nothing is outstanding.
+    pub(crate) fn restart_timer(&mut self, now: Time) {
+        if self.snd_una >= self.snd_max {
+            self.timer.cancel();
+        } else {
+            self.arm_timer(now);
+        }
+    }
+
+    /// The application wrote `bytes` more.
+    pub fn write(&mut self, now: Time, bytes: u64, out: &mut Vec<Segment>) {
+        if self.cfg.slow_start_after_idle
+            && self.snd_una == self.snd_max
+            && now.0.saturating_sub(self.last_activity.0) > self.rto.rto.0
+        {
+            self.cwnd = self.cwnd.min(self.cfg.init_cwnd);
+        }
+        self.app_limit += bytes;
+        self.send_new_data(now, out);
+    }
+
+    /// Put one segment on the wire and do the bookkeeping every transmission needs.
+    pub(crate) fn emit(&mut self, now: Time, seq: u64, len: u64, out: &mut Vec<Segment>) {
+        self.emit_flagged(now, seq, len, false, out);
+    }
+
+    fn emit_flagged(&mut self, now: Time, seq: u64, len: u64, after_timeout: bool, out: &mut Vec<Segment>) {
+        let retransmit = seq < self.snd_max;
+        if retransmit {
+            self.stats.retransmits += 1;
+            self.retransmitted_end = self.retransmitted_end.max(seq + len);
+            // Karn's algorithm (RFC 6298 §3): no sample from a retransmitted segment.
+            self.timed = None;
+        } else if self.timed.is_none() {
+            self.timed = Some((seq + len, now));
+        }
+        self.stats.segments += 1;
+        self.stats.payload_bytes += len;
+        out.push(Segment { seq, len: len as u32, retransmit, after_timeout });
+        self.last_activity = now;
+        // RFC 6298 §5.1: start the timer when data is sent and it is not running.
+        if !self.timer.is_armed() {
+            self.arm_timer(now);
+        }
+    }
+
+    /// Send as much unsent (or, after a timeout, unacknowledged) data as the window allows.
+    pub(crate) fn send_new_data(&mut self, now: Time, out: &mut Vec<Segment>) {
+        let window = self.cwnd.min(self.cfg.rwnd);
+        while self.snd_nxt < self.app_limit {
+            let len = self.cfg.mss.min(self.app_limit - self.snd_nxt);
+            if self.snd_nxt + len > self.snd_una + window {
+                break;
+            }
+            let seq = self.snd_nxt;
+            self.emit(now, seq, len, out);
+            self.snd_nxt += len;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+        }
+    }
+
+    /// Retransmit the segment at `snd_una` (fast retransmit, partial ACK).
+    pub(crate) fn retransmit_first_unacked(&mut self, now: Time, out: &mut Vec<Segment>) {
+        let len = self.cfg.mss.min(self.snd_max - self.snd_una);
+        let seq = self.snd_una;
+        self.emit(now, seq, len, out);
+    }
+
+    /// Window growth for an ACK of `acked` new bytes outside recovery (RFC 5681 §3.1).
+    pub(crate) fn grow_window(&mut self, acked: u64) {
+        let mss = self.cfg.mss;
+        if self.cfg.slow_start && self.cwnd < self.ssthresh {
+            self.cwnd += acked.min(mss); // slow start, RFC 5681 eq. (2)
+        } else {
+            self.cwnd += (mss * mss / self.cwnd).max(1); // congestion avoidance, eq. (3)
+        }
+    }
+
+    /// An ACK with cumulative acknowledgment `ack` and SACK blocks `sack` arrived.
+    pub fn on_ack(&mut self, now: Time, ack: u64, sack: &[(u64, u64)], out: &mut Vec<Segment>) {
+        self.last_activity = now;
+        if self.cfg.variant == TcpVariant::Sack {
+            self.on_ack_sack(now, ack, sack, out);
+            return;
+        }
+        if ack > self.snd_una {
+            let acked = self.advance_una(now, ack);
+            if self.in_recovery {
+                match self.cfg.variant {
+                    TcpVariant::Reno => self.on_new_ack_in_recovery_reno(now),
+                    _ => self.on_ack_in_recovery(now, ack, acked, out),
+                }
+            } else {
+                self.dupacks = 0;
+                self.grow_window(acked);
+                self.restart_timer(now);
+            }
+            self.send_new_data(now, out);
+        } else if ack == self.snd_una && self.snd_una < self.snd_max {
+            self.dart += 1;
+            match self.cfg.variant {
+                TcpVariant::Reno => self.on_duplicate_ack_reno(now, out),
+                _ => self.on_duplicate_ack(now, out),
+            }
+        }
+    }
+
+    /// Bookkeeping for an ACK of new data: RTT sample (Karn), snd_una, DART. Returns the
+    /// number of bytes newly acknowledged.
+    pub(crate) fn advance_una(&mut self, now: Time, ack: u64) -> u64 {
+        let acked = ack - self.snd_una;
+        if let Some((end, sent)) = self.timed {
+            if ack >= end {
+                let r = self.rto.measure(sent, now);
+                self.rto.sample(r);
+                self.timed = None;
+            }
+        }
+        self.snd_una = ack;
+        self.dart = 0;
+        if self.snd_nxt < ack {
+            self.snd_nxt = ack; // the receiver already had data we were about to resend
+        }
+        acked
+    }
+
+    /// RFC 3042 limited transmit: on the first and second duplicate ACK, send one new
+    /// segment if the receive window allows and no more than cwnd + 2 SMSS would be
+    /// outstanding; cwnd is unchanged.
+    pub(crate) fn limited_transmit(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if !self.cfg.limited_transmit || self.dupacks > 2 || self.snd_nxt >= self.app_limit {
+            return;
+        }
+        let len = self.cfg.mss.min(self.app_limit - self.snd_nxt);
+        let allowed = (self.cwnd + 2 * self.cfg.mss).min(self.cfg.rwnd);
+        if self.snd_nxt + len <= self.snd_una + allowed {
+            let seq = self.snd_nxt;
+            self.emit(now, seq, len, out);
+            self.snd_nxt += len;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+            self.stats.limited_transmits += 1;
+        }
+    }
+
+    /// Deliver a retransmission-timer event; returns true if the timer expired.
+    pub fn on_timer_event(&mut self, now: Time, out: &mut Vec<Segment>) -> bool {
+        match self.timer.on_event(now) {
+            Fired::Expired => {
+                self.on_timeout(now, out);
+                true
+            }
+            Fired::Reschedule(t) => {
+                self.timer_request = Some(t);
+                false
+            }
+            Fired::Ignore => false,
+        }
+    }
+
+    /// RFC 6298 §5.4-5.6 and RFC 5681 §3.1 eq. (4): the timer expired.
+    fn on_timeout(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if self.snd_una >= self.snd_max {
+            return; // nothing outstanding (cannot happen: the timer is off then)
+        }
+        self.stats.timeouts += 1;
+        self.classify_timeout();
+        let mss = self.cfg.mss;
+        // RFC 5681: ssthresh is not reduced again when the segment was already
+        // retransmitted by a timeout (repeated expiry of the same segment).
+        if self.rto.backoffs == 0 {
+            self.ssthresh = (self.flight_size() / 2).max(2 * mss);
+        }
+        self.cwnd = mss; // loss window, LW = 1 SMSS
+        if !self.cfg.slow_start {
+            self.ssthresh = self.cwnd;
+        }
+        self.in_recovery = false;
+        self.recover = self.snd_max; // RFC 6582 §3.2 step 4 (after a timeout)
+        self.dupacks = 0;
+        self.timed = None;
+        self.dart = 0;
+        // RFC 2018 §8: after a timeout, SACK information is no longer trusted
+        self.scoreboard.clear();
+        self.rto.back_off();
+        // retransmit the first segment (flagged, to recognise spurious timeouts), then
+        // go back N, as ns-2 and BSD do
+        let len = mss.min(self.snd_max - self.snd_una);
+        let seq = self.snd_una;
+        self.emit_flagged(now, seq, len, true, out);
+        self.snd_nxt = self.snd_una + len;
+        self.send_new_data(now, out);
+        self.arm_timer(now);
+    }
+
+    /// Record why this timeout happened (FAST'08 §5.1, Table 3, Fig. 11).
+    fn classify_timeout(&mut self) {
+        let dart = self.dart as usize;
+        self.stats.dart_histogram[dart.min(DART_BINS - 1)] += 1;
+        let kind = if self.snd_una < self.retransmitted_end {
+            if self.dart >= self.cfg.dupack_threshold {
+                self.stats.lost_retransmits_dart_ge_threshold += 1;
+            } else {
+                self.stats.lost_retransmits_dart_lt_threshold += 1;
+            }
+            TimeoutKind::LostRetransmit
+        } else if self.app_limit - self.snd_una <= self.cfg.mss {
+            TimeoutKind::LastPacket
+        } else if self.dart == 0 {
+            TimeoutKind::FullWindow
+        } else {
+            TimeoutKind::Other
+        };
+        self.stats.timeouts_by_kind[kind as usize] += 1;
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub const MSS: u64 = 1000;
+
+    pub fn config() -> SenderConfig {
+        SenderConfig {
+            variant: TcpVariant::Newreno,
+            mss: MSS,
+            init_cwnd: 2 * MSS,
+            rwnd: 1 << 30,
+            dupack_threshold: 3,
+            limited_transmit: false,
+            slow_start: true,
+            slow_start_after_idle: false,
+            rto_min: Time::from_ms(200),
+            rto_max: Time::from_ms(60_000),
+            granularity: Time::from_us(1),
+            timer_ticks: false,
+            rto_random: 0.0,
+        }
+    }
+
+    /// Sequence numbers of `segs`, in segment units (first data segment is 0).
+    pub fn seg_numbers(segs: &[Segment]) -> Vec<u64> {
+        segs.iter().map(|s| (s.seq - 1) / MSS).collect()
+    }
+
+    /// The cumulative ACK number that acknowledges the first `n` segments.
+    pub fn ack_of(n: u64) -> u64 {
+        1 + n * MSS
+    }
+
+    #[test]
+    fn sends_initial_window_then_waits() {
+        let mut s = TcpSender::new(config());
+        let mut out = vec![];
+        s.write(Time::ZERO, 10 * MSS, &mut out);
+        assert_eq!(seg_numbers(&out), vec![0, 1]);
+        assert!(s.take_timer_request().is_some(), "sending data starts the RTO timer");
+    }
+
+    #[test]
+    fn slow_start_sends_two_segments_per_ack() {
+        let mut s = TcpSender::new(config());
+        let mut out = vec![];
+        s.write(Time::ZERO, 100 * MSS, &mut out);
+        out.clear();
+        s.on_ack(Time::from_us(100), ack_of(1), &[], &mut out);
+        assert_eq!(seg_numbers(&out), vec![2, 3]);
+        assert_eq!(s.cwnd, 3 * MSS);
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_about_one_segment_per_window() {
+        let mut s = TcpSender::new(config());
+        s.cwnd = 10 * MSS;
+        s.ssthresh = 5 * MSS;
+        let mut out = vec![];
+        s.write(Time::ZERO, 1000 * MSS, &mut out);
+        for i in 1..=10 {
+            s.on_ack(Time::from_us(100), ack_of(i), &[], &mut out);
+        }
+        assert!(s.cwnd >= 10 * MSS + 9 * MSS / 10 && s.cwnd <= 11 * MSS, "cwnd {}", s.cwnd);
+    }
+
+    #[test]
+    fn short_last_segment_carries_the_tail_of_the_write() {
+        let mut s = TcpSender::new(config());
+        let mut out = vec![];
+        s.write(Time::ZERO, MSS + 10, &mut out);
+        assert_eq!(out.iter().map(|s| s.len).collect::<Vec<_>>(), vec![MSS as u32, 10]);
+    }
+
+    #[test]
+    fn receive_window_caps_data_in_flight() {
+        let mut cfg = config();
+        cfg.rwnd = 3 * MSS;
+        let mut s = TcpSender::new(cfg);
+        s.cwnd = 50 * MSS;
+        let mut out = vec![];
+        s.write(Time::ZERO, 100 * MSS, &mut out);
+        assert_eq!(out.len(), 3);
+    }
+
+    #[test]
+    fn timeout_halves_ssthresh_sets_one_segment_and_goes_back_n() {
+        let mut s = TcpSender::new(config());
+        s.cwnd = 8 * MSS;
+        let mut out = vec![];
+        s.write(Time::ZERO, 8 * MSS, &mut out);
+        assert_eq!(out.len(), 8);
+        out.clear();
+        let fire = s.take_timer_request().unwrap();
+        assert!(s.on_timer_event(fire, &mut out));
+        assert_eq!(s.stats.timeouts, 1);
+        assert_eq!(s.ssthresh, 4 * MSS);
+        assert_eq!(s.cwnd, MSS);
+        assert_eq!(seg_numbers(&out), vec![0]);
+        assert!(out[0].retransmit);
+        // the backed-off timer is armed for twice the RTO (RFC 6298 §5.5)
+        assert_eq!(s.take_timer_request(), Some(fire + Time::from_ms(2000)));
+    }
+
+    #[test]
+    fn ack_beyond_resent_data_skips_what_the_receiver_already_has() {
+        let mut s = TcpSender::new(config());
+        s.cwnd = 8 * MSS;
+        let mut out = vec![];
+        s.write(Time::ZERO, 8 * MSS, &mut out);
+        let fire = s.take_timer_request().unwrap();
+        out.clear();
+        s.on_timer_event(fire, &mut out);
+        out.clear();
+        // segment 0 was lost, 1..7 were buffered by the receiver: the ACK covers all
+        s.on_ack(fire + Time::from_us(100), ack_of(8), &[], &mut out);
+        assert!(out.is_empty());
+        assert!(s.all_acked());
+    }
+
+    #[test]
+    fn rtt_sample_from_acked_segment_sets_srtt() {
+        let mut s = TcpSender::new(config());
+        let mut out = vec![];
+        s.write(Time::ZERO, 2 * MSS, &mut out);
+        s.on_ack(Time::from_us(100), ack_of(1), &[], &mut out);
+        assert_eq!(s.rto.srtt, Some(Time::from_us(100)));
+    }
+
+    #[test]
+    fn no_rtt_sample_from_a_retransmitted_segment_karn() {
+        let mut s = TcpSender::new(config());
+        let mut out = vec![];
+        s.write(Time::ZERO, MSS, &mut out);
+        let fire = s.take_timer_request().unwrap();
+        s.on_timer_event(fire, &mut out);
+        s.on_ack(fire + Time::from_us(100), ack_of(1), &[], &mut out);
+        assert_eq!(s.rto.srtt, None);
+    }
+
+    #[test]
+    fn all_acked_stops_the_timer() {
+        let mut s = TcpSender::new(config());
+        let mut out = vec![];
+        s.write(Time::ZERO, MSS, &mut out);
+        let fire = s.take_timer_request().unwrap();
+        s.on_ack(Time::from_us(100), ack_of(1), &[], &mut out);
+        assert!(!s.on_timer_event(fire, &mut out), "a stopped timer does not expire");
+        assert_eq!(s.stats.timeouts, 0);
+    }
+
+    #[test]
+    fn without_slow_start_the_window_grows_additively_after_a_timeout() {
+        let mut cfg = config();
+        cfg.slow_start = false;
+        let mut s = TcpSender::new(cfg);
+        let mut out = vec![];
+        s.write(Time::ZERO, 100 * MSS, &mut out);
+        let fire = s.take_timer_request().unwrap();
+        s.on_timer_event(fire, &mut out);
+        assert_eq!(s.cwnd, MSS);
+        s.on_ack(fire + Time::from_us(100), ack_of(1), &[], &mut out);
+        // additive: +MSS*MSS/cwnd = +1 MSS at cwnd = 1 MSS; then +1/2 MSS, not doubling
+        assert_eq!(s.cwnd, 2 * MSS);
+        s.on_ack(fire + Time::from_us(200), ack_of(2), &[], &mut out);
+        assert_eq!(s.cwnd, 2 * MSS + MSS / 2);
+    }
+
+    #[test]
+    fn idle_restart_returns_to_initial_window_when_enabled() {
+        let mut cfg = config();
+        cfg.slow_start_after_idle = true;
+        let mut s = TcpSender::new(cfg);
+        s.cwnd = 20 * MSS;
+        let mut out = vec![];
+        s.write(Time::from_ms(5_000), MSS, &mut out);
+        assert_eq!(s.cwnd, 2 * MSS);
+    }
+}
+
+#[cfg(test)]
+mod knob_tests {
+    use super::tests::{ack_of, config, seg_numbers, MSS};
+    use super::*;
+
+    #[test]
+    fn limited_transmit_sends_new_data_on_the_first_two_dupacks_rfc3042() {
+        let mut cfg = config();
+        cfg.limited_transmit = true;
+        let mut s = TcpSender::new(cfg);
+        s.cwnd = 4 * MSS;
+        let mut out = vec![];
+        s.write(Time::ZERO, 100 * MSS, &mut out);
+        out.clear();
+        s.on_ack(Time::from_us(100), ack_of(0), &[], &mut out);
+        s.on_ack(Time::from_us(100), ack_of(0), &[], &mut out);
+        assert_eq!(seg_numbers(&out), vec![4, 5], "one new segment per dupACK");
+        assert_eq!(s.cwnd, 4 * MSS, "cwnd unchanged");
+        assert_eq!(s.stats.limited_transmits, 2);
+        out.clear();
+        s.on_ack(Time::from_us(100), ack_of(0), &[], &mut out);
+        assert_eq!(seg_numbers(&out)[0], 0, "third dupACK: fast retransmit as usual");
+    }
+
+    #[test]
+    fn without_limited_transmit_dupacks_below_threshold_send_nothing() {
+        let mut s = TcpSender::new(config());
+        s.cwnd = 4 * MSS;
+        let mut out = vec![];
+        s.write(Time::ZERO, 100 * MSS, &mut out);
+        out.clear();
+        s.on_ack(Time::from_us(100), ack_of(0), &[], &mut out);
+        s.on_ack(Time::from_us(100), ack_of(0), &[], &mut out);
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn tick_timers_fire_on_the_next_tick_boundary() {
+        let mut cfg = config();
+        cfg.granularity = Time::from_ms(4);
+        cfg.timer_ticks = true;
+        cfg.rto_min = Time::from_ms(1);
+        let mut s = TcpSender::new(cfg);
+        s.rto.sample(Time::ZERO); // RTO = max(G, 0) = 4 ms with a 4 ms clock
+        let mut out = vec![];
+        s.write(Time::from_us(1500), MSS, &mut out);
+        // deadline 5.5 ms rounds up to the 8 ms tick
+        assert_eq!(s.take_timer_request(), Some(Time::from_ms(8)));
+    }
+
+    #[test]
+    fn randomized_rto_stays_within_one_to_one_and_a_half_times() {
+        let mut cfg = config();
+        cfg.rto_random = 0.5;
+        cfg.rto_min = Time::from_ms(1);
+        let mut seen = vec![];
+        for seed in 0..50 {
+            let mut s = TcpSender::with_seed(cfg.clone(), seed);
+            s.rto.sample(Time::from_us(100)); // RTO = 1 ms (RTOmin)
+            let mut out = vec![];
+            s.write(Time::ZERO, MSS, &mut out);
+            let t = s.take_timer_request().unwrap();
+            assert!(t >= Time::from_ms(1) && t <= Time::from_us(1500), "{t:?}");
+            seen.push(t);
+        }
+        seen.sort();
+        seen.dedup();
+        assert!(seen.len() > 40, "draws differ across seeds");
+    }
+
+    /// A sender that has sent `w` segments of a longer write, for timeout forensics.
+    fn with_window(w: u64, total: u64) -> (TcpSender, Vec<Segment>) {
+        let mut s = TcpSender::new(config());
+        s.cwnd = w * MSS;
+        let mut out = vec![];
+        s.write(Time::ZERO, total * MSS, &mut out);
+        (s, out)
+    }
+
+    fn expire(s: &mut TcpSender) {
+        let mut out = vec![];
+        loop {
+            let t = s.take_timer_request().expect("armed");
+            if s.on_timer_event(t, &mut out) {
+                return;
+            }
+        }
+    }
+
+    #[test]
+    fn timeout_with_no_dupack_is_a_full_window_loss() {
+        let (mut s, _) = with_window(5, 50);
+        expire(&mut s);
+        assert_eq!(s.stats.timeouts_by_kind[TimeoutKind::FullWindow as usize], 1);
+        assert_eq!(s.stats.dart_histogram[0], 1);
+    }
+
+    #[test]
+    fn timeout_after_two_dupacks_is_other_with_dart_two() {
+        let (mut s, _) = with_window(5, 50);
+        let mut out = vec![];
+        s.on_ack(Time::from_us(100), ack_of(0), &[], &mut out);
+        s.on_ack(Time::from_us(100), ack_of(0), &[], &mut out);
+        expire(&mut s);
+        assert_eq!(s.stats.timeouts_by_kind[TimeoutKind::Other as usize], 1);
+        assert_eq!(s.stats.dart_histogram[2], 1);
+    }
+
+    #[test]
+    fn timeout_on_the_last_segment_of_the_write_is_a_last_packet_loss() {
+        let (mut s, _) = with_window(5, 5);
+        let mut out = vec![];
+        s.on_ack(Time::from_us(100), ack_of(4), &[], &mut out);
+        expire(&mut s);
+        assert_eq!(s.stats.timeouts_by_kind[TimeoutKind::LastPacket as usize], 1);
+    }
+
+    #[test]
+    fn timeout_of_a_fast_retransmitted_segment_is_a_lost_retransmit() {
+        let (mut s, _) = with_window(8, 50);
+        let mut out = vec![];
+        for _ in 0..3 {
+            s.on_ack(Time::from_us(100), ack_of(0), &[], &mut out);
+        }
+        assert_eq!(s.stats.fast_retransmits, 1);
+        expire(&mut s); // the fast retransmission was lost too
+        assert_eq!(s.stats.timeouts_by_kind[TimeoutKind::LostRetransmit as usize], 1);
+        assert_eq!(s.stats.lost_retransmits_dart_ge_threshold, 1);
+        // and the retransmission after that timeout, lost again: DART is 0 < 3
+        expire(&mut s);
+        assert_eq!(s.stats.lost_retransmits_dart_lt_threshold, 1);
+    }
+
+    #[test]
+    fn the_retransmission_a_timeout_triggers_is_flagged() {
+        let (mut s, _) = with_window(4, 50);
+        let mut out = vec![];
+        let t = s.take_timer_request().unwrap();
+        s.on_timer_event(t, &mut out);
+        assert_eq!(out.len(), 1);
+        assert!(out[0].after_timeout && out[0].retransmit);
+    }
+}

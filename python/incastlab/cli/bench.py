@@ -1,0 +1,168 @@
+"""``incastlab bench``: how fast the simulator core runs, and how much memory it needs.
+
+Points (issue 2):
+- the FAST'08 scenario (``000_315d806dde942a9f.txt`` §3.1, Table 1, 32 KiB buffer) at 64
+  servers for 20 s of simulated time, and for 2 s: memory should not grow with time;
+- a one-shot 10 Gbps incast: ``blocks=1``, N servers x 1 MiB each (1,048,576 B; the
+  issue says "1 MB"), a 100-packet output buffer (150,000 B = 100 x 1500 B), 10 us per
+  link (RTT 40 us), N = 64, 256, 1024, run until the last byte is acknowledged.
+
+Each point runs alone in a fresh Python process, one after another, so its wall time is
+single-threaded and its peak resident memory (``ru_maxrss``) is its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+
+from ..errors import EnvironmentProblem
+from ..scenario import Scenario
+from ..table import render
+
+TARGET_EVENTS_PER_S = 10e6  # issue 2: at least 10 million events/s, single threaded
+
+
+@dataclass(frozen=True)
+class BenchPoint:
+    name: str
+    scenario: Scenario
+    target_wall_s: float | None  # issue 2 targets on a 2-core machine; None: no wall target
+
+
+def _oneshot(n: int, target: float | None) -> BenchPoint:
+    return BenchPoint(f"oneshot-10g-{n}",
+                      Scenario(servers=n, sru="1MiB", buffer=150_000, rate="10Gbps", rtt="40us", blocks=1),
+                      target)
+
+
+def bench_points(quick: bool) -> list[BenchPoint]:
+    """The benchmark set; ``quick`` keeps the points that take well under a second."""
+    fast08_2s = BenchPoint("fast08-64-2s", Scenario(servers=64, duration="2s"), None)
+    if quick:
+        return [fast08_2s, _oneshot(64, 0.05), _oneshot(256, 0.1)]
+    return [
+        BenchPoint("fast08-64-20s", Scenario(servers=64, duration="20s"), 2.0),
+        fast08_2s,
+        _oneshot(64, 0.05),
+        _oneshot(256, 0.1),
+        _oneshot(1024, 0.7),
+    ]
+
+
+# Runs in the child: simulate one point, report the result and the peak resident memory
+# before (imports only) and after the simulation, in KiB. VmHWM is this process image's
+# own high-water mark; ru_maxrss would also count the parent's memory at fork, which
+# Linux carries across exec.
+_CHILD = """
+import json, resource, sys
+def peak_kib():
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+from incastlab.scenario import Scenario
+from incastlab.sim import simulate
+before = peak_kib()
+r = simulate(Scenario(**json.loads(sys.argv[1])))
+after = peak_kib()
+print(json.dumps({"result": r.to_dict(), "rss_before_kib": before, "rss_after_kib": after}))
+"""
+
+
+def run_point(point: BenchPoint) -> dict:
+    """Simulate ``point`` in a fresh interpreter; return the bench record."""
+    proc = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(point.scenario.model_dump())],
+                          capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        raise EnvironmentProblem(f"bench point {point.name} failed: {last}")
+    child = json.loads(proc.stdout.strip().splitlines()[-1])
+    r = child["result"]
+    wall = r["wall_seconds"]  # the core's own timer: simulation only, not interpreter start-up
+    events_per_s = r["events"] / wall if wall > 0 else float("inf")
+    rec = {
+        "name": point.name,
+        "servers": r["servers"],
+        "events_per_s": events_per_s,
+        "packet_hops_per_s": r["packet_hops"] / wall if wall > 0 else float("inf"),
+        "wall_seconds": wall,
+        "sim_seconds": r["sim_seconds"],
+        "events": r["events"],
+        "packet_hops": r["packet_hops"],
+        "max_rss_mib": child["rss_after_kib"] / 1024,
+        # growth of the high-water mark during the run: the simulator's own memory (the
+        # interpreter, numpy and pandas account for the rest)
+        "sim_rss_mib": (child["rss_after_kib"] - child["rss_before_kib"]) / 1024,
+        # the core's high-water marks: what its memory scales with
+        "peak_packets": r.get("peak_packets"),
+        "peak_events": r.get("peak_events"),
+        "goodput_mbps": r["goodput_mbps"],
+        "blocks": r["blocks"],
+        "target_events_per_s": TARGET_EVENTS_PER_S,
+        "events_ok": events_per_s >= TARGET_EVENTS_PER_S,
+        "target_wall_s": point.target_wall_s,
+        "wall_ok": None if point.target_wall_s is None else wall < point.target_wall_s,
+    }
+    return rec
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "bench",
+        help="simulated events and packet hops per second, wall time and memory per point",
+        description="Benchmark the simulator core, one point per fresh process, single threaded: "
+        "FAST'08 at 64 servers (20 s and 2 s simulated) and a one-shot 10 Gbps incast of "
+        "64, 256 and 1024 servers x 1 MiB.",
+    )
+    p.add_argument("--json", action="store_true", help="one JSON object per line per point")
+    p.add_argument("--quick", action="store_true",
+                   help="only the short points (FAST'08 2 s, one-shot 64 and 256 servers)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    points = bench_points(args.quick)
+    records = []
+    for point in points:
+        if not args.json and sys.stderr.isatty():
+            sys.stderr.write(f"\rbench: {point.name} ...".ljust(40))
+            sys.stderr.flush()
+        rec = run_point(point)
+        records.append(rec)
+        if args.json:
+            print(json.dumps(rec), flush=True)
+    if not args.json:
+        if sys.stderr.isatty():
+            sys.stderr.write("\r" + " " * 40 + "\r")
+        print(render_bench(records))
+    return 0
+
+
+def _verdict(ok: bool | None) -> str:
+    return "-" if ok is None else ("pass" if ok else "MISS")
+
+
+def render_bench(records: list[dict]) -> str:
+    headings = ["point", "servers", "sim s", "wall s", "target", "", "Mevents/s", "(>=10)", "Mhops/s",
+                "events", "maxRSS MiB", "sim RSS MiB", "peak pkts", "peak events"]
+    rows = []
+    for r in records:
+        rows.append([
+            r["name"], str(r["servers"]), f"{r['sim_seconds']:g}", f"{r['wall_seconds']:.3f}",
+            "-" if r["target_wall_s"] is None else f"<{r['target_wall_s']:g}", _verdict(r["wall_ok"]),
+            f"{r['events_per_s'] / 1e6:.1f}", _verdict(r["events_ok"]), f"{r['packet_hops_per_s'] / 1e6:.1f}",
+            str(r["events"]), f"{r['max_rss_mib']:.1f}", f"{r['sim_rss_mib']:.1f}",
+            str(r["peak_packets"]) if r["peak_packets"] is not None else "-",
+            str(r["peak_events"]) if r["peak_events"] is not None else "-",
+        ])
+    note = ("each point alone in a fresh process, single threaded; wall s = the core's simulation time; "
+            "sim RSS = peak resident memory added by the simulation")
+    return render(headings, rows) + "\n" + note

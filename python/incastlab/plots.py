@@ -1,0 +1,60 @@
+"""Figures in the style of the source papers.
+
+``goodput_vs_servers`` draws FAST'08 Fig. 4 (``000_315d806dde942a9f.txt`` §4.1): goodput
+in Mbps against the number of servers, linear axes, one line per configuration.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Mapping
+
+import pandas as pd
+
+from .outfiles import check_writable, write_atomically
+
+FORMATS = ("png", "svg", "pdf")
+
+
+def check_plot_path(path: str | os.PathLike, param: str = "--plot") -> Path:
+    """Refuse a figure path we could not write, before any simulation runs."""
+    return check_writable(path, param, FORMATS)
+
+
+def goodput_vs_servers(
+    series: Mapping[str, pd.DataFrame],
+    path: str | os.PathLike,
+    title: str = "TCP incast: goodput vs. number of servers",
+    link_rate_bps: int | None = None,
+) -> Path:
+    """Plot each ``label -> sweep DataFrame`` (columns servers, goodput_mbps) to ``path``.
+
+    The format follows the extension (.png, .svg or .pdf); the file is written atomically.
+    """
+    # A bare Figure (no pyplot): no global state, no display, safe next to other threads.
+    from matplotlib.figure import Figure
+
+    p = check_plot_path(path)
+    fig = Figure(figsize=(7.5, 4.8), dpi=120)
+    ax = fig.subplots()
+    markers = "osD^v<>px*"
+    for i, (label, df) in enumerate(series.items()):
+        d = df.sort_values("servers")
+        ax.plot(d["servers"], d["goodput_mbps"], marker=markers[i % len(markers)], linewidth=1.6,
+                markersize=5, label=label)
+    if link_rate_bps:
+        ax.axhline(link_rate_bps / 1e6, color="grey", linestyle=":", linewidth=1,
+                   label=f"link rate ({link_rate_bps / 1e6:g} Mbps)")
+    ax.set_xlabel("Number of servers")
+    ax.set_ylabel("Goodput (Mbps)")
+    ax.set_title(title)
+    ax.set_xlim(left=0)
+    top = max([link_rate_bps / 1e6 if link_rate_bps else 0.0]
+              + [float(df["goodput_mbps"].max()) for df in series.values() if len(df)])
+    ax.set_ylim(0, top * 1.25 if top > 0 else 1.0)  # headroom so the legend sits above the curves
+    ax.grid(True, linestyle="--", linewidth=0.6, alpha=0.7)
+    ax.legend(fontsize=8, loc="upper right")
+    fig.tight_layout()
+    write_atomically(p, lambda tmp: fig.savefig(tmp, format=p.suffix.lower().lstrip(".")))
+    return p

@@ -1,0 +1,187 @@
+"""Run the simulator core: one point (``simulate``) or many in parallel (``sweep``).
+
+The core (``incastlab._native.simulate``) takes and returns JSON and releases the GIL
+while it runs, so a plain thread pool keeps every core busy without the cost of
+processes (``docs/native-api.md``). Results come back in input order and do not depend
+on the number of threads: each point is its own deterministic simulation.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+
+from .errors import EnvironmentProblem, UsageError
+from .scenario import Scenario
+
+if TYPE_CHECKING:  # pandas is imported when a DataFrame is built, so a bare simulate()
+    import pandas as pd  # (e.g. one bench point in a fresh process) does not pay ~100 MiB
+
+# The documented result fields (docs/native-api.md); the core may add more after these.
+RESULT_COLUMNS = [
+    "servers", "sru_bytes", "buffer_bytes", "rto_min_s", "goodput_mbps", "blocks", "timeouts",
+    "retransmits", "drops", "max_queue_bytes", "block_time_p50_s", "block_time_p99_s",
+    "block_time_max_s", "sim_seconds", "wall_seconds", "events", "packet_hops",
+]
+
+# Core parameter names -> Scenario fields, so a refusal from the core names what the user set.
+_NATIVE_TO_FIELD = {
+    "sru_bytes": "sru", "block_bytes": "block", "buffer_bytes": "buffer", "rate_bps": "rate",
+    "link_delay_ps": "rtt", "mss_bytes": "mss", "rto_min_ps": "rto_min", "rto_max_ps": "rto_max",
+    "timer_granularity_ps": "timer_granularity", "delayed_ack_ps": "delayed_ack",
+    "init_cwnd_segments": "init_cwnd", "rwnd_bytes": "rwnd", "response_jitter_ps": "jitter",
+    "send_jitter_ps": "send_jitter",
+    "duration_ps": "duration",
+}
+_NATIVE_ERROR = re.compile(r"(?P<param>[\w.]+): (?P<value>.*) is not allowed; expected (?P<allowed>.*)", re.S)
+
+ProgressFn = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class SimResult:
+    """The outcome of one simulated point: the core's flat result, read as attributes.
+
+    ``r.goodput_mbps``, ``r.timeouts``, ``r["drops"]``; ``r.to_dict()`` is the JSON object
+    ``incastlab simulate --json`` prints. Times are seconds, rates Mbps, sizes bytes.
+    """
+
+    data: Mapping[str, Any]
+    scenario: Scenario | None = field(default=None, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "data", MappingProxyType(dict(self.data)))
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("data", "scenario") or name.startswith("__"):
+            raise AttributeError(name)
+        try:
+            return self.data[name]
+        except KeyError:
+            raise AttributeError(f"SimResult has no field {name!r}") from None
+
+    def __reduce__(self):  # MappingProxyType does not pickle; rebuild from a plain dict
+        return (SimResult, (dict(self.data), self.scenario))
+
+    def __getitem__(self, name: str) -> Any:
+        return self.data[name]
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self.data))
+
+    def to_dict(self) -> dict[str, Any]:
+        """A plain dict (a copy), in the core's field order."""
+        return dict(self.data)
+
+    def to_json(self) -> str:
+        """One line of ``--json`` output."""
+        return json.dumps(self.to_dict())
+
+
+def simulate(scenario: Scenario | Mapping[str, Any]) -> SimResult:
+    """Simulate one point. ``scenario`` is a ``Scenario`` or the keywords of one."""
+    scn = _as_scenario(scenario)
+    from . import _native  # imported here so `import incastlab` works without the build
+
+    try:
+        out = _native.simulate(json.dumps(scn.to_native()))
+    except ValueError as e:
+        raise _native_error(e) from None
+    return SimResult(json.loads(out), scn)
+
+
+def sweep(
+    scenarios: Iterable[Scenario | Mapping[str, Any]],
+    jobs: int | None = None,
+    progress: ProgressFn | None = None,
+) -> pd.DataFrame:
+    """Simulate every scenario, ``jobs`` at a time (default: the cores this process may use).
+
+    Returns one row per scenario, in input order, with the result fields as columns.
+    ``progress(done, total)`` is called after each point finishes.
+    """
+    return to_frame(run_points(scenarios, jobs, progress))
+
+
+def to_frame(results: Iterable[SimResult]) -> pd.DataFrame:
+    """Results as a DataFrame: one row each, the result fields as columns, in order."""
+    import pandas as pd
+
+    rows = [r.to_dict() for r in results]
+    columns = list(rows[0]) if rows else list(RESULT_COLUMNS)
+    return pd.DataFrame.from_records(rows, columns=columns)
+
+
+def sweep_servers(
+    base: Scenario, servers: Iterable[int], jobs: int | None = None, progress: ProgressFn | None = None
+) -> pd.DataFrame:
+    """``sweep`` over numbers of servers, everything else as in ``base`` (FAST'08 Fig. 4)."""
+    return sweep([base.with_servers(n) for n in servers], jobs=jobs, progress=progress)
+
+
+def run_points(
+    scenarios: Iterable[Scenario], jobs: int | None = None, progress: ProgressFn | None = None
+) -> list[SimResult]:
+    """Like ``sweep`` but returns the ``SimResult`` objects (input order)."""
+    points = [_as_scenario(s) for s in scenarios]
+    jobs = available_cores() if jobs is None else jobs
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise UsageError("jobs", jobs, "a whole number of parallel jobs, at least 1")
+    return _run_all(points, jobs, progress)
+
+
+def available_cores() -> int:
+    """Cores this process may run on (respects taskset/cgroup affinity)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _run_all(points: list[Scenario], jobs: int, progress: ProgressFn | None) -> list[SimResult]:
+    total = len(points)
+    if jobs == 1 or total <= 1:
+        results = []
+        for i, p in enumerate(points):
+            results.append(simulate(p))
+            if progress:
+                progress(i + 1, total)
+        return results
+    pool = ThreadPoolExecutor(max_workers=min(jobs, total), thread_name_prefix="incastlab-sim")
+    try:
+        futures = [pool.submit(simulate, p) for p in points]
+        if progress:
+            for done, _ in enumerate(as_completed(futures), start=1):
+                progress(done, total)
+        return [f.result() for f in futures]  # input order; re-raises the first failure
+    finally:
+        # On Ctrl-C or a failed point, drop the points not started yet instead of running
+        # them all; the ones already inside the core finish their (bounded) run.
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _as_scenario(s: Scenario | Mapping[str, Any]) -> Scenario:
+    if isinstance(s, Scenario):
+        return s
+    if isinstance(s, Mapping):
+        return Scenario(**s)
+    raise TypeError(f"expected a Scenario or a dict of its fields, got {type(s).__name__}")
+
+
+def _native_error(e: ValueError) -> Exception:
+    """The core's "param: value is not allowed; expected ..." as a UsageError."""
+    m = _NATIVE_ERROR.fullmatch(str(e))
+    if not m:
+        return e  # not a refusal of the scenario: a bug worth its traceback
+    param, value, allowed = m["param"], m["value"], m["allowed"]
+    if param == "simulator":
+        return EnvironmentProblem(f"{param}: {allowed}")
+    field_name = _NATIVE_TO_FIELD.get(param, param)
+    if field_name != param:
+        param = f"{field_name} ({param})"
+    return UsageError(param, value, allowed)

@@ -1,0 +1,165 @@
+"""``incastlab simulate`` end to end, through the real command line (a subprocess), so
+exit status, stderr and files are what a user sees."""
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+# Short runs keep the file fast: a few blocks or a fraction of a simulated second.
+SHORT = ["--blocks", "5"]
+
+REQUIRED_JSON_FIELDS = {
+    "servers", "sru_bytes", "buffer_bytes", "rto_min_s", "goodput_mbps", "blocks", "timeouts",
+    "retransmits", "drops", "max_queue_bytes", "block_time_p50_s", "block_time_p99_s", "sim_seconds",
+    "wall_seconds", "events",
+}
+
+
+def incastlab(*args, timeout=300):
+    return subprocess.run([sys.executable, "-m", "incastlab.cli.main", *args],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.parametrize("args, flag, value", [
+    (["--servers", "0"], "--servers", "0"),
+    (["--servers", "1,x"], "--servers", "1,x"),
+    (["--buffer", "-1"], "--buffer", "-1"),
+    (["--buffer", "100"], "--buffer", "100"),
+    (["--sru", "0"], "--sru", "0"),
+    (["--rate", "1Qbps"], "--rate", "1Qbps"),
+    (["--rto-min", "banana"], "--rto-min", "banana"),
+    (["--rtt", "fast"], "--rtt", "fast"),
+    (["--blocks", "0"], "--blocks", "0"),
+    (["--delayed-ack", "2s"], "--delayed-ack", "2s"),
+    (["--jobs", "0"], "--jobs", "0"),
+    (["--plot", "goodput.txt"], "--plot", "goodput.txt"),
+])
+def test_bad_input_is_one_line_exit_2_naming_the_flag(args, flag, value, tmp_path):
+    r = incastlab("simulate", "--servers", "1", *SHORT, *args) if args[0] != "--servers" \
+        else incastlab("simulate", *SHORT, *args)
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert flag in lines[0] and value in lines[0] and "expected" in lines[0]
+    assert "Traceback" not in r.stderr
+    assert r.stdout == ""
+
+
+def test_missing_output_directory_is_refused_before_simulating(tmp_path):
+    target = tmp_path / "no-such-dir" / "fig.png"
+    r = incastlab("simulate", "--servers", "1", *SHORT, "--plot", str(target))
+    assert r.returncode == 2 and "--plot" in r.stderr and "Traceback" not in r.stderr
+    assert r.stdout == "" and not target.exists()
+
+
+def test_help_works_for_every_new_command():
+    for cmd in ("simulate", "demo", "bench"):
+        r = incastlab(cmd, "--help")
+        assert r.returncode == 0 and "usage: incastlab " + cmd in r.stdout
+
+
+def _json_lines(r):
+    assert r.returncode == 0, r.stderr
+    return [line for line in r.stdout.splitlines() if line.strip()]
+
+
+def test_json_has_one_object_per_point_with_the_schema_fields():
+    lines = _json_lines(incastlab("simulate", "--servers", "1,2,4", *SHORT, "--json"))
+    assert len(lines) == 3
+    points = [json.loads(line) for line in lines]
+    for p in points:
+        assert REQUIRED_JSON_FIELDS <= set(p), REQUIRED_JSON_FIELDS - set(p)
+    assert [p["servers"] for p in points] == [1, 2, 4]
+    assert all(p["blocks"] == 5 for p in points)
+    assert points[0]["buffer_bytes"] == 32 * 1024 and points[0]["rto_min_s"] == pytest.approx(0.2)
+
+
+def test_units_reach_the_core():
+    p = json.loads(_json_lines(incastlab("simulate", "--servers", "2", "--buffer", "64KB", "--sru", "32KiB",
+                                         "--rto-min", "200us", *SHORT, "--json"))[0])
+    assert (p["buffer_bytes"], p["sru_bytes"]) == (64_000, 32 * 1024)
+    assert p["rto_min_s"] == pytest.approx(200e-6)
+
+
+def _without_wall(text: str) -> str:
+    # wall_seconds is the only field allowed to differ between identical runs
+    return re.sub(r'"wall_seconds": [-+0-9.eE]+, ?', "", text)
+
+
+def test_same_seed_gives_byte_identical_json_apart_from_wall_time():
+    args = ["simulate", "--servers", "1,8,16", "--duration", "0.3s", "--seed", "7", "--jitter", "20us", "--json"]
+    a, b = incastlab(*args), incastlab(*args)
+    assert a.returncode == 0 and b.returncode == 0
+    assert "wall_seconds" in a.stdout
+    assert _without_wall(a.stdout) == _without_wall(b.stdout)
+
+
+def test_parallel_and_serial_runs_give_identical_results():
+    args = ["simulate", "--servers", "1,2,4,8,16,32", "--duration", "0.3s", "--json"]
+    serial, parallel = incastlab(*args, "--jobs", "1"), incastlab(*args, "--jobs", "2")
+    assert serial.returncode == 0 and parallel.returncode == 0
+    assert _without_wall(serial.stdout) == _without_wall(parallel.stdout)
+
+
+def test_table_lists_every_point():
+    r = incastlab("simulate", "--servers", "1,3", *SHORT)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""  # progress is drawn only when stderr is a terminal
+    assert "goodput Mbps" in r.stdout and "timeouts" in r.stdout
+    rows = [line.split() for line in r.stdout.splitlines() if re.match(r"\s*\d+\s", line)]
+    assert [row[0] for row in rows] == ["1", "3"]
+
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_writes_a_png_and_csv(tmp_path):
+    png, csv = tmp_path / "fig4.png", tmp_path / "fig4.csv"
+    r = incastlab("simulate", "--servers", "1,2,4", *SHORT, "--plot", str(png), "--csv", str(csv))
+    assert r.returncode == 0, r.stderr
+    data = png.read_bytes()
+    assert data.startswith(PNG_MAGIC)
+    import matplotlib.image
+    img = matplotlib.image.imread(str(png))
+    assert img.shape[0] > 200 and img.shape[1] > 300
+    import pandas as pd
+    df = pd.read_csv(csv)
+    assert list(df["servers"]) == [1, 2, 4]
+    assert not list(tmp_path.glob(".incastlab-*"))  # no temporary file left behind
+
+
+def test_plot_svg_by_extension(tmp_path):
+    svg = tmp_path / "fig4.svg"
+    r = incastlab("simulate", "--servers", "1,2", *SHORT, "--plot", str(svg))
+    assert r.returncode == 0, r.stderr
+    assert "<svg" in svg.read_text()[:2000]
+
+
+def test_demo_writes_table_explanation_csv_and_png(tmp_path):
+    r = incastlab("demo", "--out", str(tmp_path / "out"), "--servers", "1,8", "--duration", "0.3s")
+    assert r.returncode == 0, r.stderr
+    assert "FAST'08 default" in r.stdout and "RTOmin 200us" in r.stdout
+    assert "With the FAST'08 defaults" in r.stdout   # the generated paragraph
+    assert (tmp_path / "out" / "demo.png").read_bytes().startswith(PNG_MAGIC)
+    import pandas as pd
+    df = pd.read_csv(tmp_path / "out" / "demo.csv")
+    assert list(df["configuration"].unique()) == ["fast08", "big_buffer", "rto_200us"]
+    assert len(df) == 6
+
+
+BENCH_FIELDS = {"name", "servers", "events_per_s", "packet_hops_per_s", "wall_seconds", "sim_seconds",
+                "events", "max_rss_mib"}
+
+
+def test_bench_quick_json_fields():
+    lines = _json_lines(incastlab("bench", "--quick", "--json", timeout=600))
+    recs = [json.loads(line) for line in lines]
+    assert [r["name"] for r in recs] == ["fast08-64-2s", "oneshot-10g-64", "oneshot-10g-256"]
+    for rec in recs:
+        assert BENCH_FIELDS <= set(rec)
+        assert rec["events"] > 0 and rec["events_per_s"] > 0 and rec["max_rss_mib"] > 0
+    oneshot = recs[1]
+    assert oneshot["servers"] == 64

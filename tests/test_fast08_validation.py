@@ -1,0 +1,118 @@
+"""The simulator against FAST'08 (`000_315d806dde942a9f.txt`), figure by figure.
+
+Every run here also checks the modelling invariants (DESIGN.md): payload bytes sent =
+delivered + dropped + in flight, and no queue above its buffer. Unless a test says
+otherwise, points simulate 5 s instead of the paper's 20 s (§3.1) to keep the suite fast;
+at the collapse a point still spans tens of 200 ms timeouts, and the assertions leave
+room for that sampling (margins stated at each).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from incastlab import Scenario, sweep
+
+# Payload capacity of a 1 Gbps link with 1460 B of payload per 1500 B packet.
+PAYLOAD_CAPACITY_MBPS = 1000 * 1460 / 1500
+
+SHORT = "5s"
+
+
+def run(points: list[Scenario]):
+    df = sweep(points)
+    for _, r in df.iterrows():
+        assert r.bytes_sent == r.bytes_delivered + r.bytes_dropped + r.bytes_in_flight, "byte conservation"
+        assert r.max_queue_bytes <= r.buffer_bytes, "queue above its buffer"
+    return df.set_index("servers", drop=False)
+
+
+def servers_sweep(servers, **knobs):
+    return run([Scenario(servers=n, duration=knobs.pop("duration", SHORT), **knobs) for n in servers])
+
+
+def onset(goodput_by_n, one_server: float) -> int:
+    """Smallest N whose goodput is below 75 % of the one-server goodput: where the curve
+    bends. (Fig. 6's large-buffer curves bend to 60-70 % rather than collapse, so a 50 %
+    rule would miss them.) A large sentinel if it never bends in the sweep."""
+    for n, g in sorted(goodput_by_n.items()):
+        if g < 0.75 * one_server:
+            return n
+    return 10**9
+
+
+def test_one_server_gets_at_least_90_percent_of_payload_capacity():
+    # Fig. 4 starts near link rate with one server. 90 % of payload capacity is the
+    # issue's bar; the gap is the idle request round trip between blocks.
+    df = servers_sweep([1])
+    assert df.goodput_mbps[1] >= 0.9 * PAYLOAD_CAPACITY_MBPS
+
+
+def test_fig4_collapse_at_16_and_32_servers_is_caused_by_timeouts():
+    # Fig. 4 (32 KB buffer, RTOmin 200 ms): "an order of magnitude collapse at around 8
+    # servers and beyond". The bar here is the issue's: below a quarter of one server.
+    df = servers_sweep([1, 16, 32])
+    one = df.goodput_mbps[1]
+    for n in (16, 32):
+        r = df.loc[n]
+        assert r.goodput_mbps < one / 4, f"{n} servers: {r.goodput_mbps:.0f} Mbps vs {one:.0f}"
+        # Timeouts are the cause (§4.1, Fig. 5): at line rate a block of n x 256 KiB takes
+        # ~35-70 ms, yet the median block waits at least one 200 ms RTOmin, and there are
+        # more timeouts than blocks.
+        line_rate_block_s = n * 256 * 1024 * 8 / 1e9
+        assert r.block_time_p50_s >= 0.2 > line_rate_block_s
+        assert r.timeouts >= max(1, r.blocks)
+
+
+def test_fig6_doubling_the_buffer_roughly_doubles_the_servers_before_collapse():
+    # Fig. 6: "doubling the size of the switch's output port buffer in simulation doubles
+    # the number of servers that can be supported before the system experiences Incast".
+    grid = [1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 128]
+    onsets = {}
+    for kib in (32, 64, 128, 256, 512, 1024):
+        df = servers_sweep(grid, buffer=f"{kib}KiB")
+        onsets[kib] = onset(df.goodput_mbps.to_dict(), df.goodput_mbps[1])
+    kibs = sorted(onsets)
+    # More buffer never makes it collapse earlier.
+    assert all(onsets[a] <= onsets[b] for a, b in zip(kibs, kibs[1:])), onsets
+    # "Roughly doubles": across five doublings (32x buffer) the onset moves by at least
+    # 2^5 / 4 = 8x and at most 2^5 * 4 = 128x, i.e. 1.5x-2.6x per doubling on average.
+    growth = onsets[1024] / onsets[32]
+    assert 8 <= growth <= 128, onsets
+
+
+def test_fig6_1024KB_buffer_at_64_servers_uses_about_65_percent():
+    # §4.2: "for a 1024KB buffer, 64 servers only utilize about 65% of the client's link
+    # bandwidth". A full 20 s run as in the paper; +-10 points for one deterministic run.
+    df = servers_sweep([64], buffer="1024KiB", duration="20s")
+    share = df.goodput_mbps[64] / 1000
+    assert 0.55 <= share <= 0.75, share
+
+
+def test_fig7_larger_sru_raises_goodput():
+    # Fig. 7 (64 servers): "the 1000KB SRU size run is two orders of magnitude faster
+    # than the 10KB SRU size run". We require the ordering and at least 10x: our 64 KiB
+    # buffer (the paper does not give Fig. 7's) and 5 s runs put us at ~30x, not 100x.
+    srus = ["10KiB", "32KiB", "64KiB", "128KiB", "256KiB", "1000KiB"]
+    df = run([Scenario(servers=64, sru=s, buffer="64KiB", duration=SHORT) for s in srus])
+    g = list(df.goodput_mbps)
+    assert all(a <= b * 1.1 for a, b in zip(g, g[1:])), g  # 10 %: one run per point
+    assert g[-1] >= 10 * g[0], g
+
+
+def test_fig9_fixed_block_goodput_falls_with_servers():
+    # Fig. 9: fixed 1 MB block split over N servers: "a rapid drop-off in goodput".
+    grid = [1, 4, 8, 16, 32, 64]
+    df = servers_sweep(grid, block="1MiB")
+    g = [df.goodput_mbps[n] for n in grid]
+    assert all(b <= a * 1.1 for a, b in zip(g[1:], g[2:])), g  # falls from 4 on (10 %: one run)
+    assert g[-1] < 0.1 * g[0], g
+
+
+@pytest.mark.parametrize("n", [8, 16, 32])
+def test_fig13_rto_min_200us_gives_an_order_of_magnitude_at_8_to_32_servers(n):
+    # Fig. 13: "reducing RTOmin from 200ms to 200us improves goodput by an order of
+    # magnitude for between 8 to 32 servers". 10x is that claim, with no extra margin.
+    df = run([Scenario(servers=n, duration=SHORT), Scenario(servers=n, rto_min="200us", duration=SHORT)])
+    slow, fast = df.goodput_mbps.iloc[0], df.goodput_mbps.iloc[1]
+    assert fast >= 10 * slow, (slow, fast)
