@@ -36,6 +36,9 @@ def serve_conn(conn: socket.socket, deadline: float) -> None:
             if len(req) < 8:
                 return
             (want,) = struct.unpack("!Q", req)
+            # a send may wait out RTO backoffs of several seconds: that is the phenomenon,
+            # not a reason to give up on the client
+            conn.settimeout(30.0)
             if want == 0:  # bulk: stream until the client goes away or time is up
                 while time.monotonic() < deadline:
                     conn.sendall(payload)
@@ -44,6 +47,7 @@ def serve_conn(conn: socket.socket, deadline: float) -> None:
                 n = min(want, CHUNK)
                 conn.sendall(payload[:n])
                 want -= n
+            conn.settimeout(1.0)
     except OSError:
         return
     finally:
