@@ -4,6 +4,7 @@
 use pyo3::prelude::*;
 
 mod sim;
+mod wire;
 mod monitor;
 
 #[pymodule]
@@ -11,6 +12,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(sim::version, m)?)?;
     m.add_function(wrap_pyfunction!(sim::default_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(wire::wire_read, m)?)?;
+    m.add_class::<wire::WireServer>()?;
     m.add_class::<monitor::Sampler>()?;
     m.add_class::<monitor::KernelSampler>()?;
     m.add_function(wrap_pyfunction!(monitor::counter_delta, m)?)?;
