@@ -25,6 +25,7 @@ COMMANDS = [
     "read",
     "validate",
     "reproduce",
+    "monitor",
 ]
 
 
