@@ -10,5 +10,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(sim::version, m)?)?;
     m.add_function(wrap_pyfunction!(sim::default_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::simulate_recording, m)?)?;
     Ok(())
 }

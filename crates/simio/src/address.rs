@@ -7,7 +7,7 @@ use std::fmt;
 /// The client's address.
 pub const CLIENT_IP: [u8; 4] = [198, 18, 0, 1];
 /// Every server listens on this port.
-pub const SERVER_PORT: u16 = 7000;
+pub const SERVER_PORT: u16 = 7001;
 /// Flow f uses client port `CLIENT_PORT_BASE + f` (wrapping within 40000..=65535; the
 /// server's own address keeps the 4-tuple unique).
 pub const CLIENT_PORT_BASE: u16 = 40000;

@@ -101,7 +101,7 @@ mod tests {
     use etherparse::{NetSlice, SlicedPacket, TransportSlice};
 
     fn ends() -> (Endpoint, Endpoint) {
-        let a = Endpoint { mac: [2, 0, 198, 18, 1, 1], ip: [198, 18, 1, 1], port: 7000 };
+        let a = Endpoint { mac: [2, 0, 198, 18, 1, 1], ip: [198, 18, 1, 1], port: 7001 };
         let b = Endpoint { mac: [2, 0, 198, 18, 0, 1], ip: [198, 18, 0, 1], port: 40003 };
         (a, b)
     }
@@ -150,7 +150,7 @@ mod tests {
         assert_eq!(ones_complement_sum(&[&pseudo, tcp]), 0xFFFF, "TCP checksum");
         let p = SlicedPacket::from_ethernet(&out).unwrap();
         let Some(TransportSlice::Tcp(t)) = p.transport else { panic!("not TCP") };
-        assert_eq!((t.source_port(), t.destination_port()), (7000, 40003));
+        assert_eq!((t.source_port(), t.destination_port()), (7001, 40003));
         assert_eq!((t.sequence_number(), t.acknowledgment_number()), (0xFFFF_FF00, 77));
         assert!(t.ack() && t.psh() && !t.syn());
         assert!(matches!(p.net, Some(NetSlice::Ipv4(_))));

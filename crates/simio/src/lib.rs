@@ -12,9 +12,11 @@ pub mod address;
 pub mod atomic;
 pub mod frame;
 pub mod pcap;
+pub mod run;
 pub mod trace_csv;
 pub mod wire;
 
 pub use atomic::write_atomically;
 pub use pcap::{write_pcap, PcapOptions, PcapSummary};
+pub use run::{simulate_to_files, FileRequest, Written};
 pub use trace_csv::write_trace_csv;

@@ -1,6 +1,6 @@
 //! The core's packets as TCP segments between real-looking hosts.
 //!
-//! Each flow is one TCP connection between its server (port 7000) and the client
+//! Each flow is one TCP connection between its server (port 7001) and the client
 //! (port 40000 + flow). Sequence numbers on the wire are the core's byte sequence (the
 //! first data byte is 1, the SYN took 0) plus a per-flow initial sequence number, modulo
 //! 2^32. The client -> server direction has its own sequence space: every request is
@@ -235,8 +235,8 @@ mod tests {
         let mut wire = Wire::new(&sc).unwrap();
         let a = wire.segment(&Packet::new(0, Kind::Data, 1500, 1460, 1, 0));
         let b = wire.segment(&Packet::new(2, Kind::Data, 1500, 1460, 1, 0));
-        assert_eq!((a.src.ip, a.src.port, a.dst.port), ([198, 18, 1, 1], 7000, 40000));
-        assert_eq!((b.src.ip, b.src.port, b.dst.port), ([198, 18, 1, 3], 7000, 40002));
+        assert_eq!((a.src.ip, a.src.port, a.dst.port), ([198, 18, 1, 1], 7001, 40000));
+        assert_eq!((b.src.ip, b.src.port, b.dst.port), ([198, 18, 1, 3], 7001, 40002));
         assert_eq!(a.dst.ip, address::CLIENT_IP);
     }
 
