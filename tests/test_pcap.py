@@ -8,9 +8,10 @@ paths are FIFO, so that is exactly a resent byte range; crates/sim/tests/invaria
 ``capture_sees_every_transmission_so_retransmissions_can_be_recounted``). tshark
 (epan/dissectors/packet-tcp.c, tcp_analyze_sequence_number) flags a segment carrying
 data whose sequence number is below the highest ``seq + len`` seen in its direction as
-one of retransmission / fast_retransmission (which also sets retransmission) /
-spurious_retransmission / out_of_order, so the union of the four flags is that same
-rule (docs/capture.md).
+one of retransmission / fast_retransmission / spurious_retransmission / out_of_order, or,
+for a segment of 1 byte one byte below the highest, keep_alive (the core sends no
+keep-alives, so that is a resent 1-byte tail). The union of those five flags is the
+core's rule (docs/capture.md).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from incastlab import sim
 # well under a second of wall time (FAST'08 Fig. 4's collapse region).
 RUN = ["--servers", "8", "--blocks", "5"]
 RETRANSMITTED = ("tcp.analysis.retransmission || tcp.analysis.fast_retransmission || "
-                 "tcp.analysis.spurious_retransmission || tcp.analysis.out_of_order")
+                 "tcp.analysis.spurious_retransmission || tcp.analysis.out_of_order || tcp.analysis.keep_alive")
 SERVER_PORT = 7001
 MSS = 1460
 
@@ -97,8 +98,21 @@ def test_tshark_counts_the_same_retransmissions_as_the_simulator(runs, tcp):
     assert counted == result["retransmits"], (counted, result["retransmits"])
     # each flag on its own is not the rule: plain retransmission alone misses the spurious
     # and out-of-order ones, so the union is needed (pins the documented rule)
+    # (out-of-order: a resend within 3 ms of the flow's highest segment, tshark's threshold
+    # when the handshake RTT is 0, as with our synthetic handshake)
     alone = tshark_count(pcap, "tcp.analysis.retransmission")
     assert alone < counted
+
+
+def test_resent_one_byte_tails_are_keep_alives_to_tshark_and_still_counted(tmp_path):
+    # SRU 2921 B = 2 x 1460 + 1: every response ends in a 1-byte segment; when that tail is
+    # resent while it is the flow's highest, tshark calls it a keep-alive
+    pcap = tmp_path / "tails.pcap"
+    r = incastlab("simulate", "--servers", "24", "--blocks", "5", "--sru", "2921", "--json", "--pcap", str(pcap))
+    assert r.returncode == 0, r.stderr
+    result = json.loads(r.stdout)
+    assert tshark_count(pcap, "tcp.analysis.keep_alive") > 0, "the case must occur"
+    assert tshark_count(pcap, RETRANSMITTED) == result["retransmits"] > 0
 
 
 @pytest.mark.parametrize("tcp", ["newreno", "sack"])
