@@ -82,6 +82,7 @@ pub fn write_pcap<W: Write>(
             summary.handshake_frames += 1;
         }
     }
+    summary.frames = summary.handshake_frames;
     for c in &records.capture {
         if c.dropped {
             if !opts.include_dropped {
@@ -91,10 +92,10 @@ pub fn write_pcap<W: Write>(
         }
         debug_assert!(!c.dropped || c.packet.kind == Kind::Data);
         let seg = wire.segment(&c.packet);
+        // picoseconds rounded down to the file's nanoseconds: order is kept
         put(&mut w, Duration::from_nanos(c.time.0 / 1_000), &seg)?;
+        summary.frames += 1;
     }
-    summary.frames = summary.handshake_frames + records.capture.len() as u64
-        - if opts.include_dropped { 0 } else { records.capture.iter().filter(|c| c.dropped).count() as u64 };
     w.into_writer().flush()?;
     Ok(summary)
 }
