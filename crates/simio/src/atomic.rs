@@ -4,6 +4,7 @@
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Call `write` on a buffered temporary file next to `path`, then rename it to `path`.
 /// On any error the temporary file is removed and `path` is left as it was.
@@ -24,9 +25,12 @@ pub fn write_atomically<T>(path: &Path, write: impl FnOnce(&mut BufWriter<File>)
     result
 }
 
+/// A name no other writer uses: process id plus a per-process counter, so threads writing
+/// the same target (a sweep listing one point twice) do not share a temporary file.
 fn temp_path(path: &Path) -> PathBuf {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = format!(".{name}.incastlab-{}.tmp", std::process::id());
+    let tmp = format!(".{name}.incastlab-{}-{}.tmp", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
     match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir.join(tmp),
         _ => PathBuf::from(tmp),
@@ -56,6 +60,14 @@ mod tests {
         assert!(!target.exists());
         assert_eq!(fs::read_dir(&d).unwrap().count(), 0, "temporary file removed");
         fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn concurrent_writers_of_one_target_use_different_temporary_files() {
+        let target = Path::new("/some/dir/out.pcap");
+        let (a, b) = (temp_path(target), temp_path(target));
+        assert_ne!(a, b);
+        assert_eq!(a.parent(), target.parent(), "same directory, so the rename is atomic");
     }
 
     #[test]
