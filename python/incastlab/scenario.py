@@ -16,6 +16,7 @@ cluster, not to the simulation).
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any
 
@@ -39,12 +40,21 @@ DEFAULT_DELAYED_ACK_PS = 40 * PS_PER_MS
 
 TCP_VARIANTS = ("reno", "newreno", "sack")
 
-_SIZE_FIELDS = ("sru", "block", "buffer", "rwnd")
-_DURATION_FIELDS = ("rtt", "rto_min", "rto_max", "timer_granularity", "delayed_ack", "jitter", "send_jitter", "duration")
+MITIGATIONS = ("ntcp", "tcpfg", "ictcp", "ccs", "nccs", "ocs")
+
+# TCPFG (Osada et al. §5.1): RTOmin 200 us with a fine-grained timer.
+TCPFG_RTO_MIN_PS = 200 * PS_PER_US
+
+_SIZE_FIELDS = ("sru", "block", "buffer", "rwnd", "udp_packet")
+_DURATION_FIELDS = ("rtt", "rto_min", "rto_max", "timer_granularity", "delayed_ack", "jitter", "send_jitter", "duration",
+                    "syn_timeout")
 # Durations that may be zero (0 = off / none).
 _ZERO_OK = ("delayed_ack", "jitter", "send_jitter")
 # Integer fields and their smallest allowed value.
-_INT_MINIMUM = {"servers": 1, "dupack_threshold": 1, "init_cwnd": 1, "blocks": 1, "seed": 0, "mss": 64}
+_INT_MINIMUM = {"servers": 1, "dupack_threshold": 1, "init_cwnd": 1, "blocks": 1, "seed": 0, "mss": 64,
+                "buffer_packets": 1, "active_servers": 1, "nccs_k": 1}
+# Integer fields that may be None (unset).
+_OPTIONAL_INTS = ("blocks", "buffer_packets", "active_servers")
 _INT_MAXIMUM = {"servers": 1 << 20, "dupack_threshold": 1000, "init_cwnd": 1000, "mss": 65495}
 
 
@@ -144,6 +154,28 @@ class Scenario(BaseModel):
     tcp: str = "newreno"
     #: TCP payload bytes per segment (MTU 1500 - 40 B of TCP/IP headers).
     mss: int = 1460
+    #: Count the switch buffer in packets instead of bytes (Osada et al. Table 1: 40,
+    #: 120, 200 packets); None = ``buffer`` bytes.
+    buffer_packets: int | None = None
+    #: Of the ``servers`` (N_s), this many (N_a) chosen at random answer each block
+    #: (Osada et al. §5.1); None = all.
+    active_servers: int | None = None
+    #: Open a new connection (SYN, SYN-ACK, request) for every block, as Osada et al.'s
+    #: missions do; off = persistent connections (FAST'08).
+    handshake: bool = False
+    #: SYN retransmission timeout in ps (Osada et al. §4.4: three seconds).
+    syn_timeout: int = 3 * PS_PER_S
+    #: How the client schedules its connections (Osada et al. §4-5): ntcp (all at once),
+    #: tcpfg (all at once, RTOmin 200 us unless rto_min is given), ictcp, ccs, nccs, ocs.
+    mitigation: str = "ntcp"
+    #: NCCS: at most this many connections open at once (Osada et al. use 2, 4, 8).
+    nccs_k: int = 4
+    #: UDP constant-bit-rate background, as a fraction of the link rate split over all
+    #: servers (Osada et al. §5.1; "0.1%" = 0.001).
+    udp: float = 0.0
+    #: Size of a UDP background datagram on the wire, bytes. Osada et al. do not say;
+    #: we use full-size packets (ns-2's CBR default is 210 B).
+    udp_packet: int = 1500
 
     # --- construction: pydantic errors become one UsageError naming the field -------------
 
@@ -177,7 +209,7 @@ class Scenario(BaseModel):
     def _parse_size(cls, v: Any, info) -> Any:
         if v is None and info.field_name == "block":
             return None
-        minimum = {"buffer": 1500, "rwnd": 64}.get(info.field_name, 1)
+        minimum = {"buffer": 1500, "rwnd": 64, "udp_packet": 28}.get(info.field_name, 1)
         return units.parse_size(_plain(v, info.field_name), info.field_name, minimum=minimum)
 
     @field_validator("rate", mode="before")
@@ -202,11 +234,11 @@ class Scenario(BaseModel):
     @classmethod
     def _parse_int(cls, v: Any, info) -> Any:
         name = info.field_name
-        if v is None and name == "blocks":
-            return None
         lo, hi = _INT_MINIMUM[name], _INT_MAXIMUM.get(name)
         bound = f"at least {lo}" + (f" and at most {hi}" if hi is not None else "")
         allowed = f"a whole number {bound}"
+        if v is None and name in _OPTIONAL_INTS:
+            return None
         if isinstance(v, bool):
             raise UsageError(name, v, allowed)
         if isinstance(v, numbers.Integral):  # numpy integers from a DataFrame, too
@@ -222,7 +254,7 @@ class Scenario(BaseModel):
             raise UsageError(name, v, allowed)
         return v
 
-    @field_validator("slow_start", "slow_start_after_idle", "limited_transmit", "timer_ticks", mode="before")
+    @field_validator("slow_start", "slow_start_after_idle", "limited_transmit", "timer_ticks", "handshake", mode="before")
     @classmethod
     def _parse_bool(cls, v: Any, info) -> Any:
         if isinstance(v, bool):
@@ -242,6 +274,27 @@ class Scenario(BaseModel):
             raise UsageError("tcp", v, "one of " + ", ".join(TCP_VARIANTS))
         return text
 
+    @field_validator("mitigation", mode="before")
+    @classmethod
+    def _parse_mitigation(cls, v: Any) -> Any:
+        text = str(v).strip().lower()
+        if text not in MITIGATIONS:
+            raise UsageError("mitigation", v, "one of " + ", ".join(MITIGATIONS))
+        return text
+
+    @field_validator("udp", mode="before")
+    @classmethod
+    def _parse_udp(cls, v: Any) -> Any:
+        allowed = "a fraction of the link rate from 0 to 0.5, e.g. 0.001 or 0.1%"
+        text = str(v).strip()
+        try:
+            x = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+        except ValueError:
+            raise UsageError("udp", v, allowed) from None
+        if not 0.0 <= x <= 0.5:
+            raise UsageError("udp", v, allowed)
+        return x
+
     @field_validator("rto_random", mode="before")
     @classmethod
     def _parse_fraction(cls, v: Any) -> Any:
@@ -255,6 +308,16 @@ class Scenario(BaseModel):
         return x
 
     @model_validator(mode="after")
+    def _scheme_defaults(self) -> "Scenario":
+        # Osada et al.: TCPFG is RTOmin 200 us (§5.1); under CCS and NCCS the client
+        # advertises BaseBDP as its window (§4.2, Eq. (1)). An explicit value wins.
+        if self.mitigation == "tcpfg" and "rto_min" not in self.model_fields_set:
+            object.__setattr__(self, "rto_min", TCPFG_RTO_MIN_PS)
+        if self.mitigation in ("ccs", "nccs") and "rwnd" not in self.model_fields_set:
+            object.__setattr__(self, "rwnd", math.ceil(self.serialization_model().base_bdp_bytes))
+        return self
+
+    @model_validator(mode="after")
     def _consistent(self) -> "Scenario":
         # Same ranges as the core (crates/sim/src/scenario.rs), checked here so the error
         # speaks in the units the user wrote.
@@ -265,6 +328,8 @@ class Scenario(BaseModel):
         if self.delayed_ack > 500 * PS_PER_MS:
             raise UsageError("delayed_ack", _exact_duration(self.delayed_ack),
                              "off or at most 500ms (RFC 1122 §4.2.3.2)")
+        if self.active_servers is not None and self.active_servers > self.servers:
+            raise UsageError("active_servers", self.active_servers, f"1 to servers ({self.servers})")
         for name in ("jitter", "send_jitter"):
             if getattr(self, name) > PS_PER_S:
                 raise UsageError(name, _exact_duration(getattr(self, name)), "0 to 1s")
@@ -321,10 +386,45 @@ class Scenario(BaseModel):
             "limited_transmit": self.limited_transmit,
             "timer_ticks": self.timer_ticks,
             "rto_random": self.rto_random,
+            "buffer_packets": self.buffer_packets,
+            "active_servers": self.active_servers,
+            "handshake": self.handshake,
+            "syn_timeout_ps": self.syn_timeout,
+            "mitigation": self.native_mitigation(),
+            "udp_fraction": self.udp,
+            "udp_packet_bytes": self.udp_packet,
             "duration_ps": self.duration,
             "blocks": self.blocks,
             "seed": self.seed,
         }
+
+    def serialization_model(self):
+        """Osada et al.'s model (§4, Appendix A) for this scenario: BaseRTT is ``rtt``."""
+        from .model.serialization import serialization_model
+
+        return serialization_model(self.rate, self.rtt, self.mss, self.block_part_bytes(),
+                                   header_bytes=40)
+
+    def block_part_bytes(self) -> int:
+        """Bytes one server returns per block (the SRU, or the block split over N)."""
+        return self.block // self.servers if self.block is not None else self.sru
+
+    def native_mitigation(self) -> dict[str, Any]:
+        """The core's scheduling scheme, its thresholds from Osada et al.'s model:
+        NCCS opens the next connection when the newest has T1 x V bits left (condition-I:
+        S - T1 V sent, §4.3); OCS grants the next set of n_min connections its windows of
+        wnd_pkt x MSS when the current set has T1 x V bits left, and widens the last
+        connections' windows to share BaseBDP (§4.4)."""
+        if self.mitigation in ("ntcp", "tcpfg"):
+            return {"scheme": "none"}
+        if self.mitigation in ("ictcp", "ccs"):
+            return {"scheme": self.mitigation}
+        m = self.serialization_model()
+        t1_bytes = math.ceil(m.t1_ps * self.rate / (8 * PS_PER_S))
+        if self.mitigation == "nccs":
+            return {"scheme": "nccs", "k": self.nccs_k, "start_next_at_remaining": t1_bytes}
+        return {"scheme": "ocs", "set_size": m.n_min, "window_bytes": m.wnd_pkt * self.mss,
+                "start_next_at_remaining": t1_bytes, "bdp_bytes": math.ceil(m.base_bdp_bytes)}
 
     def with_servers(self, servers: int) -> "Scenario":
         """This scenario with another number of servers (validated again)."""

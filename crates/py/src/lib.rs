@@ -4,12 +4,15 @@
 use pyo3::prelude::*;
 
 mod sim;
+mod wire;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(sim::version, m)?)?;
     m.add_function(wrap_pyfunction!(sim::default_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(wire::wire_read, m)?)?;
+    m.add_class::<wire::WireServer>()?;
     m.add_function(wrap_pyfunction!(sim::simulate_recording, m)?)?;
     Ok(())
 }

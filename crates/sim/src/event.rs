@@ -27,6 +27,12 @@ pub enum Event {
     DelAckTimer(FlowId),
     /// A server finished its think time and writes its answer to the socket.
     ServerRespond(FlowId),
+    /// The client's SYN retransmission timer of a flow may expire.
+    SynTimer(FlowId),
+    /// A server's UDP background source sends its next datagram.
+    UdpSend(FlowId),
+    /// The client's ICTCP time slot ends.
+    IctcpSlot,
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -12,6 +12,19 @@ pub enum Kind {
     Ack,
     /// Client -> server: "send me `seq` more bytes" (the synchronized-read request).
     Request,
+    /// Client -> server: open a connection.
+    Syn,
+    /// Server -> client: accept it.
+    SynAck,
+    /// Server -> client: background UDP datagram (discarded by the client).
+    Udp,
+}
+
+impl Kind {
+    /// Travels towards the client (through the shallow port).
+    pub fn to_client(self) -> bool {
+        matches!(self, Kind::Data | Kind::SynAck | Kind::Udp)
+    }
 }
 
 /// One packet on the wire. Sequence numbers count bytes; the first data byte is 1
@@ -33,6 +46,11 @@ pub struct Packet {
     pub nsack: u8,
     /// Data: this is the retransmission a timeout triggered.
     pub after_timeout: bool,
+    /// Which connection of the flow it belongs to (a new one per block with handshakes);
+    /// packets of an older connection are discarded on arrival.
+    pub conn: u32,
+    /// Client -> server: the advertised receive window, bytes.
+    pub wnd: u64,
 }
 
 /// SACK blocks per ACK: three fit beside the timestamp option (RFC 2018 §3).
@@ -41,7 +59,7 @@ pub const MAX_SACK_BLOCKS: usize = 3;
 impl Packet {
     /// A packet with no SACK blocks and no flags.
     pub fn new(flow: FlowId, kind: Kind, wire_bytes: u32, len: u32, seq: u64, ack: u64) -> Packet {
-        Packet { flow, kind, wire_bytes, len, seq, ack, sack: [(0, 0); MAX_SACK_BLOCKS], nsack: 0, after_timeout: false }
+        Packet { flow, kind, wire_bytes, len, seq, ack, sack: [(0, 0); MAX_SACK_BLOCKS], nsack: 0, after_timeout: false, conn: 0, wnd: 0 }
     }
 
     pub fn sack_blocks(&self) -> &[(u64, u64)] {

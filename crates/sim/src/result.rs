@@ -46,6 +46,19 @@ pub struct SimResult {
     pub drops: u64,
     /// Largest occupancy seen at the client's port, in bytes.
     pub max_queue_bytes: u64,
+    /// Most packets (TCP and UDP) held at once at the client's port: Osada et al.'s Q_max.
+    pub max_queue_packets: u64,
+    /// Servers answering each block (Osada et al.'s N_a).
+    pub active_servers: u32,
+    /// Mean block completion time: Osada et al.'s mission complete time (MCT) when
+    /// connections are opened per block.
+    pub block_time_mean_s: f64,
+    /// SYN retransmissions after a lost SYN-ACK (3 s each at first).
+    pub syn_timeouts: u64,
+    /// Packets of a replaced connection that arrived after it was gone.
+    pub stale_packets: u64,
+    pub udp_sent: u64,
+    pub udp_dropped: u64,
     pub sim_seconds: f64,
     pub wall_seconds: f64,
     pub events: u64,
@@ -80,7 +93,7 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
     SimResult {
         servers: s.servers,
         sru_bytes: sc.per_server_bytes[0],
-        block_bytes: w.client.block_bytes(),
+        block_bytes: w.client.block_bytes(w.active_per_block()),
         buffer_bytes: s.buffer_bytes,
         rate_bps: s.rate_bps,
         rtt_s: secs(4 * s.link_delay_ps),
@@ -107,6 +120,13 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         limited_transmits: w.sender_total(|t| t.stats.limited_transmits),
         drops: w.switch_drops(),
         max_queue_bytes: w.to_client.max_occupancy,
+        max_queue_packets: w.to_client.max_packets,
+        active_servers: w.active_per_block() as u32,
+        block_time_mean_s: if times.is_empty() { 0.0 } else { secs(times.iter().sum::<u64>()) / times.len() as f64 },
+        syn_timeouts: c.syn_timeouts,
+        stale_packets: c.stale_packets,
+        udp_sent: c.udp_sent,
+        udp_dropped: c.udp_dropped,
         sim_seconds,
         wall_seconds,
         events: c.events,

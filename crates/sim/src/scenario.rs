@@ -22,6 +22,28 @@ pub enum TcpVariant {
     Sack,
 }
 
+/// How the client schedules its connections (Osada et al., `004_f48ce568b38e0ea9.txt` §4;
+/// the numbers come from the paper's model, `incastlab.model.serialization`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(tag = "scheme", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Mitigation {
+    /// All servers answer at once (NTCP; TCPFG is this with a small RTOmin).
+    #[default]
+    None,
+    /// Receiver-side window control (Wu et al., CoNEXT 2010; `tcp::ictcp`).
+    Ictcp,
+    /// Complete connection serialization: one connection at a time (§4.2).
+    Ccs,
+    /// Nearly complete serialization (§4.3): open the next connection when the newest
+    /// one has `start_next_at_remaining` bytes left (S - T1 V), at most `k` open.
+    Nccs { k: u32, start_next_at_remaining: u64 },
+    /// Optimized serialization (§4.4): sets of `set_size` connections, all handshakes up
+    /// front with zero windows (Fig. 8), `window_bytes` each; the next set gets its window
+    /// when the current set has `start_next_at_remaining` bytes left; when fewer than
+    /// `set_size` connections remain, their windows grow to share `bdp_bytes`.
+    Ocs { set_size: u32, window_bytes: u64, start_next_at_remaining: u64, bdp_bytes: u64 },
+}
+
 /// A scenario as given by a user, before validation.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -30,6 +52,8 @@ pub struct ScenarioSpec {
     pub sru_bytes: u64,
     pub block_bytes: Option<u64>,
     pub buffer_bytes: u64,
+    /// Count the switch buffer in packets instead of bytes (ns-2 style; Osada et al.).
+    pub buffer_packets: Option<u32>,
     pub rate_bps: u64,
     pub link_delay_ps: u64,
     pub mss_bytes: u32,
@@ -52,6 +76,19 @@ pub struct ScenarioSpec {
     pub duration_ps: Option<u64>,
     pub blocks: Option<u64>,
     pub seed: u64,
+    /// Of the `servers` (N_s), this many (N_a) chosen at random answer each block
+    /// (Osada et al. §5.1); None = all.
+    pub active_servers: Option<u32>,
+    /// Open a new connection (SYN, SYN-ACK, request) for every block instead of reusing
+    /// persistent ones (Osada et al.'s missions; FAST'08's connections persist).
+    pub handshake: bool,
+    /// SYN retransmission timeout (the classic 3 s, RFC 6298 §5.7 / RFC 1122).
+    pub syn_timeout_ps: u64,
+    pub mitigation: Mitigation,
+    /// UDP constant-bit-rate background: this fraction of the link rate in total, split
+    /// evenly over all `servers` (Osada et al. §5.1: x = 0.1 % is 0.001).
+    pub udp_fraction: f64,
+    pub udp_packet_bytes: u32,
 }
 
 impl Default for ScenarioSpec {
@@ -61,6 +98,7 @@ impl Default for ScenarioSpec {
             sru_bytes: 256 * 1024,
             block_bytes: None,
             buffer_bytes: 32 * 1024,
+            buffer_packets: None,
             rate_bps: 1_000_000_000,
             link_delay_ps: 25 * PS_PER_US, // 4 links per round trip: RTT 100 us
             mss_bytes: 1460,
@@ -89,6 +127,12 @@ impl Default for ScenarioSpec {
             duration_ps: Some(20 * PS_PER_S), // FAST'08 §3.1: each run is 20 s of simulated time
             blocks: None,
             seed: 1,
+            active_servers: None,
+            handshake: false,
+            syn_timeout_ps: 3 * PS_PER_S,
+            mitigation: Mitigation::None,
+            udp_fraction: 0.0,
+            udp_packet_bytes: 1500,
         }
     }
 }
@@ -147,6 +191,28 @@ impl ScenarioSpec {
         check(s.header_bytes <= 120, "header_bytes", s.header_bytes, "0 to 120 bytes")?;
         let mtu = (s.mss_bytes + s.header_bytes) as u64;
         check(s.buffer_bytes >= mtu, "buffer_bytes", s.buffer_bytes, &format!("at least one full packet ({mtu} bytes)"))?;
+        if let Some(p) = s.buffer_packets {
+            check(p >= 1, "buffer_packets", p, "at least 1 packet")?;
+        }
+        if let Some(a) = s.active_servers {
+            check(a >= 1 && a <= s.servers, "active_servers", a, &format!("1 to servers ({})", s.servers))?;
+        }
+        check(s.syn_timeout_ps >= 1, "syn_timeout_ps", s.syn_timeout_ps, "above zero")?;
+        check((0.0..=0.5).contains(&s.udp_fraction), "udp_fraction", s.udp_fraction, "a fraction from 0 to 0.5 of the link rate")?;
+        check(
+            s.udp_packet_bytes >= 28 && s.udp_packet_bytes as u64 <= mtu.max(1500),
+            "udp_packet_bytes",
+            s.udp_packet_bytes,
+            "28 bytes to the MTU",
+        )?;
+        match &s.mitigation {
+            Mitigation::Nccs { k, .. } => check(*k >= 1, "mitigation.k", k, "at least 1 connection")?,
+            Mitigation::Ocs { set_size, window_bytes, .. } => {
+                check(*set_size >= 1, "mitigation.set_size", set_size, "at least 1 connection")?;
+                check(*window_bytes >= s.mss_bytes as u64, "mitigation.window_bytes", window_bytes, "at least one MSS")?;
+            }
+            _ => {}
+        }
         check(s.rate_bps >= 1_000 && s.rate_bps <= 10_000_000_000_000, "rate_bps", s.rate_bps, "1 kbps to 10 Tbps")?;
         check(s.link_delay_ps <= PS_PER_S, "link_delay_ps", s.link_delay_ps, "at most 1 s")?;
         check(s.rto_min_ps >= 1, "rto_min_ps", s.rto_min_ps, "above zero")?;

@@ -1,31 +1,59 @@
 //! The simulated world and its event loop: N servers and one client on one
-//! output-queued switch (FAST'08 Fig. 1).
+//! output-queued switch (FAST'08 Fig. 1, Osada et al. Fig. 1).
 //!
 //! Path of a data packet: server NIC (unbounded host queue) -> link -> switch port
 //! towards the client (the shallow drop-tail buffer where incast happens) -> link ->
-//! client. ACKs and requests take the client NIC -> switch port towards server i ->
+//! client. ACKs, SYNs and requests take the client NIC -> switch port towards server i ->
 //! server i. A round trip crosses four links, so the base RTT is 4 x link delay plus
 //! serialization. Each packet costs one event per hop: its arrival at the far end.
+//!
+//! Connections either persist across blocks (FAST'08) or are opened for every block with
+//! a SYN / SYN-ACK exchange (Osada et al.'s missions); the client's scheduler
+//! (`app::schedule`) decides when each one opens and what window it advertises.
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
+use crate::app::schedule::{Action, Scheduler};
+use crate::app::sync_read::Progress;
 use crate::app::SyncReadClient;
 use crate::event::{Event, EventQueue, FlowId, PktId};
 use crate::net::{Enqueue, OutputPort};
 use crate::packet::{Kind, Packet, PacketPool, MAX_SACK_BLOCKS};
-use crate::scenario::{Scenario, StopAt, TcpVariant};
+use crate::scenario::{Mitigation, Scenario, StopAt, TcpVariant};
+use crate::tcp::ictcp::Ictcp;
 use crate::tcp::{ReceiverConfig, SenderConfig, Segment, TcpReceiver, TcpSender};
-use crate::time::{serialization_time, Time};
+use crate::time::{serialization_time, Time, PS_PER_S};
 use crate::trace::{RecordOptions, Recorder, TraceEvent, TraceRow};
 
 /// Payload of a request packet: a size and a block id, as the testbed's wire header.
 pub const REQUEST_PAYLOAD_BYTES: u32 = 24;
 
+/// The client's view of one flow's connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ConnState {
+    /// No connection (handshake mode, between blocks).
+    Closed,
+    /// SYN sent, waiting for the SYN-ACK.
+    SynSent,
+    /// Established: requests and data flow.
+    Open,
+}
+
 /// One server's connection: its sender and the client's receiver.
 struct Flow {
     sender: TcpSender,
     receiver: TcpReceiver,
+    state: ConnState,
+    /// Connection number at the client; a new one per block in handshake mode.
+    conn: u32,
+    /// Connection number the server answers for.
+    server_conn: u32,
+    syn_sent_at: Time,
+    syn_timeout: Time,
+    syn_deadline: Time,
+    /// Window the client advertises on this flow's next connection.
+    window: u64,
 }
 
 /// Counters the world keeps besides those of its parts.
@@ -42,6 +70,11 @@ pub struct WorldCounters {
     /// Timeouts whose segment had in fact arrived: its timeout-triggered retransmission
     /// reached (or was dropped before) a receiver that already held it.
     pub spurious_timeouts: u64,
+    pub syn_timeouts: u64,
+    /// Packets of an earlier connection of the flow that arrived after it was replaced.
+    pub stale_packets: u64,
+    pub udp_sent: u64,
+    pub udp_dropped: u64,
 }
 
 /// Everything that exists in one simulation.
@@ -54,10 +87,24 @@ pub struct World {
     client_nic: OutputPort,
     to_server: Vec<OutputPort>,
     flows: Vec<Flow>,
+    sender_cfg: SenderConfig,
+    receiver_cfg: ReceiverConfig,
+    /// RTT of an idle path: the first RTT sample of a pre-established connection.
+    base_rtt: Time,
     /// Bytes requested from each server and not yet written to its socket.
     pending_request: Vec<u64>,
     pub client: SyncReadClient,
+    scheduler: Scheduler,
+    ictcp: Option<Ictcp>,
+    handshake: bool,
+    active_servers: usize,
+    /// Flows of the current block, in the order they were chosen.
+    active: Vec<FlowId>,
+    syn_timeout: Time,
+    udp_interval: Option<Time>,
+    udp_bytes: u32,
     rng: Pcg64,
+    seed: u64,
     header: u32,
     jitter: u64,
     /// Host send jitter: each data packet enters its server's NIC up to this late.
@@ -71,11 +118,12 @@ pub struct World {
     pub measured_until: Time,
     pub counters: WorldCounters,
     scratch: Vec<Segment>,
+    actions: Vec<Action>,
     pub(crate) recorder: Recorder,
 }
 
 impl World {
-    /// Build the world for a validated scenario; connections are already established.
+    /// Build the world for a validated scenario.
     pub fn new(sc: &Scenario) -> World {
         Self::with_records(sc, &RecordOptions::default())
     }
@@ -85,7 +133,7 @@ impl World {
         let s = &sc.spec;
         let n = s.servers as usize;
         let delay = Time(s.link_delay_ps);
-        let handshake_rtt = Time(4 * s.link_delay_ps) + Time(4 * serialization_time(s.header_bytes as u64, s.rate_bps).0);
+        let base_rtt = Time(4 * s.link_delay_ps) + Time(4 * serialization_time(s.header_bytes as u64, s.rate_bps).0);
         let sender_cfg = SenderConfig {
             variant: s.tcp,
             mss: s.mss_bytes as u64,
@@ -104,29 +152,41 @@ impl World {
         let receiver_cfg = ReceiverConfig {
             delayed_ack: (s.delayed_ack_ps > 0).then_some(Time(s.delayed_ack_ps)),
             sack: s.tcp == TcpVariant::Sack,
+            window: s.rwnd_bytes,
         };
-        let flows = (0..n)
-            .map(|i| {
-                // each sender draws from its own stream, derived from the run's seed
-                let seed = s.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (i as u64 + 1);
-                let mut sender = TcpSender::with_seed(sender_cfg.clone(), seed);
-                // The SYN / SYN-ACK exchange gave the first RTT sample (RFC 6298 §2.2).
-                sender.rto.sample(handshake_rtt);
-                Flow { sender, receiver: TcpReceiver::new(receiver_cfg.clone()) }
-            })
-            .collect();
-        World {
+        let switch_port = || match s.buffer_packets {
+            Some(p) => OutputPort::with_packet_limit(s.rate_bps, delay, p),
+            None => OutputPort::new(s.rate_bps, delay, s.buffer_bytes),
+        };
+        let ictcp = (s.mitigation == Mitigation::Ictcp).then(|| Ictcp::new(s.rate_bps, s.mss_bytes as u64, base_rtt, n));
+        let udp_interval = (s.udp_fraction > 0.0).then(|| {
+            let per_server_bps = s.rate_bps as f64 * s.udp_fraction / n as f64;
+            Time((s.udp_packet_bytes as f64 * 8.0 / per_server_bps * PS_PER_S as f64) as u64)
+        });
+        let mut w = World {
             now: Time::ZERO,
             queue: EventQueue::with_capacity(4 * n + 64),
             pool: PacketPool::default(),
             server_nic: (0..n).map(|_| OutputPort::unbounded(s.rate_bps, delay)).collect(),
-            to_client: OutputPort::new(s.rate_bps, delay, s.buffer_bytes),
+            to_client: switch_port(),
             client_nic: OutputPort::unbounded(s.rate_bps, delay),
-            to_server: (0..n).map(|_| OutputPort::new(s.rate_bps, delay, s.buffer_bytes)).collect(),
-            flows,
+            to_server: (0..n).map(|_| switch_port()).collect(),
+            flows: Vec::with_capacity(n),
+            sender_cfg,
+            receiver_cfg,
+            base_rtt,
             pending_request: vec![0; n],
             client: SyncReadClient::new(sc.per_server_bytes.clone()),
+            scheduler: Scheduler::new(s.mitigation.clone()),
+            ictcp,
+            handshake: s.handshake,
+            active_servers: s.active_servers.unwrap_or(s.servers) as usize,
+            active: Vec::with_capacity(n),
+            syn_timeout: Time(s.syn_timeout_ps),
+            udp_interval,
+            udp_bytes: s.udp_packet_bytes,
             rng: Pcg64::seed_from_u64(s.seed),
+            seed: s.seed,
             header: s.header_bytes,
             jitter: s.response_jitter_ps,
             send_jitter: s.send_jitter_ps,
@@ -136,12 +196,40 @@ impl World {
             measured_until: Time::ZERO,
             counters: WorldCounters::default(),
             scratch: Vec::with_capacity(64),
+            actions: Vec::with_capacity(16),
             recorder: Recorder::new(opts, n),
+        };
+        for i in 0..n as FlowId {
+            let mut sender = w.new_sender(i, 0);
+            // A pre-established connection's SYN / SYN-ACK gave the first RTT sample
+            // (RFC 6298 §2.2).
+            sender.rto.sample(base_rtt);
+            let state = if s.handshake { ConnState::Closed } else { ConnState::Open };
+            let receiver = TcpReceiver::new(w.receiver_cfg.clone());
+            let window = w.receiver_cfg.window;
+            w.flows.push(Flow { sender, receiver, state, conn: 0, server_conn: 0, syn_sent_at: Time::ZERO, syn_timeout: w.syn_timeout, syn_deadline: Time::NEVER, window });
         }
+        w
+    }
+
+    /// A fresh sender for connection `conn` of `flow`; its random draws derive from the
+    /// run's seed, the flow and the connection.
+    fn new_sender(&self, flow: FlowId, conn: u32) -> TcpSender {
+        let seed = self.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (flow as u64 + 1) ^ ((conn as u64) << 40);
+        TcpSender::with_seed(self.sender_cfg.clone(), seed)
     }
 
     /// Run until the scenario's stop condition.
     pub fn run(&mut self) {
+        if let Some(interval) = self.udp_interval {
+            for f in 0..self.flows.len() as FlowId {
+                let phase = self.rng.random_range(0..interval.0.max(1));
+                self.queue.push(Time(phase), Event::UdpSend(f));
+            }
+        }
+        if let Some(ictcp) = &self.ictcp {
+            self.queue.push(ictcp.slot(), Event::IctcpSlot);
+        }
         self.start_block();
         let end = match self.stop {
             StopAt::Time(t) => t,
@@ -186,20 +274,112 @@ impl World {
                 self.schedule_delack(f);
             }
             Event::ServerRespond(f) => self.respond(f),
+            Event::SynTimer(f) => self.on_syn_timer(f),
+            Event::UdpSend(f) => self.send_udp(f),
+            Event::IctcpSlot => self.on_ictcp_slot(),
         }
     }
 
+    // ---- the client ------------------------------------------------------------------
+
     fn start_block(&mut self) {
-        let now = self.now;
-        let requests: Vec<(u32, u64)> = self.client.start_block(now).collect();
-        for (flow, bytes) in requests {
-            let wire = self.header + REQUEST_PAYLOAD_BYTES;
-            // the request is data on the same connection: it carries the cumulative ACK,
-            // so nothing is left waiting for the delayed-ACK timer
-            let r = &mut self.flows[flow as usize].receiver;
-            r.on_ack_sent();
-            let pkt = Packet::new(flow, Kind::Request, wire, REQUEST_PAYLOAD_BYTES, bytes, r.ack_number());
-            self.send_from_client(pkt);
+        let n = self.flows.len();
+        self.active.clear();
+        if self.active_servers < n {
+            // Osada et al. §5.1: N_a of the N_s servers, chosen at random for each block
+            let mut all: Vec<FlowId> = (0..n as FlowId).collect();
+            for i in 0..self.active_servers {
+                let j = self.rng.random_range(i..n);
+                all.swap(i, j);
+            }
+            self.active.extend_from_slice(&all[..self.active_servers]);
+        } else {
+            self.active.extend(0..n as FlowId);
+        }
+        self.client.start_block(self.now, self.active.len());
+        let active = std::mem::take(&mut self.active);
+        let mut actions = std::mem::take(&mut self.actions);
+        self.scheduler.start_block(&active, &mut actions);
+        self.active = active;
+        self.apply(&mut actions);
+        self.actions = actions;
+    }
+
+    fn apply(&mut self, actions: &mut Vec<Action>) {
+        for a in actions.drain(..) {
+            match a {
+                Action::Open(f) => self.open(f),
+                Action::Window(f, w) => self.set_window(f, w),
+            }
+        }
+    }
+
+    /// Open flow `f` for this block: a SYN in handshake mode, else the request.
+    fn open(&mut self, f: FlowId) {
+        if let Some(ictcp) = &mut self.ictcp {
+            let delivered = self.flows[f as usize].receiver.rcv_nxt - 1;
+            self.flows[f as usize].window = ictcp.open(f, delivered);
+            self.flows[f as usize].receiver.window = self.flows[f as usize].window;
+        }
+        if !self.handshake {
+            self.send_request(f);
+            return;
+        }
+        let fl = &mut self.flows[f as usize];
+        fl.conn += 1;
+        fl.state = ConnState::SynSent;
+        fl.syn_timeout = self.syn_timeout;
+        let mut receiver = TcpReceiver::new(ReceiverConfig { window: fl.window, ..self.receiver_cfg.clone() });
+        receiver.stats = std::mem::take(&mut fl.receiver.stats);
+        fl.receiver = receiver;
+        self.send_syn(f);
+    }
+
+    fn send_syn(&mut self, f: FlowId) {
+        let fl = &mut self.flows[f as usize];
+        fl.syn_sent_at = self.now;
+        fl.syn_deadline = self.now + fl.syn_timeout;
+        let mut pkt = Packet::new(f, Kind::Syn, self.header, 0, 0, 0);
+        pkt.conn = fl.conn;
+        pkt.wnd = fl.window;
+        let deadline = fl.syn_deadline;
+        self.send_from_client(pkt);
+        self.queue.push(deadline, Event::SynTimer(f));
+    }
+
+    fn on_syn_timer(&mut self, f: FlowId) {
+        let fl = &mut self.flows[f as usize];
+        if fl.state != ConnState::SynSent || fl.syn_deadline != self.now {
+            return;
+        }
+        // the SYN or its SYN-ACK was lost: send it again, backing off (RFC 6298 §5.5)
+        self.counters.syn_timeouts += 1;
+        fl.syn_timeout = Time(2 * fl.syn_timeout.0);
+        self.send_syn(f);
+    }
+
+    fn send_request(&mut self, f: FlowId) {
+        let wire = self.header + REQUEST_PAYLOAD_BYTES;
+        let fl = &mut self.flows[f as usize];
+        let base = fl.receiver.rcv_nxt - 1;
+        let bytes = self.client.request(f, base);
+        // the request is data on the same connection: it carries the cumulative ACK and
+        // window, so nothing is left waiting for the delayed-ACK timer
+        fl.receiver.on_ack_sent();
+        let mut pkt = Packet::new(f, Kind::Request, wire, REQUEST_PAYLOAD_BYTES, bytes, fl.receiver.ack_number());
+        pkt.conn = fl.conn;
+        pkt.wnd = fl.receiver.window;
+        self.send_from_client(pkt);
+    }
+
+    /// Advertise window `w` on flow `f` (now, with a window update, if it is open).
+    fn set_window(&mut self, f: FlowId, w: u64) {
+        let fl = &mut self.flows[f as usize];
+        fl.window = w;
+        let changed = fl.receiver.window != w;
+        fl.receiver.window = w;
+        if changed && fl.state == ConnState::Open && self.client.remaining(f, fl.receiver.rcv_nxt - 1) > 0 {
+            self.send_ack(f);
         }
     }
 
@@ -213,42 +393,23 @@ impl World {
         }
     }
 
-    fn at_switch(&mut self, id: PktId) {
-        let (kind, flow, wire, len, seq, after_timeout) = {
-            let p = self.pool.get(id);
-            (p.kind, p.flow, p.wire_bytes, p.len, p.seq, p.after_timeout)
-        };
-        let (port, event) = match kind {
-            Kind::Data => (&mut self.to_client, Event::ArriveClient(id)),
-            Kind::Ack | Kind::Request => (&mut self.to_server[flow as usize], Event::ArriveServer(id)),
-        };
-        let outcome = port.enqueue(self.now, wire);
-        if kind == Kind::Data {
-            self.recorder.capture(self.now, self.pool.get(id), matches!(outcome, Enqueue::Dropped));
-        }
-        match outcome {
-            Enqueue::Arrives(t) => self.queue.push(t, event),
-            Enqueue::Dropped => {
-                self.pool.release(id);
-                if kind == Kind::Data {
-                    self.counters.data_bytes_dropped += len as u64;
-                    if after_timeout && self.flows[flow as usize].receiver.holds(seq, len) {
-                        self.counters.spurious_timeouts += 1;
-                    }
-                } else {
-                    // Requests and ACKs share a port with nothing faster than the client's
-                    // own link, so this port never fills; a drop here would hang the block.
-                    panic!("reverse-path drop: every port runs at one rate in the star topology");
-                }
-            }
-        }
-    }
-
     fn at_client(&mut self, id: PktId) {
         let p = self.pool.release(id);
-        debug_assert_eq!(p.kind, Kind::Data);
-        self.counters.data_bytes_arrived += p.len as u64;
         let f = p.flow as usize;
+        match p.kind {
+            Kind::Udp => return,
+            Kind::SynAck => return self.on_syn_ack(p),
+            Kind::Data => {}
+            _ => unreachable!("the client receives data, SYN-ACKs and UDP"),
+        }
+        self.counters.data_bytes_arrived += p.len as u64;
+        if p.conn != self.flows[f].conn {
+            self.counters.stale_packets += 1;
+            return;
+        }
+        if let Some(ictcp) = &mut self.ictcp {
+            ictcp.on_arrival(self.now, p.len as u64);
+        }
         if p.after_timeout && self.flows[f].receiver.holds(p.seq, p.len) {
             self.counters.spurious_timeouts += 1;
         }
@@ -259,11 +420,50 @@ impl World {
         } else {
             self.schedule_delack(p.flow);
         }
-        if got.delivered > 0 {
-            self.counters.app_bytes += got.delivered;
-            if self.client.on_progress(self.now, p.flow, before, before + got.delivered) {
+        if got.delivered == 0 {
+            return;
+        }
+        self.counters.app_bytes += got.delivered;
+        let mut actions = std::mem::take(&mut self.actions);
+        match self.client.on_progress(self.now, p.flow, before, before + got.delivered) {
+            Progress::Partial(remaining) => {
+                let (client, flows) = (&self.client, &self.flows);
+                let remaining_of = |g: FlowId| client.remaining(g, flows[g as usize].receiver.rcv_nxt - 1);
+                self.scheduler.on_progress(p.flow, remaining, remaining_of, &mut actions);
+            }
+            Progress::FlowDone => {
+                self.flow_done(p.flow);
+                self.scheduler.on_progress(p.flow, 0, |_| 0, &mut actions);
+                self.scheduler.on_done(p.flow, &mut actions);
+            }
+            Progress::BlockDone => {
+                self.flow_done(p.flow);
                 self.block_done();
             }
+        }
+        self.apply(&mut actions);
+        self.actions = actions;
+    }
+
+    fn on_syn_ack(&mut self, p: Packet) {
+        let fl = &mut self.flows[p.flow as usize];
+        if p.conn != fl.conn || fl.state != ConnState::SynSent {
+            return; // a late SYN-ACK for a retransmitted SYN, or an old connection
+        }
+        fl.state = ConnState::Open;
+        // The server's first RTT sample (RFC 6298 §2.2) is its SYN-ACK -> ACK time; on
+        // this symmetric path it equals the client's SYN -> SYN-ACK time.
+        let rtt = self.now - fl.syn_sent_at;
+        fl.sender.rto.sample(rtt);
+        self.send_request(p.flow);
+    }
+
+    fn flow_done(&mut self, f: FlowId) {
+        if let Some(ictcp) = &mut self.ictcp {
+            ictcp.close(f);
+        }
+        if self.handshake {
+            self.flows[f as usize].state = ConnState::Closed;
         }
     }
 
@@ -280,9 +480,12 @@ impl World {
     }
 
     fn send_ack(&mut self, flow: FlowId) {
-        let r = &mut self.flows[flow as usize].receiver;
+        let fl = &mut self.flows[flow as usize];
+        let r = &mut fl.receiver;
         r.on_ack_sent();
         let mut pkt = Packet::new(flow, Kind::Ack, self.header, 0, 0, r.ack_number());
+        pkt.conn = fl.conn;
+        pkt.wnd = r.window;
         let n = r.sack_blocks(&mut pkt.sack);
         pkt.nsack = n as u8;
         // RFC 2018 §3: each block costs 8 bytes of option, plus 2 for the option header
@@ -299,31 +502,92 @@ impl World {
         }
     }
 
+    fn on_ictcp_slot(&mut self) {
+        let Some(mut ictcp) = self.ictcp.take() else { return };
+        let mut changed = vec![];
+        let flows = &self.flows;
+        ictcp.end_slot(self.now, |f| flows[f as usize].receiver.rcv_nxt - 1, &mut changed);
+        self.queue.push(self.now + ictcp.slot(), Event::IctcpSlot);
+        self.ictcp = Some(ictcp);
+        for (f, w) in changed {
+            self.set_window(f, w);
+        }
+    }
+
+    // ---- the switch ------------------------------------------------------------------
+
+    fn at_switch(&mut self, id: PktId) {
+        let (kind, flow, wire, len, seq, after_timeout) = {
+            let p = self.pool.get(id);
+            (p.kind, p.flow, p.wire_bytes, p.len, p.seq, p.after_timeout)
+        };
+        let (port, event) = if kind.to_client() {
+            (&mut self.to_client, Event::ArriveClient(id))
+        } else {
+            (&mut self.to_server[flow as usize], Event::ArriveServer(id))
+        };
+        let outcome = port.enqueue(self.now, wire);
+        if kind == Kind::Data {
+            self.recorder.capture(self.now, self.pool.get(id), matches!(outcome, Enqueue::Dropped));
+        }
+        match outcome {
+            Enqueue::Arrives(t) => self.queue.push(t, event),
+            Enqueue::Dropped => {
+                self.pool.release(id);
+                match kind {
+                    Kind::Data => {
+                        self.counters.data_bytes_dropped += len as u64;
+                        if after_timeout && self.flows[flow as usize].receiver.holds(seq, len) {
+                            self.counters.spurious_timeouts += 1;
+                        }
+                    }
+                    Kind::Udp => self.counters.udp_dropped += 1,
+                    Kind::SynAck => {} // the client's SYN timer will notice
+                    // Requests, SYNs and ACKs share a port with nothing faster than the
+                    // client's own link, so this port never fills; a drop here would
+                    // hang the block.
+                    _ => panic!("reverse-path drop: every port runs at one rate in the star topology"),
+                }
+            }
+        }
+    }
+
+    // ---- the servers -----------------------------------------------------------------
+
     fn at_server(&mut self, id: PktId) {
         let p = self.pool.release(id);
+        let f = p.flow as usize;
+        if p.kind == Kind::Syn {
+            return self.on_syn(p);
+        }
+        if p.conn != self.flows[f].server_conn {
+            self.counters.stale_packets += 1;
+            return;
+        }
+        let mut out = std::mem::take(&mut self.scratch);
+        let s = &mut self.flows[f].sender;
+        let window_update = s.set_peer_window(p.wnd);
         match p.kind {
             Kind::Ack => {
-                let mut out = std::mem::take(&mut self.scratch);
-                let s = &mut self.flows[p.flow as usize].sender;
                 let was_unacked = !s.all_acked();
-                s.on_ack(self.now, p.ack, p.sack_blocks(), &mut out);
+                if window_update && p.ack == s.snd_una {
+                    s.try_send(self.now, &mut out); // a window update is never a dupACK
+                } else {
+                    s.on_ack(self.now, p.ack, p.sack_blocks(), &mut out);
+                }
                 if self.draining && was_unacked && s.all_acked() {
                     self.flows_unacked -= 1;
                 }
                 self.trace(p.flow, TraceEvent::Ack);
                 self.transmit(p.flow, &mut out);
-                self.scratch = out;
             }
             Kind::Request => {
-                // its piggybacked ACK first (never a duplicate ACK: it carries data, RFC 5681 §2)
-                let s = &mut self.flows[p.flow as usize].sender;
+                // its piggybacked ACK first (never a duplicate ACK: it carries data)
                 if p.ack > s.snd_una {
-                    let mut out = std::mem::take(&mut self.scratch);
                     s.on_ack(self.now, p.ack, &[], &mut out);
                     self.transmit(p.flow, &mut out);
-                    self.scratch = out;
                 }
-                self.pending_request[p.flow as usize] += p.seq;
+                self.pending_request[f] += p.seq;
                 if self.jitter > 0 {
                     let think = self.rng.random_range(0..self.jitter);
                     self.queue.push(self.now + Time(think), Event::ServerRespond(p.flow));
@@ -331,8 +595,26 @@ impl World {
                     self.respond(p.flow);
                 }
             }
-            Kind::Data => unreachable!("servers receive no data"),
+            _ => unreachable!("servers receive ACKs, requests and SYNs"),
         }
+        self.scratch = out;
+    }
+
+    fn on_syn(&mut self, p: Packet) {
+        let f = p.flow;
+        if p.conn != self.flows[f as usize].server_conn {
+            // a new connection replaces the old one (its stale packets will be ignored)
+            let mut sender = self.new_sender(f, p.conn);
+            let fl = &mut self.flows[f as usize];
+            sender.stats = std::mem::take(&mut fl.sender.stats); // counters span connections
+            fl.sender = sender;
+            fl.server_conn = p.conn;
+            self.pending_request[f as usize] = 0;
+        }
+        self.flows[f as usize].sender.set_peer_window(p.wnd);
+        let mut pkt = Packet::new(f, Kind::SynAck, self.header, 0, 0, 0);
+        pkt.conn = p.conn;
+        self.send_from_server(f, pkt, self.now);
     }
 
     /// The server writes the requested bytes to its socket.
@@ -344,6 +626,42 @@ impl World {
         self.transmit(flow, &mut out);
         self.scratch = out;
     }
+
+    fn send_udp(&mut self, f: FlowId) {
+        let Some(interval) = self.udp_interval else { return };
+        let pkt = Packet::new(f, Kind::Udp, self.udp_bytes, 0, 0, 0);
+        self.counters.udp_sent += 1;
+        self.send_from_server(f, pkt, self.now);
+        self.queue.push(self.now + interval, Event::UdpSend(f));
+    }
+
+    fn send_from_server(&mut self, f: FlowId, pkt: Packet, enter: Time) {
+        let wire = pkt.wire_bytes;
+        let id = self.pool.alloc(pkt);
+        match self.server_nic[f as usize].enqueue(enter, wire) {
+            Enqueue::Arrives(t) => self.queue.push(t, Event::ArriveSwitch(id)),
+            Enqueue::Dropped => unreachable!("host queues are unbounded"),
+        }
+    }
+
+    /// Put the segments a sender produced on its server's NIC and keep its timer.
+    fn transmit(&mut self, flow: FlowId, out: &mut Vec<Segment>) {
+        let conn = self.flows[flow as usize].server_conn;
+        for seg in out.drain(..) {
+            // ns-2's `overhead_`: host timing noise breaks drop-tail phase lock-out
+            let enter = if self.send_jitter > 0 { self.now + Time(self.rng.random_range(0..=self.send_jitter)) } else { self.now };
+            let mut pkt = Packet::new(flow, Kind::Data, self.header + seg.len, seg.len, seg.seq, 0);
+            pkt.after_timeout = seg.after_timeout;
+            pkt.conn = conn;
+            self.counters.data_bytes_sent += seg.len as u64;
+            self.send_from_server(flow, pkt, enter);
+        }
+        if let Some(t) = self.flows[flow as usize].sender.take_timer_request() {
+            self.queue.push(t, Event::RtoTimer(flow));
+        }
+    }
+
+    // ---- observation -----------------------------------------------------------------
 
     #[inline]
     fn trace(&mut self, flow: FlowId, event: TraceEvent) {
@@ -371,27 +689,6 @@ impl World {
         std::mem::take(&mut self.recorder.records)
     }
 
-    /// Put the segments a sender produced on its server's NIC and keep its timer.
-    fn transmit(&mut self, flow: FlowId, out: &mut Vec<Segment>) {
-        let nic = &mut self.server_nic[flow as usize];
-        for seg in out.drain(..) {
-            // ns-2's `overhead_`: host timing noise breaks drop-tail phase lock-out
-            let enter = if self.send_jitter > 0 { self.now + Time(self.rng.random_range(0..=self.send_jitter)) } else { self.now };
-            let wire = self.header + seg.len;
-            let mut pkt = Packet::new(flow, Kind::Data, wire, seg.len, seg.seq, 0);
-            pkt.after_timeout = seg.after_timeout;
-            let id = self.pool.alloc(pkt);
-            self.counters.data_bytes_sent += seg.len as u64;
-            match nic.enqueue(enter, wire) {
-                Enqueue::Arrives(t) => self.queue.push(t, Event::ArriveSwitch(id)),
-                Enqueue::Dropped => unreachable!("host queues are unbounded"),
-            }
-        }
-        if let Some(t) = self.flows[flow as usize].sender.take_timer_request() {
-            self.queue.push(t, Event::RtoTimer(flow));
-        }
-    }
-
     /// Data payload bytes in packets still queued or on a link, counted packet by packet.
     pub fn data_bytes_in_flight(&self) -> u64 {
         self.pool.live_packets().filter(|p| p.kind == Kind::Data).map(|p| p.len as u64).sum()
@@ -402,7 +699,8 @@ impl World {
         (self.pool.capacity(), self.queue.peak)
     }
 
-    /// Sum of a per-flow sender counter.
+    /// Sum of a per-flow sender counter (counters carry over from one connection of a
+    /// flow to the next).
     pub fn sender_total(&self, f: impl Fn(&TcpSender) -> u64) -> u64 {
         self.flows.iter().map(|fl| f(&fl.sender)).sum()
     }
@@ -434,8 +732,18 @@ impl World {
         ports.map(|p| p.sent_packets).sum::<u64>() + self.to_client.sent_packets + self.client_nic.sent_packets
     }
 
-    /// Largest occupancy of any switch port, and whether any exceeded its buffer.
+    /// Largest occupancy of any switch port, in bytes.
     pub fn max_switch_occupancy(&self) -> u64 {
         self.to_server.iter().map(|p| p.max_occupancy).max().unwrap_or(0).max(self.to_client.max_occupancy)
+    }
+
+    /// Number of active servers per block.
+    pub fn active_per_block(&self) -> usize {
+        self.active_servers
+    }
+
+    /// The base RTT of the path (propagation plus header serialization).
+    pub fn base_rtt(&self) -> Time {
+        self.base_rtt
     }
 }

@@ -3,6 +3,7 @@
 //! application; no queue above its buffer; same seed, same result.
 
 use incast_sim::world::World;
+use incast_sim::scenario::Mitigation;
 use incast_sim::{ScenarioSpec, SimResult, TcpVariant};
 
 const MS: u64 = 1_000_000_000;
@@ -32,6 +33,23 @@ fn scenarios() -> Vec<ScenarioSpec> {
         v.push(ScenarioSpec { servers: 16, tcp, delayed_ack_ps: 40 * MS, rto_min_ps: 200 * US, ..base.clone() });
     }
     v.push(ScenarioSpec { servers: 8, timer_granularity_ps: 4 * MS, timer_ticks: true, rto_min_ps: MS, ..base.clone() });
+    // Osada et al.'s setting: missions with handshakes, active servers, UDP, packet buffers
+    let osada = ScenarioSpec {
+        servers: 64,
+        active_servers: Some(24),
+        sru_bytes: 32 * 1024,
+        buffer_packets: Some(40),
+        handshake: true,
+        udp_fraction: 0.001,
+        rwnd_bytes: 12_500,
+        ..base.clone()
+    };
+    let ocs = Mitigation::Ocs { set_size: 3, window_bytes: 4 * 1460, start_next_at_remaining: 51_500, bdp_bytes: 12_500 };
+    let nccs = Mitigation::Nccs { k: 4, start_next_at_remaining: 51_500 };
+    for mitigation in [Mitigation::None, Mitigation::Ictcp, Mitigation::Ccs, nccs, ocs] {
+        v.push(ScenarioSpec { mitigation: mitigation.clone(), ..osada.clone() });
+        v.push(ScenarioSpec { mitigation, handshake: false, tcp: TcpVariant::Sack, ..osada.clone() });
+    }
     v
 }
 
@@ -58,8 +76,13 @@ fn bytes_sent_equal_delivered_plus_dropped_plus_in_flight() {
 fn no_switch_queue_ever_exceeds_its_buffer() {
     for spec in scenarios() {
         let (r, w) = run(&spec);
-        assert!(r.max_queue_bytes <= spec.buffer_bytes, "{spec:?}");
-        assert!(w.max_switch_occupancy() <= spec.buffer_bytes, "{spec:?}");
+        match spec.buffer_packets {
+            Some(p) => assert!(r.max_queue_packets <= p as u64, "{spec:?}"),
+            None => {
+                assert!(r.max_queue_bytes <= spec.buffer_bytes, "{spec:?}");
+                assert!(w.max_switch_occupancy() <= spec.buffer_bytes, "{spec:?}");
+            }
+        }
     }
 }
 

@@ -47,16 +47,19 @@ pub fn mac_of(ip: [u8; 4]) -> [u8; 6] {
     [0x02, 0x00, ip[0], ip[1], ip[2], ip[3]]
 }
 
-/// The client's port for flow `f`.
-pub fn client_port(f: u32) -> u16 {
-    CLIENT_PORT_BASE + (f % (u16::MAX as u32 - CLIENT_PORT_BASE as u32 + 1)) as u16
+/// The client's port for connection `conn` of flow `f`: 40000 + f for a flow's first
+/// connection; with a new connection per block (handshake mode) each next connection of
+/// a flow takes the next port, so its 4-tuple differs from the previous one.
+pub fn client_port(f: u32, conn: u32) -> u16 {
+    let span = u16::MAX as u64 - CLIENT_PORT_BASE as u64 + 1;
+    CLIENT_PORT_BASE + ((f as u64 + conn as u64) % span) as u16
 }
 
-/// Deterministic initial sequence numbers for flow `f`: (server's, client's). Spread over
-/// the whole 32-bit space (a fixed mix of the flow number, no randomness), so sequence
-/// wrap-around happens in ordinary captures rather than only after 4 GiB.
-pub fn isns(f: u32) -> (u32, u32) {
-    let h = splitmix64(f as u64);
+/// Deterministic initial sequence numbers for connection `conn` of flow `f`: (server's,
+/// client's). Spread over the whole 32-bit space (a fixed mix of the numbers, no
+/// randomness), so sequence wrap-around happens in ordinary captures, not only after 4 GiB.
+pub fn isns(f: u32, conn: u32) -> (u32, u32) {
+    let h = splitmix64(f as u64 | (conn as u64) << 32);
     ((h >> 32) as u32, h as u32)
 }
 
@@ -89,15 +92,18 @@ mod tests {
 
     #[test]
     fn client_ports_start_at_40000_and_stay_in_range() {
-        assert_eq!(client_port(0), 40000);
-        assert_eq!(client_port(25535), 65535);
-        assert_eq!(client_port(25536), 40000);
+        assert_eq!(client_port(0, 0), 40000);
+        assert_eq!(client_port(25535, 0), 65535);
+        assert_eq!(client_port(25536, 0), 40000);
+        assert_eq!(client_port(3, 1), 40004, "a flow's next connection takes the next port");
+        assert_eq!(client_port(25535, 1), 40000);
     }
 
     #[test]
-    fn isns_are_deterministic_and_differ_between_flows() {
-        assert_eq!(isns(3), isns(3));
-        assert_ne!(isns(3), isns(4));
-        assert_ne!(isns(3).0, isns(3).1);
+    fn isns_are_deterministic_and_differ_between_flows_and_connections() {
+        assert_eq!(isns(3, 0), isns(3, 0));
+        assert_ne!(isns(3, 0), isns(4, 0));
+        assert_ne!(isns(3, 0), isns(3, 1));
+        assert_ne!(isns(3, 0).0, isns(3, 0).1);
     }
 }

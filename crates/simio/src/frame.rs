@@ -3,7 +3,7 @@
 //! kept (headers always fit), while the IPv4 total length and the pcap original length
 //! state the real size, so analysers see the true TCP segment length.
 
-use etherparse::{EtherType, Ethernet2Header, IpNumber, Ipv4Header, TcpHeader, TcpOptionElement};
+use etherparse::{EtherType, Ethernet2Header, IpNumber, Ipv4Header, TcpHeader, TcpOptionElement, UdpHeader};
 
 /// Largest frame header: Ethernet 14 + IPv4 20 + TCP with full options 60.
 pub const MAX_HEADERS: usize = Ethernet2Header::LEN + Ipv4Header::MIN_LEN + TcpHeader::MAX_LEN;
@@ -45,6 +45,22 @@ pub struct Segment {
     pub options: Vec<TcpOptionElement>,
     /// Payload bytes (zeros on the wire).
     pub payload_len: usize,
+}
+
+/// A UDP datagram (the background traffic of Osada et al.'s scenarios).
+#[derive(Clone, Debug)]
+pub struct Datagram {
+    pub src: Endpoint,
+    pub dst: Endpoint,
+    /// Payload bytes (zeros on the wire).
+    pub payload_len: usize,
+}
+
+/// What goes on the wire for one packet.
+#[derive(Clone, Debug)]
+pub enum Wired {
+    Tcp(Segment),
+    Udp(Datagram),
 }
 
 /// The segment cannot be encoded (options too long, payload too large).
@@ -93,6 +109,34 @@ pub fn encode(seg: &Segment, snaplen: usize, out: &mut Vec<u8>) -> Result<u32, F
     let keep = snaplen.max(out.len()).min(full);
     out.extend_from_slice(&ZEROS[..keep - out.len()]);
     Ok(full as u32)
+}
+
+/// Encode `d` like [`encode`] does a TCP segment.
+pub fn encode_udp(d: &Datagram, snaplen: usize, out: &mut Vec<u8>) -> Result<u32, FrameError> {
+    let payload = ZEROS
+        .get(..d.payload_len)
+        .filter(|_| d.payload_len <= u16::MAX as usize - Ipv4Header::MIN_LEN - UdpHeader::LEN)
+        .ok_or_else(|| FrameError(format!("a {} B UDP payload does not fit one IPv4 packet", d.payload_len)))?;
+    let udp_len = (UdpHeader::LEN + d.payload_len) as u16;
+    let ip = Ipv4Header::new(udp_len, TTL, IpNumber::UDP, d.src.ip, d.dst.ip).map_err(|e| FrameError(e.to_string()))?;
+    let udp = UdpHeader::with_ipv4_checksum(d.src.port, d.dst.port, &ip, payload).map_err(|e| FrameError(e.to_string()))?;
+    let eth = Ethernet2Header { source: d.src.mac, destination: d.dst.mac, ether_type: EtherType::IPV4 };
+    out.clear();
+    eth.write(out).expect("write to Vec");
+    ip.write(out).expect("write to Vec");
+    udp.write(out).expect("write to Vec");
+    let full = out.len() + d.payload_len;
+    let keep = snaplen.max(out.len()).min(full);
+    out.extend_from_slice(&ZEROS[..keep - out.len()]);
+    Ok(full as u32)
+}
+
+/// Encode either kind.
+pub fn encode_wired(w: &Wired, snaplen: usize, out: &mut Vec<u8>) -> Result<u32, FrameError> {
+    match w {
+        Wired::Tcp(seg) => encode(seg, snaplen, out),
+        Wired::Udp(d) => encode_udp(d, snaplen, out),
+    }
 }
 
 #[cfg(test)]
@@ -193,6 +237,21 @@ mod tests {
         let pseudo = [&ip[12..20], &[0, 6], &(tcp.len() as u16).to_be_bytes()[..]].concat();
         assert_eq!(ones_complement_sum(&[&pseudo, tcp]), 0xFFFF);
         assert_eq!(tcp[12] >> 4, 10, "data offset: 40 B header");
+    }
+
+    #[test]
+    fn udp_datagram_has_valid_lengths_and_checksums() {
+        let (a, b) = ends();
+        let mut out = Vec::new();
+        let full = encode_udp(&Datagram { src: a, dst: b, payload_len: 1472 }, usize::MAX, &mut out).unwrap();
+        assert_eq!(full, 1514);
+        let ip = &out[14..34];
+        assert_eq!(ip[9], 17, "protocol UDP");
+        assert_eq!(ones_complement_sum(&[ip]), 0xFFFF);
+        let udp = &out[34..];
+        assert_eq!(u16::from_be_bytes([udp[4], udp[5]]), 1480, "UDP length");
+        let pseudo = [&ip[12..20], &[0, 17], &(udp.len() as u16).to_be_bytes()[..]].concat();
+        assert_eq!(ones_complement_sum(&[&pseudo, udp]), 0xFFFF, "UDP checksum");
     }
 
     #[test]

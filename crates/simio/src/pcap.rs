@@ -6,13 +6,12 @@
 use std::io::Write;
 use std::time::Duration;
 
-use incast_sim::packet::Kind;
 use incast_sim::trace::Records;
 use incast_sim::Scenario;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};
 
-use crate::frame::{self, Segment};
+use crate::frame::{self, Wired};
 use crate::wire::Wire;
 
 /// Bytes of each frame kept by default: every header (at most 94 B) plus the start of
@@ -71,15 +70,18 @@ pub fn write_pcap<W: Write>(
     let mut w = PcapWriter::with_header(out, header)?;
     let mut buf = Vec::with_capacity(snaplen as usize);
     let mut summary = PcapSummary::default();
-    let mut put = |w: &mut PcapWriter<W>, ts: Duration, seg: &Segment| -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-        let orig = frame::encode(seg, snaplen as usize, &mut buf)?;
+    let mut put = |w: &mut PcapWriter<W>, ts: Duration, wired: &Wired| -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        let orig = frame::encode_wired(wired, snaplen as usize, &mut buf)?;
         w.write_packet(&PcapPacket::new(ts, orig, &buf))?;
         Ok(())
     };
-    for f in 0..wire.flows() {
-        for seg in wire.handshake(f) {
-            put(&mut w, Duration::ZERO, &seg)?;
-            summary.handshake_frames += 1;
+    // flows start established unless the run simulates handshakes: make them up
+    if !sc.spec.handshake {
+        for f in 0..wire.flows() {
+            for seg in wire.handshake(f) {
+                put(&mut w, Duration::ZERO, &Wired::Tcp(seg))?;
+                summary.handshake_frames += 1;
+            }
         }
     }
     summary.frames = summary.handshake_frames;
@@ -90,7 +92,7 @@ pub fn write_pcap<W: Write>(
             }
             summary.dropped_frames += 1;
         }
-        debug_assert!(!c.dropped || c.packet.kind == Kind::Data);
+        debug_assert!(!c.dropped || c.packet.kind.to_client());
         let seg = wire.segment(&c.packet);
         // picoseconds rounded down to the file's nanoseconds: order is kept
         put(&mut w, Duration::from_nanos(c.time.0 / 1_000), &seg)?;
@@ -103,6 +105,7 @@ pub fn write_pcap<W: Write>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use incast_sim::packet::Kind;
     use incast_sim::trace::RecordOptions;
     use incast_sim::ScenarioSpec;
     use pcap_file::pcap::PcapReader;

@@ -14,16 +14,24 @@
 //! The core does not simulate connection setup; [`Wire::handshake`] makes a synthetic
 //! SYN / SYN-ACK / ACK per flow so analysers see complete connections (docs/capture.md).
 
+use std::collections::HashMap;
+
 use crate::address::{self, TooManyServers};
-use crate::frame::{Endpoint, Flags, Segment};
+use crate::frame::{Datagram, Endpoint, Flags, Segment, Wired};
 use etherparse::TcpOptionElement;
 use incast_sim::packet::{Kind, Packet};
 use incast_sim::{Scenario, TcpVariant};
 
 /// Receive window the servers advertise (they receive only 24-byte requests).
 const SERVER_WINDOW: u16 = u16::MAX;
+/// UDP ports of the background datagrams (server -> client discard port).
+const UDP_SERVER_PORT: u16 = 7002;
+const UDP_CLIENT_PORT: u16 = 9;
+/// IPv4 + UDP header bytes, included in the core's UDP `wire_bytes`.
+const UDP_HEADERS: u32 = 28;
 
-struct FlowWire {
+/// One TCP connection: connection `conn` of a flow.
+struct ConnWire {
     server: Endpoint,
     client: Endpoint,
     server_isn: u32,
@@ -32,13 +40,17 @@ struct FlowWire {
     client_next: u64,
 }
 
-/// Translates one run's packets; keeps each flow's client-side sequence number.
+/// Translates one run's packets; keeps each connection's client-side sequence number.
 pub struct Wire {
-    flows: Vec<FlowWire>,
+    servers: Vec<Endpoint>,
+    client_ip: [u8; 4],
+    isns: Box<dyn Fn(u32, u32) -> (u32, u32) + Send>,
+    conns: HashMap<(u32, u32), ConnWire>,
     mss: u16,
     sack_permitted: bool,
     client_wscale: u8,
     client_window: u16,
+    rwnd: u64,
 }
 
 impl Wire {
@@ -47,52 +59,76 @@ impl Wire {
         Wire::with_isns(sc, address::isns)
     }
 
-    /// As [`Wire::new`] with chosen initial sequence numbers `(server, client)` per flow.
-    pub fn with_isns(sc: &Scenario, isns: impl Fn(u32) -> (u32, u32)) -> Result<Wire, TooManyServers> {
+    /// As [`Wire::new`] with chosen initial sequence numbers `(server, client)` per
+    /// (flow, connection).
+    pub fn with_isns(sc: &Scenario, isns: impl Fn(u32, u32) -> (u32, u32) + Send + 'static) -> Result<Wire, TooManyServers> {
         let n = sc.spec.servers;
         if n > address::MAX_SERVERS {
             return Err(TooManyServers(n));
         }
-        let client_ip = address::CLIENT_IP;
-        let flows = (0..n)
+        let servers = (0..n)
             .map(|f| {
                 let ip = address::server_ip(f)?;
-                let (server_isn, client_isn) = isns(f);
-                Ok(FlowWire {
-                    server: Endpoint { mac: address::mac_of(ip), ip, port: address::SERVER_PORT },
-                    client: Endpoint { mac: address::mac_of(client_ip), ip: client_ip, port: address::client_port(f) },
-                    server_isn,
-                    client_isn,
-                    client_next: 1,
-                })
+                Ok(Endpoint { mac: address::mac_of(ip), ip, port: address::SERVER_PORT })
             })
             .collect::<Result<Vec<_>, TooManyServers>>()?;
         let (client_wscale, client_window) = scaled_window(sc.spec.rwnd_bytes);
         Ok(Wire {
-            flows,
+            servers,
+            client_ip: address::CLIENT_IP,
+            isns: Box::new(isns),
+            conns: HashMap::new(),
             mss: sc.spec.mss_bytes.min(u16::MAX as u32) as u16,
             sack_permitted: sc.spec.tcp == TcpVariant::Sack,
             client_wscale,
             client_window,
+            rwnd: sc.spec.rwnd_bytes,
         })
     }
 
     pub fn flows(&self) -> u32 {
-        self.flows.len() as u32
+        self.servers.len() as u32
     }
 
-    /// SYN, SYN-ACK, ACK for `flow`: MSS, window scale and (for SACK runs) SACK-permitted
-    /// options, as a Linux stack would negotiate them.
-    pub fn handshake(&self, flow: u32) -> [Segment; 3] {
-        let w = &self.flows[flow as usize];
+    fn conn(&mut self, flow: u32, conn: u32) -> &mut ConnWire {
+        let (servers, client_ip, isns) = (&self.servers, self.client_ip, &self.isns);
+        self.conns.entry((flow, conn)).or_insert_with(|| {
+            let (server_isn, client_isn) = isns(flow, conn);
+            ConnWire {
+                server: servers[flow as usize],
+                client: Endpoint { mac: address::mac_of(client_ip), ip: client_ip, port: address::client_port(flow, conn) },
+                server_isn,
+                client_isn,
+                client_next: 1,
+            }
+        })
+    }
+
+    /// The options a SYN (`syn_ack` false) or SYN-ACK carries: MSS, SACK-permitted in
+    /// SACK runs, window scale, as a Linux stack negotiates them.
+    fn syn_options(&self, syn_ack: bool) -> Vec<TcpOptionElement> {
         let mut opts = vec![TcpOptionElement::MaximumSegmentSize(self.mss)];
         if self.sack_permitted {
             opts.push(TcpOptionElement::SelectiveAcknowledgementPermitted);
         }
-        let mut syn_opts = opts.clone();
-        syn_opts.push(TcpOptionElement::WindowScale(self.client_wscale));
-        opts.push(TcpOptionElement::WindowScale(0));
-        let client_window = u16::try_from(u64::from(self.client_window) << self.client_wscale).unwrap_or(u16::MAX);
+        opts.push(TcpOptionElement::WindowScale(if syn_ack { 0 } else { self.client_wscale }));
+        opts
+    }
+
+    /// The window field of a client packet advertising `wnd` bytes (0: the run's rwnd).
+    fn client_window_field(&self, wnd: u64) -> u16 {
+        if wnd == 0 {
+            return self.client_window;
+        }
+        (wnd >> self.client_wscale).min(u16::MAX as u64) as u16
+    }
+
+    /// A synthetic SYN, SYN-ACK, ACK for `flow`'s first connection, for runs whose flows
+    /// start established (the core then simulates no connection setup).
+    pub fn handshake(&mut self, flow: u32) -> [Segment; 3] {
+        let (syn_opts, syn_ack_opts, window) = (self.syn_options(false), self.syn_options(true), self.client_window);
+        let syn_window = u16::try_from(self.rwnd).unwrap_or(u16::MAX);
+        let w = self.conn(flow, 0);
         [
             Segment {
                 src: w.client,
@@ -100,7 +136,7 @@ impl Wire {
                 seq: w.client_isn,
                 ack: 0,
                 flags: Flags { syn: true, ..Flags::default() },
-                window: client_window, // the SYN's window is never scaled (RFC 7323 §2.2)
+                window: syn_window,
                 options: syn_opts,
                 payload_len: 0,
             },
@@ -111,7 +147,7 @@ impl Wire {
                 ack: w.client_isn.wrapping_add(1),
                 flags: Flags { syn: true, ack: true, ..Flags::default() },
                 window: SERVER_WINDOW,
-                options: opts,
+                options: syn_ack_opts,
                 payload_len: 0,
             },
             Segment {
@@ -120,19 +156,37 @@ impl Wire {
                 seq: w.client_isn.wrapping_add(1),
                 ack: w.server_isn.wrapping_add(1),
                 flags: Flags { ack: true, ..Flags::default() },
-                window: self.client_window,
+                window,
                 options: vec![],
                 payload_len: 0,
             },
         ]
     }
 
-    /// The segment for one captured packet (advances the client's sequence on requests).
-    pub fn segment(&mut self, p: &Packet) -> Segment {
-        let (client_window, w) = (self.client_window, &mut self.flows[p.flow as usize]);
+    /// What goes on the wire for one captured packet (advances the client's sequence on
+    /// requests).
+    pub fn segment(&mut self, p: &Packet) -> Wired {
+        if p.kind == Kind::Udp {
+            let server = self.servers[p.flow as usize];
+            let client = Endpoint { mac: address::mac_of(self.client_ip), ip: self.client_ip, port: UDP_CLIENT_PORT };
+            return Wired::Udp(Datagram {
+                src: Endpoint { port: UDP_SERVER_PORT, ..server },
+                dst: client,
+                payload_len: p.wire_bytes.saturating_sub(UDP_HEADERS) as usize,
+            });
+        }
+        let (syn_opts, syn_ack_opts) = match p.kind {
+            Kind::Syn => (self.syn_options(false), vec![]),
+            Kind::SynAck => (vec![], self.syn_options(true)),
+            _ => (vec![], vec![]),
+        };
+        let window = self.client_window_field(p.wnd);
+        // the SYN's window is never scaled (RFC 7323 §2.2)
+        let syn_window = u16::try_from(if p.wnd == 0 { self.rwnd } else { p.wnd }).unwrap_or(u16::MAX);
+        let w = self.conn(p.flow, p.conn);
         let server_seq = |rel: u64| w.server_isn.wrapping_add(rel as u32);
         let client_seq = w.client_isn.wrapping_add(w.client_next as u32);
-        match p.kind {
+        Wired::Tcp(match p.kind {
             Kind::Data => Segment {
                 src: w.server,
                 dst: w.client,
@@ -150,41 +204,63 @@ impl Wire {
                     seq: client_seq,
                     ack: server_seq(p.ack),
                     flags: Flags { ack: true, psh: true, ..Flags::default() },
-                    window: client_window,
+                    window,
                     options: vec![],
                     payload_len: p.len as usize,
                 };
                 w.client_next += p.len as u64;
                 seg
             }
-            Kind::Ack => {
-                let blocks = p.sack_blocks();
-                let options = match blocks.split_first() {
-                    None => vec![],
-                    Some((first, rest)) => {
-                        let mut more = [None; 3];
-                        for (slot, b) in more.iter_mut().zip(rest) {
-                            *slot = Some((server_seq(b.0), server_seq(b.1)));
-                        }
-                        // two NOPs align the blocks on 4 bytes, as Linux does
-                        vec![
-                            TcpOptionElement::Noop,
-                            TcpOptionElement::Noop,
-                            TcpOptionElement::SelectiveAcknowledgement((server_seq(first.0), server_seq(first.1)), more),
-                        ]
-                    }
-                };
-                Segment {
-                    src: w.client,
-                    dst: w.server,
-                    seq: client_seq,
-                    ack: server_seq(p.ack),
-                    flags: Flags { ack: true, ..Flags::default() },
-                    window: client_window,
-                    options,
-                    payload_len: 0,
-                }
+            Kind::Ack => Segment {
+                src: w.client,
+                dst: w.server,
+                seq: client_seq,
+                ack: server_seq(p.ack),
+                flags: Flags { ack: true, ..Flags::default() },
+                window,
+                options: sack_option(p.sack_blocks(), server_seq),
+                payload_len: 0,
+            },
+            Kind::Syn => Segment {
+                src: w.client,
+                dst: w.server,
+                seq: w.client_isn,
+                ack: 0,
+                flags: Flags { syn: true, ..Flags::default() },
+                window: syn_window,
+                options: syn_opts,
+                payload_len: 0,
+            },
+            Kind::SynAck => Segment {
+                src: w.server,
+                dst: w.client,
+                seq: w.server_isn,
+                ack: w.client_isn.wrapping_add(1),
+                flags: Flags { syn: true, ack: true, ..Flags::default() },
+                window: SERVER_WINDOW,
+                options: syn_ack_opts,
+                payload_len: 0,
+            },
+            Kind::Udp => unreachable!("handled above"),
+        })
+    }
+}
+
+/// The SACK option for `blocks` (none: no option); two NOPs align the blocks on 4 bytes,
+/// as Linux writes them.
+fn sack_option(blocks: &[(u64, u64)], seq: impl Fn(u64) -> u32) -> Vec<TcpOptionElement> {
+    match blocks.split_first() {
+        None => vec![],
+        Some((first, rest)) => {
+            let mut more = [None; 3];
+            for (slot, b) in more.iter_mut().zip(rest) {
+                *slot = Some((seq(b.0), seq(b.1)));
             }
+            vec![
+                TcpOptionElement::Noop,
+                TcpOptionElement::Noop,
+                TcpOptionElement::SelectiveAcknowledgement((seq(first.0), seq(first.1)), more),
+            ]
         }
     }
 }
@@ -208,47 +284,92 @@ mod tests {
         ScenarioSpec { servers, tcp, blocks: Some(1), duration_ps: None, ..ScenarioSpec::default() }.validate().unwrap()
     }
 
+    fn tcp(w: Wired) -> Segment {
+        match w {
+            Wired::Tcp(s) => s,
+            Wired::Udp(_) => panic!("expected TCP"),
+        }
+    }
+
     #[test]
     fn sequence_numbers_wrap_modulo_2_32() {
         let sc = scenario(2, TcpVariant::Newreno);
-        let mut wire = Wire::with_isns(&sc, |_| (u32::MAX - 99, u32::MAX)).unwrap();
+        let mut wire = Wire::with_isns(&sc, |_, _| (u32::MAX - 99, u32::MAX)).unwrap();
         let mut data = Packet::new(1, Kind::Data, 1500, 1460, 1, 0);
-        assert_eq!(wire.segment(&data).seq, u32::MAX - 98, "first data byte is ISN + 1");
+        assert_eq!(tcp(wire.segment(&data)).seq, u32::MAX - 98, "first data byte is ISN + 1");
         data.seq = 101;
-        assert_eq!(wire.segment(&data).seq, 1, "wrapped past 2^32");
+        assert_eq!(tcp(wire.segment(&data)).seq, 1, "wrapped past 2^32");
         data.seq = (1u64 << 32) + 101;
-        assert_eq!(wire.segment(&data).seq, 1, "a 64-bit core sequence reduces modulo 2^32");
+        assert_eq!(tcp(wire.segment(&data)).seq, 1, "a 64-bit core sequence reduces modulo 2^32");
         // the client's first byte is ISN + 1 = 0 after the wrap
         let req = Packet::new(1, Kind::Request, 64, 24, 262144, 1);
-        let s = wire.segment(&req);
+        let s = tcp(wire.segment(&req));
         assert_eq!((s.seq, s.ack, s.payload_len), (0, u32::MAX - 98, 24));
-        assert_eq!(wire.segment(&req).seq, 24, "requests advance the client's sequence");
+        assert_eq!(tcp(wire.segment(&req)).seq, 24, "requests advance the client's sequence");
         let ack = Packet::new(1, Kind::Ack, 40, 0, 0, 1461);
-        let a = wire.segment(&ack);
+        let a = tcp(wire.segment(&ack));
         assert_eq!((a.seq, a.ack), (48, (u32::MAX - 99).wrapping_add(1461)));
-        assert_eq!(wire.segment(&data).ack, 48, "data acknowledges the client's requests");
+        assert_eq!(tcp(wire.segment(&data)).ack, 48, "data acknowledges the client's requests");
     }
 
     #[test]
     fn flows_are_distinct_connections() {
         let sc = scenario(3, TcpVariant::Newreno);
         let mut wire = Wire::new(&sc).unwrap();
-        let a = wire.segment(&Packet::new(0, Kind::Data, 1500, 1460, 1, 0));
-        let b = wire.segment(&Packet::new(2, Kind::Data, 1500, 1460, 1, 0));
+        let a = tcp(wire.segment(&Packet::new(0, Kind::Data, 1500, 1460, 1, 0)));
+        let b = tcp(wire.segment(&Packet::new(2, Kind::Data, 1500, 1460, 1, 0)));
         assert_eq!((a.src.ip, a.src.port, a.dst.port), ([198, 18, 1, 1], 7001, 40000));
         assert_eq!((b.src.ip, b.src.port, b.dst.port), ([198, 18, 1, 3], 7001, 40002));
         assert_eq!(a.dst.ip, address::CLIENT_IP);
     }
 
     #[test]
+    fn each_connection_of_a_flow_has_its_own_port_isn_and_client_sequence() {
+        let sc = scenario(2, TcpVariant::Newreno);
+        let mut wire = Wire::with_isns(&sc, |f, c| (1000 * (c + 1) + f, 5000 * (c + 1))).unwrap();
+        let mut syn = Packet::new(1, Kind::Syn, 40, 0, 0, 0);
+        syn.conn = 1;
+        syn.wnd = 2920;
+        let s = tcp(wire.segment(&syn));
+        assert!(s.flags.syn && !s.flags.ack);
+        assert_eq!((s.src.port, s.seq, s.window), (40002, 10000, 2920));
+        let mut synack = Packet::new(1, Kind::SynAck, 40, 0, 0, 0);
+        synack.conn = 1;
+        let sa = tcp(wire.segment(&synack));
+        assert!(sa.flags.syn && sa.flags.ack);
+        assert_eq!((sa.dst.port, sa.seq, sa.ack), (40002, 2001, 10001));
+        let mut req = Packet::new(1, Kind::Request, 64, 24, 100, 1);
+        req.conn = 1;
+        req.wnd = 2920;
+        let r = tcp(wire.segment(&req));
+        assert_eq!((r.seq, r.ack, r.window), (10001, 2002, 2920));
+        // the next block's connection starts afresh
+        req.conn = 2;
+        let r2 = tcp(wire.segment(&req));
+        assert_eq!((r2.src.port, r2.seq, r2.ack), (40003, 15001, 3002));
+    }
+
+    #[test]
+    fn background_udp_is_a_datagram_of_the_core_size() {
+        let sc = scenario(2, TcpVariant::Newreno);
+        let mut wire = Wire::new(&sc).unwrap();
+        match wire.segment(&Packet::new(1, Kind::Udp, 1500, 0, 0, 0)) {
+            Wired::Udp(d) => {
+                assert_eq!((d.src.ip, d.dst.ip, d.payload_len), ([198, 18, 1, 2], address::CLIENT_IP, 1472));
+            }
+            Wired::Tcp(_) => panic!("expected UDP"),
+        }
+    }
+
+    #[test]
     fn ack_with_sack_blocks_carries_them_relative_to_the_isn() {
         let sc = scenario(1, TcpVariant::Sack);
-        let mut wire = Wire::with_isns(&sc, |_| (1000, 0)).unwrap();
+        let mut wire = Wire::with_isns(&sc, |_, _| (1000, 0)).unwrap();
         let mut ack = Packet::new(0, Kind::Ack, 58, 0, 0, 1461);
         ack.sack[0] = (2921, 4381);
         ack.sack[1] = (5841, 7301);
         ack.nsack = 2;
-        let s = wire.segment(&ack);
+        let s = tcp(wire.segment(&ack));
         assert_eq!(s.ack, 2461);
         match &s.options[2] {
             TcpOptionElement::SelectiveAcknowledgement(first, more) => {
@@ -257,7 +378,7 @@ mod tests {
             }
             other => panic!("expected a SACK option, got {other:?}"),
         }
-        let plain = wire.segment(&Packet::new(0, Kind::Ack, 40, 0, 0, 1461));
+        let plain = tcp(wire.segment(&Packet::new(0, Kind::Ack, 40, 0, 0, 1461)));
         assert!(plain.options.is_empty());
     }
 

@@ -20,6 +20,10 @@ COMMANDS = [
     "model",
     "demo",
     "bench",
+    "testbed",
+    "serve",
+    "read",
+    "validate",
 ]
 
 

@@ -32,10 +32,18 @@ _KNOBS: dict[str, tuple[str, str, str]] = {
     "tcp": ("--tcp", "VARIANT", "TCP loss-recovery variant: reno, newreno or sack"),
     "rto_random": ("--rto-random", "FRACTION", "randomize each RTO by x (1 + U(0, FRACTION)); SIGCOMM'09 uses 0.5"),
     "seed": ("--seed", "N", "random seed (same seed, same result)"),
+    "buffer_packets": ("--buffer-packets", "N", "count the switch buffer in packets instead of bytes"),
+    "active_servers": ("--active-servers", "N", "of the servers, N chosen at random answer each block (Osada et al.)"),
+    "mitigation": ("--mitigation", "SCHEME", "ntcp, tcpfg, ictcp, ccs, nccs or ocs (Osada et al.)"),
+    "nccs_k": ("--k", "K", "NCCS: at most K connections open at once"),
+    "udp": ("--udp", "FRACTION", "UDP background as a fraction of the link rate, e.g. 0.1%% or 0.001"),
+    "syn_timeout": ("--syn-timeout", "TIME", "SYN retransmission timeout"),
+    "udp_packet": ("--udp-packet", "SIZE", "UDP background datagram size on the wire"),
 }
 _FLAG_OF = {field: flag for field, (flag, _, _) in _KNOBS.items()}
 _FLAG_OF.update({"slow_start": "--no-slow-start", "slow_start_after_idle": "--slow-start-after-idle",
-                 "limited_transmit": "--limited-transmit", "timer_ticks": "--timer-ticks", "delayed_ack": "--delayed-ack",
+                 "limited_transmit": "--limited-transmit", "timer_ticks": "--timer-ticks",
+                 "handshake": "--handshake", "delayed_ack": "--delayed-ack",
                  "duration": "--duration", "blocks": "--blocks", "servers": "--servers"})
 
 
@@ -57,6 +65,8 @@ def add_scenario_arguments(parser: argparse.ArgumentParser, *, duration_default:
                    help="start each flow in congestion avoidance (default: slow start on)")
     g.add_argument("--delayed-ack", dest="delayed_ack", metavar="TIME", nargs="?", const="40ms", default=None,
                    help="delayed ACKs with this timeout (40ms if no value; default off, as in FAST'08's ns-2 runs)")
+    g.add_argument("--handshake", dest="handshake", action="store_true", default=None,
+                   help="open a new connection for every block (Osada et al.); default: persistent")
     g.add_argument("--limited-transmit", dest="limited_transmit", action="store_true", default=None,
                    help="RFC 3042 limited transmit (default off, FAST'08 Table 1)")
     g.add_argument("--timer-ticks", dest="timer_ticks", action="store_true", default=None,
@@ -74,7 +84,7 @@ def add_scenario_arguments(parser: argparse.ArgumentParser, *, duration_default:
 def scenario_fields(args: argparse.Namespace) -> dict[str, Any]:
     """The Scenario keywords the user gave (unset flags leave Scenario's defaults)."""
     fields = {}
-    for field in [*_KNOBS, "slow_start", "slow_start_after_idle", "limited_transmit", "timer_ticks",
+    for field in [*_KNOBS, "slow_start", "slow_start_after_idle", "limited_transmit", "timer_ticks", "handshake",
                   "delayed_ack", "duration", "blocks"]:
         value = getattr(args, field, None)
         if value is not None:

@@ -28,6 +28,8 @@ pub struct OutputPort {
     delay: Time,
     /// Capacity in bytes; `u64::MAX` for a host NIC that never drops.
     buffer_bytes: u64,
+    /// Capacity in packets, if the buffer counts packets (ns-2 style) rather than bytes.
+    buffer_packets: Option<u32>,
     /// When the link finishes sending everything accepted so far.
     busy_until: Time,
     /// (departure time, wire bytes) of each packet still in the buffer, oldest first.
@@ -35,6 +37,8 @@ pub struct OutputPort {
     occupancy: u64,
     /// Counters.
     pub max_occupancy: u64,
+    /// Most packets held at once (Osada et al.'s Q_max).
+    pub max_packets: u64,
     pub drops: u64,
     pub dropped_bytes: u64,
     pub sent_packets: u64,
@@ -46,14 +50,23 @@ impl OutputPort {
             rate_bps,
             delay,
             buffer_bytes,
+            buffer_packets: None,
             busy_until: Time::ZERO,
             held: VecDeque::new(),
             occupancy: 0,
             max_occupancy: 0,
+            max_packets: 0,
             drops: 0,
             dropped_bytes: 0,
             sent_packets: 0,
         }
+    }
+
+    /// A port whose buffer holds at most `packets` packets, whatever their size.
+    pub fn with_packet_limit(rate_bps: u64, delay: Time, packets: u32) -> Self {
+        let mut p = Self::new(rate_bps, delay, u64::MAX);
+        p.buffer_packets = Some(packets);
+        p
     }
 
     /// A host's NIC queue: unbounded (the sending host throttles itself rather than drop).
@@ -77,7 +90,11 @@ impl OutputPort {
     #[inline]
     pub fn enqueue(&mut self, now: Time, wire_bytes: u32) -> Enqueue {
         self.drain(now);
-        if self.occupancy + wire_bytes as u64 > self.buffer_bytes {
+        let full = match self.buffer_packets {
+            Some(limit) => self.held.len() >= limit as usize,
+            None => self.occupancy + wire_bytes as u64 > self.buffer_bytes,
+        };
+        if full {
             self.drops += 1;
             self.dropped_bytes += wire_bytes as u64;
             return Enqueue::Dropped;
@@ -87,9 +104,8 @@ impl OutputPort {
         self.busy_until = depart;
         self.held.push_back((depart, wire_bytes));
         self.occupancy += wire_bytes as u64;
-        if self.occupancy > self.max_occupancy {
-            self.max_occupancy = self.occupancy;
-        }
+        self.max_occupancy = self.max_occupancy.max(self.occupancy);
+        self.max_packets = self.max_packets.max(self.held.len() as u64);
         self.sent_packets += 1;
         Enqueue::Arrives(depart + self.delay)
     }
@@ -102,6 +118,10 @@ impl OutputPort {
 
     pub fn buffer_bytes(&self) -> u64 {
         self.buffer_bytes
+    }
+
+    pub fn buffer_packets(&self) -> Option<u32> {
+        self.buffer_packets
     }
 }
 
@@ -146,6 +166,16 @@ mod tests {
         // at 12 us the first packet's last bit has left
         assert_eq!(p.occupancy_at(Time::from_us(12)), 1500);
         assert!(matches!(p.enqueue(Time::from_us(12), 1500), Enqueue::Arrives(_)));
+    }
+
+    #[test]
+    fn packet_limited_buffer_counts_packets_not_bytes() {
+        let mut p = OutputPort::with_packet_limit(GIG, Time::ZERO, 3);
+        for _ in 0..3 {
+            assert!(matches!(p.enqueue(Time::ZERO, 64), Enqueue::Arrives(_)));
+        }
+        assert_eq!(p.enqueue(Time::ZERO, 64), Enqueue::Dropped);
+        assert_eq!(p.max_packets, 3);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! `newreno` (RFC 6582 fast retransmit / fast recovery), `receiver` (cumulative ACKs,
 //! out-of-order data, delayed ACK per RFC 1122 §4.2.3.2 / RFC 5681 §4.2).
 
+pub mod ictcp;
 pub mod newreno;
 pub mod reno;
 pub mod sack;

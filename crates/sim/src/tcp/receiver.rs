@@ -17,6 +17,8 @@ pub struct ReceiverConfig {
     pub delayed_ack: Option<Time>,
     /// Report SACK blocks (RFC 2018).
     pub sack: bool,
+    /// Receive window to advertise, bytes (the application consumes data at once).
+    pub window: u64,
 }
 
 /// What the receiver did with a segment.
@@ -44,6 +46,8 @@ pub struct TcpReceiver {
     cfg: ReceiverConfig,
     /// Next byte expected in order (the cumulative ACK number).
     pub rcv_nxt: u64,
+    /// Window advertised on every ACK; the client's scheduler or ICTCP may change it.
+    pub window: u64,
     /// Disjoint, sorted [start, end) ranges received beyond `rcv_nxt`.
     ooo: Vec<(u64, u64)>,
     /// In-order segments received since the last ACK.
@@ -58,6 +62,7 @@ pub struct TcpReceiver {
 impl TcpReceiver {
     pub fn new(cfg: ReceiverConfig) -> Self {
         TcpReceiver {
+            window: cfg.window,
             cfg,
             rcv_nxt: 1,
             ooo: Vec::new(),
@@ -201,11 +206,11 @@ mod tests {
     use super::*;
 
     fn immediate() -> TcpReceiver {
-        TcpReceiver::new(ReceiverConfig { delayed_ack: None, sack: true })
+        TcpReceiver::new(ReceiverConfig { delayed_ack: None, sack: true, window: 1 << 20 })
     }
 
     fn delayed() -> TcpReceiver {
-        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)), sack: false })
+        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)), sack: false, window: 1 << 20 })
     }
 
     #[test]

@@ -220,7 +220,7 @@ impl TcpSender {
         // rule 2: new data, if the receive window allows
         if self.snd_nxt < self.app_limit {
             let len = mss.min(self.app_limit - self.snd_nxt);
-            if self.snd_nxt + len <= self.snd_una + self.cfg.rwnd {
+            if self.snd_nxt + len <= self.snd_una + self.rwnd {
                 return Some((self.snd_nxt, len, true));
             }
         }

@@ -19,7 +19,7 @@ pub struct SenderConfig {
     pub mss: u64,
     /// Initial window in bytes (RFC 5681 §3.1 IW).
     pub init_cwnd: u64,
-    /// Receiver's advertised window in bytes: a per-flow cap on data in flight.
+    /// Receiver's advertised window in bytes until the first ACK says otherwise.
     pub rwnd: u64,
     pub dupack_threshold: u32,
     /// RFC 3042: send a new segment on each of the first two duplicate ACKs.
@@ -98,6 +98,8 @@ pub struct TcpSender {
     pub app_limit: u64,
     pub cwnd: u64,
     pub ssthresh: u64,
+    /// The receiver's latest advertised window (RFC 9293 SND.WND).
+    pub rwnd: u64,
     pub dupacks: u32,
     pub in_recovery: bool,
     /// RFC 6582 `recover`, exclusive: `snd_max` when recovery (or a timeout) began. An
@@ -140,6 +142,7 @@ impl TcpSender {
             app_limit: 1,
             cwnd: cfg.init_cwnd,
             ssthresh,
+            rwnd: cfg.rwnd,
             dupacks: 0,
             in_recovery: false,
             recover: 1,
@@ -199,6 +202,19 @@ impl TcpSender {
         }
     }
 
+    /// The peer advertised `wnd` bytes. Returns true if that changed the window (such an
+    /// ACK is a window update, never a duplicate ACK: RFC 5681 §2).
+    pub fn set_peer_window(&mut self, wnd: u64) -> bool {
+        let changed = wnd != self.rwnd;
+        self.rwnd = wnd;
+        changed
+    }
+
+    /// Send whatever the windows now allow (after a window update).
+    pub fn try_send(&mut self, now: Time, out: &mut Vec<Segment>) {
+        self.send_new_data(now, out);
+    }
+
     /// The application wrote `bytes` more.
     pub fn write(&mut self, now: Time, bytes: u64, out: &mut Vec<Segment>) {
         if self.cfg.slow_start_after_idle
@@ -238,7 +254,7 @@ impl TcpSender {
 
     /// Send as much unsent (or, after a timeout, unacknowledged) data as the window allows.
     pub(crate) fn send_new_data(&mut self, now: Time, out: &mut Vec<Segment>) {
-        let window = self.cwnd.min(self.cfg.rwnd);
+        let window = self.cwnd.min(self.rwnd);
         while self.snd_nxt < self.app_limit {
             let len = self.cfg.mss.min(self.app_limit - self.snd_nxt);
             if self.snd_nxt + len > self.snd_una + window {
@@ -324,7 +340,7 @@ impl TcpSender {
             return;
         }
         let len = self.cfg.mss.min(self.app_limit - self.snd_nxt);
-        let allowed = (self.cwnd + 2 * self.cfg.mss).min(self.cfg.rwnd);
+        let allowed = (self.cwnd + 2 * self.cfg.mss).min(self.rwnd);
         if self.snd_nxt + len <= self.snd_una + allowed {
             let seq = self.snd_nxt;
             self.emit(now, seq, len, out);

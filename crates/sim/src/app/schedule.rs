@@ -1,0 +1,227 @@
+//! When the client opens each connection of a block, and what window it advertises:
+//! the connection-serialization schemes of Osada et al. (`004_f48ce568b38e0ea9.txt` §4).
+//!
+//! The scheduler only decides; the world carries its actions out. "Open" means: send a
+//! SYN (when connections are made per block) or the request (persistent connections).
+//! Numbers such as S - T1 V come from the paper's model (Python
+//! `incastlab.model.serialization`) through the scenario.
+
+use std::collections::VecDeque;
+
+use crate::event::FlowId;
+use crate::scenario::Mitigation;
+
+/// Something the client must do now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Open this connection (or send its request).
+    Open(FlowId),
+    /// Advertise this receive window (bytes) to this connection from now on.
+    Window(FlowId, u64),
+}
+
+/// Scheduling state of one block.
+#[derive(Clone, Debug, Default)]
+pub struct Scheduler {
+    scheme: Mitigation,
+    /// Not yet opened (CCS, NCCS) or not yet granted a window (OCS), in order.
+    waiting: VecDeque<FlowId>,
+    /// Opened (or granted) and not done.
+    open: Vec<FlowId>,
+    /// NCCS: the newest connection; OCS: the flows of the newest granted set.
+    newest: Vec<FlowId>,
+    /// The newest connection or set reached its start-next threshold.
+    newest_triggered: bool,
+    /// Starts earned by condition-I but held back by the cap (NCCS K, OCS two sets).
+    tokens: u32,
+    /// OCS: the sets not yet finished, each as its flows.
+    sets_open: Vec<Vec<FlowId>>,
+    /// OCS: remaining windows have been widened for the tail.
+    tail_widened: bool,
+}
+
+impl Scheduler {
+    pub fn new(scheme: Mitigation) -> Self {
+        Scheduler { scheme, ..Default::default() }
+    }
+
+    /// A block starts with these active flows, in this order.
+    pub fn start_block(&mut self, active: &[FlowId], out: &mut Vec<Action>) {
+        let scheme = self.scheme.clone();
+        *self = Scheduler::new(scheme);
+        match self.scheme {
+            Mitigation::None | Mitigation::Ictcp => out.extend(active.iter().map(|&f| Action::Open(f))),
+            Mitigation::Ccs | Mitigation::Nccs { .. } => {
+                self.waiting.extend(active);
+                self.open_next(out);
+            }
+            Mitigation::Ocs { set_size, window_bytes, .. } => {
+                // all handshakes up front with zero windows but for the first set (Fig. 8)
+                let first: Vec<FlowId> = active.iter().copied().take(set_size as usize).collect();
+                for &f in active {
+                    let w = if first.contains(&f) { window_bytes } else { 0 };
+                    out.push(Action::Window(f, w));
+                    out.push(Action::Open(f));
+                }
+                self.waiting.extend(active.iter().skip(set_size as usize));
+                self.open.extend(&first);
+                self.newest = first.clone();
+                self.sets_open.push(first);
+                self.widen_tail_if_needed(out);
+            }
+        }
+    }
+
+    /// Flow `flow` has `remaining` bytes of this block still to deliver.
+    pub fn on_progress(&mut self, flow: FlowId, remaining: u64, remaining_of: impl Fn(FlowId) -> u64, out: &mut Vec<Action>) {
+        if self.newest_triggered || !self.newest.contains(&flow) {
+            return;
+        }
+        let (left, threshold) = match self.scheme {
+            Mitigation::Nccs { start_next_at_remaining, .. } => (remaining, start_next_at_remaining),
+            Mitigation::Ocs { start_next_at_remaining, .. } => {
+                (self.newest.iter().map(|&f| remaining_of(f)).sum(), start_next_at_remaining)
+            }
+            _ => return,
+        };
+        if left <= threshold {
+            self.newest_triggered = true;
+            self.tokens += 1;
+            self.release(out);
+        }
+    }
+
+    /// Flow `flow` has delivered all of its part of the block.
+    pub fn on_done(&mut self, flow: FlowId, out: &mut Vec<Action>) {
+        self.open.retain(|&f| f != flow);
+        match self.scheme {
+            Mitigation::Ccs => self.open_next(out),
+            Mitigation::Nccs { .. } => self.release(out),
+            Mitigation::Ocs { .. } => {
+                for set in &mut self.sets_open {
+                    set.retain(|&f| f != flow);
+                }
+                self.sets_open.retain(|s| !s.is_empty());
+                self.release(out);
+                self.widen_tail_if_needed(out);
+            }
+            _ => {}
+        }
+    }
+
+    fn open_next(&mut self, out: &mut Vec<Action>) {
+        if let Some(f) = self.waiting.pop_front() {
+            self.open.push(f);
+            self.newest = vec![f];
+            self.newest_triggered = false;
+            out.push(Action::Open(f));
+        }
+    }
+
+    /// Spend earned starts while the cap allows.
+    fn release(&mut self, out: &mut Vec<Action>) {
+        while self.tokens > 0 && !self.waiting.is_empty() {
+            match self.scheme {
+                Mitigation::Nccs { k, .. } if self.open.len() < k as usize => self.open_next(out),
+                Mitigation::Ocs { set_size, window_bytes, .. } if self.sets_open.len() < 2 => {
+                    let set: Vec<FlowId> = (0..set_size).filter_map(|_| self.waiting.pop_front()).collect();
+                    for &f in &set {
+                        out.push(Action::Window(f, window_bytes));
+                    }
+                    self.open.extend(&set);
+                    self.newest = set.clone();
+                    self.newest_triggered = false;
+                    self.sets_open.push(set);
+                }
+                _ => return,
+            }
+            self.tokens -= 1;
+        }
+    }
+
+    /// OCS §4.4: once fewer than `set_size` connections remain, widen their windows so
+    /// together they can fill the pipe (BaseBDP).
+    fn widen_tail_if_needed(&mut self, out: &mut Vec<Action>) {
+        if let Mitigation::Ocs { set_size, window_bytes, bdp_bytes, .. } = self.scheme {
+            let n = self.open.len();
+            if !self.tail_widened && self.waiting.is_empty() && n > 0 && n < set_size as usize {
+                self.tail_widened = true;
+                let w = bdp_bytes.div_ceil(n as u64).max(window_bytes);
+                out.extend(self.open.iter().map(|&f| Action::Window(f, w)));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opened(actions: &[Action]) -> Vec<FlowId> {
+        actions.iter().filter_map(|a| if let Action::Open(f) = a { Some(*f) } else { None }).collect()
+    }
+
+    #[test]
+    fn plain_tcp_opens_everything_at_once() {
+        let mut s = Scheduler::new(Mitigation::None);
+        let mut out = vec![];
+        s.start_block(&[3, 1, 2], &mut out);
+        assert_eq!(opened(&out), vec![3, 1, 2]);
+    }
+
+    #[test]
+    fn ccs_opens_the_next_connection_only_when_the_current_one_is_done() {
+        let mut s = Scheduler::new(Mitigation::Ccs);
+        let mut out = vec![];
+        s.start_block(&[0, 1, 2], &mut out);
+        assert_eq!(opened(&out), vec![0]);
+        out.clear();
+        s.on_progress(0, 0, |_| 0, &mut out);
+        assert!(out.is_empty());
+        s.on_done(0, &mut out);
+        assert_eq!(opened(&out), vec![1]);
+    }
+
+    #[test]
+    fn nccs_opens_the_next_at_the_threshold_and_caps_at_k() {
+        let scheme = Mitigation::Nccs { k: 2, start_next_at_remaining: 100 };
+        let mut s = Scheduler::new(scheme);
+        let mut out = vec![];
+        s.start_block(&[0, 1, 2, 3], &mut out);
+        assert_eq!(opened(&out), vec![0]);
+        out.clear();
+        s.on_progress(0, 150, |_| 0, &mut out);
+        assert!(out.is_empty(), "150 bytes left: above S - T1 V");
+        s.on_progress(0, 100, |_| 0, &mut out);
+        assert_eq!(opened(&out), vec![1], "condition-I opens the next one");
+        out.clear();
+        s.on_progress(1, 90, |_| 0, &mut out);
+        assert!(out.is_empty(), "K = 2 connections are open: wait");
+        s.on_done(0, &mut out);
+        assert_eq!(opened(&out), vec![2], "a finished connection releases the earned start");
+    }
+
+    #[test]
+    fn ocs_handshakes_all_with_zero_windows_then_grants_sets() {
+        let scheme = Mitigation::Ocs { set_size: 2, window_bytes: 4000, start_next_at_remaining: 500, bdp_bytes: 9000 };
+        let mut s = Scheduler::new(scheme);
+        let mut out = vec![];
+        s.start_block(&[0, 1, 2, 3, 4], &mut out);
+        assert_eq!(opened(&out), vec![0, 1, 2, 3, 4], "every handshake up front (Fig. 8)");
+        assert!(out.contains(&Action::Window(0, 4000)) && out.contains(&Action::Window(2, 0)));
+        out.clear();
+        let remaining = |f: FlowId| if f < 2 { 200 } else { 1000 };
+        s.on_progress(0, 200, remaining, &mut out);
+        assert_eq!(out, vec![Action::Window(2, 4000), Action::Window(3, 4000)]);
+        out.clear();
+        s.on_done(0, &mut out);
+        s.on_done(1, &mut out);
+        s.on_progress(2, 100, |_| 100, &mut out);
+        assert!(out.contains(&Action::Window(4, 4000)), "third set granted");
+        out.clear();
+        s.on_done(2, &mut out);
+        s.on_done(3, &mut out);
+        // one connection left (< set size): its window grows to BaseBDP
+        assert_eq!(out, vec![Action::Window(4, 9000)]);
+    }
+}

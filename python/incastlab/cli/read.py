@@ -1,0 +1,84 @@
+"""`incastlab read`: the client side of the synchronized-read workload, for real hosts.
+Reads blocks striped over the servers (each runs `incastlab serve`) and reports goodput,
+block times and the senders' retransmissions and timeouts (from their TCP_INFO)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from . import argtypes, workload_args
+from ..errors import EnvironmentProblem
+from ..units import format_size
+
+
+_SERVERS_HELP = "comma-separated host:port pairs, e.g. 10.0.0.2:5701,10.0.0.3:5701"
+
+
+def parse_servers(text: str) -> list[str]:
+    out = [s.strip() for s in text.split(",") if s.strip()]
+    for s in out:
+        host, sep, port = s.rpartition(":")
+        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise argparse.ArgumentTypeError(f"{text!r} is not allowed; expected {_SERVERS_HELP}")
+    if not out:
+        raise argparse.ArgumentTypeError(f"{text!r} is not allowed; expected {_SERVERS_HELP}")
+    return out
+
+
+def summary(res: dict) -> str:
+    n = res["servers"]
+    lines = [
+        f"incastlab read: {n} servers, {res['blocks']} blocks of {format_size(res['block_bytes'])}"
+        + ("" if res["block_bytes"] == n * res["sru_bytes"] else " (split over the servers)")
+        + f" ({n} x {format_size(res['sru_bytes'])})" * (res["block_bytes"] == n * res["sru_bytes"]),
+        f"  transfer  {res['payload_bytes'] / 1e6:10.1f} MB in {res['wall_seconds']:.3f} s",
+        f"  goodput   {res['goodput_mbps']:10.1f} Mbps",
+        f"  block time  p50 {res['block_time_p50_s'] * 1e3:.3f} ms  p99 {res['block_time_p99_s'] * 1e3:.3f} ms  "
+        f"max {res['block_time_max_s'] * 1e3:.3f} ms",
+    ]
+    rt = "unknown" if res["retransmits"] is None else str(res["retransmits"])
+    to = "unknown" if res["timeouts"] is None else str(res["timeouts"])
+    lines.append(f"  senders   retransmits {rt}, timeouts {to} (servers' TCP_INFO), cc {res['server_congestion'] or 'unknown'}")
+    return "\n".join(lines)
+
+
+def cmd_read(args) -> int:
+    from .. import _native
+    kw = workload_args.workload_kwargs(args)
+    cfg = {
+        "servers": args.servers,
+        "sru_bytes": kw["sru_bytes"],
+        "block_bytes": kw["block_bytes"],
+        "blocks": kw["blocks"],
+        "quickack": kw["quickack"],
+        "rcvbuf_bytes": None if kw["rwnd_clamp_bytes"] is None else kw["rwnd_clamp_bytes"] // 2,
+        "window_clamp_bytes": kw["rwnd_clamp_bytes"],
+        "max_concurrent": kw["max_concurrent"],
+        "stagger_ps": round(kw["stagger_s"] * 1e12),
+        "congestion": kw["congestion"],
+    }
+    from ..testbed.runner import _interruptible
+    try:
+        res = json.loads(_interruptible(_native.wire_read, json.dumps(cfg)))
+    except (OSError, ValueError) as e:
+        raise EnvironmentProblem(f"read: {e}") from None
+    if args.json:
+        res["rto_min_s"] = None  # the servers' RTOmin is theirs; see server_rto_min_us
+        res["buffer_bytes"] = None  # a real switch's buffer is not known to the client
+        res["drops"] = None  # drops happen in the switch; read them from its counters
+        res["max_queue_bytes"] = None
+        print(json.dumps(res), flush=True)
+    else:
+        print(summary(res))
+    return 0
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("read", help="read striped blocks from `incastlab serve` servers over TCP",
+                              description=__doc__)
+    p.add_argument("--servers", type=parse_servers, required=True, metavar="H:P,H:P,...",
+                   help="servers in request order, e.g. 10.0.0.2:5701,10.0.0.3:5701")
+    workload_args.add(p, blocks_default=1000)
+    p.add_argument("--json", action="store_true", help="complete result as one JSON object")
+    p.set_defaults(func=cmd_read)

@@ -1,0 +1,40 @@
+"""Workload flags shared by `testbed sweep`, `testbed run` and `read`."""
+
+from __future__ import annotations
+
+import argparse
+
+from . import argtypes
+from ..units import PS_PER_S
+
+
+def add(parser: argparse.ArgumentParser, *, blocks_default: int) -> None:
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--sru", type=argtypes.size("--sru"), default=256 * 1024,
+                      help="fixed-SRU mode: bytes each server sends per block (default 256KiB, FAST'08 Table 1)")
+    size.add_argument("--block", type=argtypes.size("--block"), default=None,
+                      help="fixed-block mode: block size split over the servers (e.g. 1MiB)")
+    parser.add_argument("--blocks", type=argtypes.positive_int("--blocks", maximum=10**7), default=blocks_default,
+                        help=f"blocks to read (default {blocks_default})")
+    parser.add_argument("--quickack", action="store_true", help="client ACKs every segment (TCP_QUICKACK: delayed ACK off)")
+    parser.add_argument("--cc", default=None, metavar="ALGO",
+                        help="congestion control of the senders (TCP_CONGESTION: reno, cubic, bbr, ...)")
+    parser.add_argument("--rwnd-clamp", type=argtypes.size("--rwnd-clamp", minimum=2048), default=None,
+                        help="cap the client's advertised receive window (TCP_WINDOW_CLAMP + SO_RCVBUF)")
+    parser.add_argument("--max-concurrent", type=argtypes.positive_int("--max-concurrent"), default=None, metavar="K",
+                        help="mitigation: at most K servers send at a time")
+    parser.add_argument("--stagger", type=argtypes.duration("--stagger"), default=0, metavar="DELAY",
+                        help="mitigation: request i leaves i x DELAY after the block starts (e.g. 100us)")
+
+
+def workload_kwargs(args) -> dict:
+    return {
+        "blocks": args.blocks,
+        "sru_bytes": args.sru,
+        "block_bytes": args.block,
+        "quickack": args.quickack,
+        "congestion": args.cc,
+        "rwnd_clamp_bytes": args.rwnd_clamp,
+        "max_concurrent": args.max_concurrent,
+        "stagger_s": args.stagger / PS_PER_S,
+    }

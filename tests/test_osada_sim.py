@@ -1,0 +1,68 @@
+"""Connection serialization in the simulator against Osada et al. (`004_f48ce568b38e0ea9.txt`).
+
+Setting of their Fig. 9-10: N_s = 64, 1 Gbps, BaseRTT 100 us, S = 32 KB, a 40-packet
+port buffer, 0.1 % UDP background, connections opened per block. Ten blocks per point
+(the paper averages 20 runs); margins below say why they are what they are.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from incastlab import Scenario, simulate
+
+# Maximum goodput of the paper's §5.1: 1 Gbps less UDP, payload only: ~972 Mbps.
+MAX_GOODPUT = 1000 * (1 - 0.001) * 1460 / 1500
+
+
+def osada(active: int, mitigation: str, **kw):
+    sc = Scenario(servers=64, active_servers=active, sru="32KiB", buffer_packets=40, handshake=True,
+                  udp="0.1%", mitigation=mitigation, blocks=10, **kw)
+    return simulate(sc)
+
+
+def test_scheme_parameters_come_from_the_papers_model():
+    # §5.1: at 1 Gbps, BaseBDP_pkt 9, wnd_pkt 4, n_min 3; CCS/NCCS advertise BaseBDP.
+    ocs = Scenario(servers=8, sru="32KiB", mitigation="ocs").native_mitigation()
+    assert (ocs["set_size"], ocs["window_bytes"]) == (3, 4 * 1460)
+    assert Scenario(servers=8, mitigation="ccs").rwnd == 12500
+    assert Scenario(servers=8, mitigation="tcpfg").rto_min == 200 * 10**6  # 200 us in ps
+    assert Scenario(servers=8, mitigation="tcpfg", rto_min="1ms").rto_min == 10**9
+
+
+def test_ntcp_collapses_at_32_active_servers_while_nccs_and_ocs_stay_near_the_maximum():
+    # Fig. 9: NTCP collapses beyond about 15 active servers; NCCS K=4 and OCS stay near
+    # 972 Mbps. 85 % of the maximum leaves room for the handshakes and slow start of our
+    # 10-block runs (we measure ~95 %).
+    assert osada(32, "ntcp").goodput_mbps < 0.1 * MAX_GOODPUT
+    for scheme in ("nccs", "ocs"):
+        r = osada(32, scheme)
+        assert r.goodput_mbps > 0.85 * MAX_GOODPUT, (scheme, r.goodput_mbps)
+        assert r.timeouts == 0
+
+
+def test_ccs_keeps_the_queue_empty_but_wastes_the_slow_start():
+    # §5.1: CCS has the smallest Q_max (not 0 because of the UDP background) and goodput
+    # "about 450 Mbps". We get ~380 Mbps: our connection setup adds a SYN round trip to
+    # every 32 KB transfer; 300-500 Mbps is "well below the link, well above collapse".
+    r = osada(32, "ccs")
+    assert r.max_queue_packets <= 4
+    assert 300 <= r.goodput_mbps <= 500
+
+
+def test_ocs_queue_stays_near_its_analytical_bound():
+    # Eq. (11): Q_max^TCP = 2 x n_min x wnd_pkt - BaseBDP_pkt = 15 at 1 Gbps; the paper
+    # measured about 13. UDP packets count in Q_max too; we allow 15 +- 5.
+    r = osada(48, "ocs")
+    assert 10 <= r.max_queue_packets <= 20, r.max_queue_packets
+
+
+@pytest.mark.parametrize("bad", ["--mitigation dctcp", "--k 0", "--active-servers 0", "--udp 60%", "--buffer-packets 0"])
+def test_bad_scheme_flags_exit_2_with_one_line(bad, tmp_path):
+    import subprocess
+    import sys
+    cmd = [sys.executable, "-m", "incastlab.cli.main", "simulate", "--servers", "8", *bad.split()]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    assert p.returncode == 2
+    assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
+    assert bad.split()[0] in p.stderr
