@@ -30,8 +30,10 @@ from incastlab import sim
 # 8 servers, 5 blocks, default RTOmin 200 ms: drops, fast retransmits and timeouts in
 # well under a second of wall time (FAST'08 Fig. 4's collapse region).
 RUN = ["--servers", "8", "--blocks", "5"]
-RETRANSMITTED = ("tcp.analysis.retransmission || tcp.analysis.fast_retransmission || "
-                 "tcp.analysis.spurious_retransmission || tcp.analysis.out_of_order || tcp.analysis.keep_alive")
+# (tcp.len > 0: a retransmitted SYN, in --handshake runs, is not a data retransmission)
+RETRANSMITTED = ("(tcp.analysis.retransmission || tcp.analysis.fast_retransmission || "
+                 "tcp.analysis.spurious_retransmission || tcp.analysis.out_of_order || tcp.analysis.keep_alive) "
+                 "&& tcp.len > 0")
 SERVER_PORT = 7001
 MSS = 1460
 
@@ -70,10 +72,13 @@ def simulate_to(tmp: Path, name: str, *extra: str) -> tuple[dict, Path, Path]:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("pcap")
-    return {tcp: simulate_to(tmp, tcp, "--tcp", tcp) for tcp in ("newreno", "sack")}
+    runs = {tcp: simulate_to(tmp, tcp, "--tcp", tcp) for tcp in ("newreno", "sack")}
+    # a new connection per block (Osada et al.): the core's own SYNs, no synthetic handshake
+    runs["handshake"] = simulate_to(tmp, "handshake", "--handshake")
+    return runs
 
 
-@pytest.mark.parametrize("tcp", ["newreno", "sack"])
+@pytest.mark.parametrize("tcp", ["newreno", "sack", "handshake"])
 def test_tshark_opens_the_capture_without_complaint(runs, tcp):
     result, pcap, _ = runs[tcp]
     r = tshark("-r", str(pcap))
@@ -90,7 +95,7 @@ def test_tshark_opens_the_capture_without_complaint(runs, tcp):
     assert unexpected == [], expert
 
 
-@pytest.mark.parametrize("tcp", ["newreno", "sack"])
+@pytest.mark.parametrize("tcp", ["newreno", "sack", "handshake"])
 def test_tshark_counts_the_same_retransmissions_as_the_simulator(runs, tcp):
     result, pcap, _ = runs[tcp]
     assert result["drops"] > 0 and result["timeouts"] > 0, "the run must lose packets"
@@ -130,6 +135,17 @@ def test_tshark_sees_real_tcp_lengths_and_complete_connections(runs, tcp):
     # the handshake makes sequence numbers relative: the first data byte is 1
     first = tshark_lines(pcap, f"tcp.srcport == {SERVER_PORT} && tcp.len > 0", "tcp.seq")[0]
     assert int(first) == 1
+
+
+def test_handshake_runs_show_one_connection_per_flow_and_block(runs):
+    result, pcap, _ = runs["handshake"]
+    assert result["capture_packets"] == tshark_count(pcap, "frame")
+    syns = tshark_count(pcap, "tcp.flags.syn == 1 && tcp.flags.ack == 0")
+    assert syns == 8 * 5 + result.get("syn_timeouts", 0)
+    streams = {int(s) for s in tshark_lines(pcap, "tcp", "tcp.stream")}
+    assert len(streams) == 8 * 5, "each block opens new connections (own client port)"
+    lengths = tshark_lines(pcap, f"tcp.srcport == {SERVER_PORT} && tcp.len > 0", "tcp.len")
+    assert sum(int(n) for n in lengths) == result["bytes_sent"]
 
 
 def test_sack_blocks_are_visible_to_tshark_only_in_sack_runs(runs):
