@@ -1,17 +1,21 @@
 //! The core's packets as TCP segments between real-looking hosts.
 //!
-//! Each flow is one TCP connection between its server (port 7001) and the client
-//! (port 40000 + flow). Sequence numbers on the wire are the core's byte sequence (the
-//! first data byte is 1, the SYN took 0) plus a per-flow initial sequence number, modulo
-//! 2^32. The client -> server direction has its own sequence space: every request is
-//! 24 bytes of data there, so the client's sequence number advances by the request size.
+//! Each connection of a flow is one TCP connection between its server (port 7001) and
+//! the client (port 40000 + flow + connection number; flows that start established have
+//! only connection 0, `--handshake` runs open connection 1, 2, ... one per block).
+//! Sequence numbers on the wire are the core's byte sequence (the first data byte is 1,
+//! the SYN took 0) plus a per-connection initial sequence number, modulo 2^32. The
+//! client -> server direction has its own sequence space: every request is 24 bytes of
+//! data there, so the client's sequence number advances by the request size.
 //!
 //! - data (server -> client): ACK|PSH, `len` bytes, ack = the client's sequence number
-//!   after its latest request on that flow;
+//!   after its latest request on that connection;
 //! - request (client -> server): ACK|PSH, 24 bytes, ack = the packet's cumulative ACK;
-//! - ACK (client -> server): ACK, no payload, SACK option (kind 5) when it has blocks.
+//! - ACK (client -> server): ACK, no payload, SACK option (kind 5) when it has blocks;
+//! - SYN / SYN-ACK: MSS, window scale and (SACK runs) SACK-permitted options;
+//! - background UDP (server -> client): a datagram of the core's size, port 7002 -> 9.
 //!
-//! The core does not simulate connection setup; [`Wire::handshake`] makes a synthetic
+//! When the core simulates no connection setup, [`Wire::handshake`] makes a synthetic
 //! SYN / SYN-ACK / ACK per flow so analysers see complete connections (docs/capture.md).
 
 use std::collections::HashMap;
