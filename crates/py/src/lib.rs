@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 
 mod sim;
 mod wire;
+mod monitor;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -13,6 +14,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim::default_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(wire::wire_read, m)?)?;
     m.add_class::<wire::WireServer>()?;
+    m.add_class::<monitor::Sampler>()?;
+    m.add_class::<monitor::KernelSampler>()?;
+    m.add_function(wrap_pyfunction!(monitor::counter_delta, m)?)?;
+    m.add_function(wrap_pyfunction!(monitor::interval_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(monitor::read_proc_net_in, m)?)?;
     m.add_function(wrap_pyfunction!(sim::simulate_recording, m)?)?;
     Ok(())
 }

@@ -24,6 +24,8 @@ COMMANDS = [
     "serve",
     "read",
     "validate",
+    "reproduce",
+    "monitor",
 ]
 
 

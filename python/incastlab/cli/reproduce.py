@@ -1,0 +1,154 @@
+"""``incastlab reproduce``: one command per figure of the source documents.
+
+    incastlab reproduce --list
+    incastlab reproduce fast08-fig13 --out out/ [--quick] [--jobs J] [--seeds K] [--strict]
+    incastlab reproduce all --out out/
+
+Each reproduction writes OUT/NAME.csv (every simulated point), OUT/NAME.png (the figure,
+shaped like the source's) and OUT/NAME.checks.json (the source's claims, measured), and
+prints its checks. A failed check is a finding, not an error: the exit status is 0 unless
+``--strict`` is given (then 1 when any check failed). The reproductions themselves live in
+``incastlab.experiments`` (docs/reproduce.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from .. import experiments
+from ..errors import UsageError
+from ..experiments import run as runner
+from ..outfiles import check_writable
+from . import argtypes
+from .progress import tty_progress
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "reproduce",
+        help="reproduce a figure of the source papers: CSV, plot and checked claims",
+        description="Run one reproduction (or 'all'): simulate its series, write OUT/NAME.csv, OUT/NAME.png "
+        "and OUT/NAME.checks.json, and print which of the source's claims hold. A failed check is a "
+        "finding: exit status 0 unless --strict.",
+    )
+    p.add_argument("name", nargs="?", metavar="NAME", help="a reproduction (see --list), or 'all'")
+    p.add_argument("--list", action="store_true", help="list the reproductions and exit")
+    p.add_argument("--out", metavar="DIR", help="directory for NAME.csv, NAME.png, NAME.checks.json (created)")
+    p.add_argument("--quick", action="store_true",
+                   help="shorter simulated time per point (for tests and CI; the default is the paper's 20 s)")
+    p.add_argument("--jobs", type=argtypes.positive_int("--jobs", minimum=1, maximum=1024), default=None,
+                   metavar="J", help="points simulated at once (default: the available cores)")
+    p.add_argument("--seeds", type=argtypes.positive_int("--seeds", minimum=1, maximum=1000), default=None,
+                   metavar="K", help="runs per point, desynchronized by host send jitter; plots show the mean "
+                   "and the min-max spread (default: each reproduction's own, usually 1)")
+    p.add_argument("--strict", action="store_true", help="exit status 1 if any check fails")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON object per line: each check (with --list: each reproduction)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.list:
+        return _list(args.json)
+    if not args.name:
+        raise UsageError("NAME", None, "a reproduction name or 'all' (see incastlab reproduce --list)")
+    chosen = experiments.names() if args.name == "all" else [args.name]
+    exps = [experiments.load(n) for n in chosen]
+    if not args.out:
+        raise UsageError("--out", None, "a directory for the results (e.g. --out out)")
+    out = _prepare_out(args.out)
+    for exp in exps:  # refuse a knob this build lacks before spending time on the others
+        runner.points(exp, args.quick, args.seeds)
+
+    failed: list[tuple[str, dict]] = []
+    total_checks = 0
+    start_all = time.monotonic()
+    for exp in exps:
+        checks = _run_one(exp, args, out)
+        total_checks += len(checks)
+        failed += [(exp.name, c) for c in checks if not c["pass"]]
+    wall = time.monotonic() - start_all
+
+    if not args.json:
+        if len(exps) > 1:
+            print(f"\n# {len(exps)} reproductions, {total_checks} checks, {total_checks - len(failed)} passed, "
+                  f"{len(failed)} failed ({wall:.1f} s wall)")
+        if failed:
+            print("FAILED checks (departures from the sources, see each NAME.checks.json):")
+            for name, c in failed:
+                print(f"  {name}: {c['claim']}\n    measured: {c['measured']}")
+    sys.stdout.flush()
+    return 1 if (args.strict and failed) else 0
+
+
+def _list(as_json: bool) -> int:
+    exps = [experiments.load(n) for n in experiments.names()]
+    if as_json:
+        for e in exps:
+            print(json.dumps({"name": e.name, "source": e.source, "title": e.title, "summary": e.summary}))
+        return 0
+    print(left_aligned(["name", "source", "what"], [[e.name, e.source, e.title] for e in exps]))
+    return 0
+
+
+def _prepare_out(text: str) -> Path:
+    out = Path(text)
+    if out.exists() and not out.is_dir():
+        raise UsageError("--out", text, "a directory (this is a file)")
+    if not out.exists():
+        parent = out.parent if str(out.parent) else Path(".")
+        if not parent.is_dir():
+            raise UsageError("--out", text, f"a directory whose parent exists ({parent} does not)")
+        out.mkdir()
+    check_writable(out / "probe.csv", "--out")
+    return out
+
+
+def _run_one(exp, args: argparse.Namespace, out: Path) -> list[dict]:
+    pts = runner.points(exp, args.quick, args.seeds)
+    seeds = args.seeds or exp.seeds
+    duration = exp.point_duration(args.quick)
+    note = f"{duration} simulated per point" + (" (--quick)" if args.quick else "") + \
+        (f", mean and min-max of {seeds} seeds" if seeds > 1 else "")
+    if not args.json:
+        print(f"\n## {exp.name}: {exp.title} ({exp.source})")
+        print(f"# {len(pts)} points, {note}")
+    sys.stdout.flush()
+    start = time.monotonic()
+    df = runner.simulate(exp, args.quick, args.jobs, args.seeds, progress=tty_progress(exp.name, len(pts)))
+    wall = time.monotonic() - start
+    checks = runner.evaluate(exp, df)
+    paths = runner.write_outputs(exp, df, checks, out, note=note)
+    if args.json:
+        for c in checks:
+            print(json.dumps({"reproduction": exp.name, **c}))
+        return checks
+    if exp.report is not None:
+        print(exp.report(df))
+    print(render_checks(checks))
+    print(f"wrote {paths['csv']}, {paths['png']}, {paths['checks']} ({wall:.1f} s wall)")
+    return checks
+
+
+def render_checks(checks: list[dict]) -> str:
+    """The checks as a short table: verdict, claim (wrapped) and what we measured."""
+    rows = []
+    for i, c in enumerate(checks, 1):
+        claim = textwrap.shorten(c["claim"], 70, placeholder="...")
+        rows.append([str(i), "pass" if c["pass"] else "FAIL", claim, c["measured"]])
+    return left_aligned(["#", "check", "claim", "measured"], rows)
+
+
+def left_aligned(heads: list[str], rows: list[list[str]]) -> str:
+    """Text columns read best left-aligned (the last one is not padded)."""
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(heads)]
+    pad = widths[:-1] + [0]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(heads, pad)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, pad)).rstrip() for r in rows]
+    return "\n".join(lines)

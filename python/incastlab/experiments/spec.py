@@ -1,0 +1,116 @@
+"""What a reproduction is, as data: series, a sweep axis, a plot and checks.
+
+A reproduction module (one per reproduced figure or table) builds one ``Experiment``
+and nothing else; ``incastlab.experiments.run`` turns it into simulated points, a CSV, a
+figure and a list of checks. Nothing here runs a simulation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import pandas as pd
+
+# A check measures the result DataFrame (one row per simulated point: the core's result
+# fields plus ``series``, ``panel``, ``x`` and ``seed``) and says what it saw and whether
+# the source's claim holds: ``(measured, passed)``.
+Measure = Callable[[pd.DataFrame], tuple[str, bool]]
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line of the figure: a label and the Scenario fields that differ from ``base``."""
+
+    label: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    #: Sub-figure this series is drawn in ("" when the figure has one panel), e.g. "(a) Reno".
+    panel: str = ""
+    #: Axis values of this series alone (default: the experiment's), e.g. a 10 Gbps panel
+    #: that sweeps further than the 1 Gbps one; and its ``--quick`` values.
+    values: tuple[Any, ...] | None = None
+    quick_values: tuple[Any, ...] | None = None
+    #: Extra matplotlib line style, e.g. ``{"color": "C1", "linestyle": "--"}`` to pair lines.
+    style: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Check:
+    """A claim of a source document and how to measure it on our results."""
+
+    claim: str
+    #: File and figure/section, e.g. ``"000_315d806dde942a9f.txt Fig. 13"``.
+    source: str
+    measure: Measure
+
+
+@dataclass(frozen=True)
+class Plot:
+    """How the figure is drawn.
+
+    ``kind``: ``"lines"`` (``y`` against the sweep axis, one line per series, one subplot
+    per panel; mean over seeds with the min-max spread shaded), ``"dart"`` (the summed
+    ``dart_histogram`` of each series as bars, one subplot per series, FAST'08 Fig. 11) or
+    ``"categories"`` (timeout categories per series, ours next to the source's numbers,
+    FAST'08 Table 3).
+    """
+
+    kind: str = "lines"
+    y: str = "goodput_mbps"
+    ylabel: str = "Goodput (Mbps)"
+    xlabel: str = "Number of servers"
+    #: Log-scale x axis (sweeps to 1024 servers); the FAST'08 figures are linear.
+    logx: bool = False
+    #: Draw the payload capacity of the link as a dotted line (lines plots of goodput).
+    link_rate: bool = True
+    #: kind="categories": {series label: {result field: the source's number}}.
+    reference: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One reproduced figure or table of a source document."""
+
+    #: Command-line name, e.g. ``"fast08-fig13"``.
+    name: str
+    #: Figure title: what is plotted, e.g. ``"Reno, NewReno and SACK"``.
+    title: str
+    #: The source figure, e.g. ``"000_315d806dde942a9f.txt Fig. 10"`` (printed on the plot).
+    source: str
+    #: What the reproduction shows and which parameters were chosen why (``--list``, docs).
+    summary: str
+    series: tuple[Series, ...]
+    checks: tuple[Check, ...]
+    #: Scenario fields shared by every series (series params override them).
+    base: Mapping[str, Any] = field(default_factory=dict)
+    #: The Scenario field swept along the x axis and its values.
+    axis: str = "servers"
+    values: tuple[Any, ...] = (1, 2, 4, 8, 16, 32, 64)
+    #: Values for ``--quick`` (default: the same as ``values``).
+    quick_values: tuple[Any, ...] | None = None
+    #: Simulated time per point: FAST'08 §3.1 "each measurement runs for 20 seconds".
+    duration: str = "20s"
+    #: Simulated time per point with ``--quick`` (tests and CI, not for conclusions).
+    quick_duration: str = "1s"
+    #: Runs per point when ``--seeds`` is not given.
+    seeds: int = 1
+    #: Host send jitter given to every point when several seeds are run, so that runs
+    #: differ (without it the simulation has no randomness and every seed is the same run).
+    seed_jitter: str = "2us"
+    plot: Plot = field(default_factory=Plot)
+    #: Optional extra text printed after the run (e.g. Table 3 next to the paper's).
+    report: Callable[[pd.DataFrame], str] | None = None
+
+    def axis_values(self, quick: bool, series: Series | None = None) -> tuple[Any, ...]:
+        """The sweep of ``series`` (or of the experiment), full or ``--quick``."""
+        values, fast = self.values, self.quick_values
+        if series is not None and series.values is not None:
+            values, fast = series.values, series.quick_values
+        return tuple(fast) if quick and fast else tuple(values)
+
+    def point_duration(self, quick: bool) -> str:
+        return self.quick_duration if quick else self.duration
+
+    def panels(self) -> list[str]:
+        """Panel names in the order their first series appears."""
+        return list(dict.fromkeys(s.panel for s in self.series))

@@ -1,0 +1,83 @@
+"""``--record FILE``: the fine-grained intervals as Parquet or CSV, for ``monitor plot``.
+
+Rows are written as the run goes (not all kept in memory) to ``FILE.partial`` and renamed
+at the end, so an interrupted or failed run never leaves a half-written FILE.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from ..errors import UsageError
+
+COLUMNS = ["t_s", "dt_s", "rx_bytes", "tx_bytes", "rx_packets", "tx_packets"]
+SCHEMA = pa.schema([("t_s", pa.float64()), ("dt_s", pa.float64())]
+                   + [(c, pa.uint64()) for c in COLUMNS[2:]])
+FORMATS = {".parquet": "parquet", ".csv": "csv"}
+
+
+def check_path(path: str, param: str = "--record") -> str:
+    """The format of ``path`` (by extension); UsageError if unknown or not writable."""
+    fmt = FORMATS.get(os.path.splitext(path)[1].lower())
+    if fmt is None:
+        raise UsageError(param, path, "a file name ending in .parquet or .csv")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory) or not os.access(directory, os.W_OK):
+        raise UsageError(param, path, "a file in an existing, writable directory")
+    return fmt
+
+
+class Recorder:
+    def __init__(self, path: str):
+        self.fmt = check_path(path)
+        self.path = path
+        self.partial = path + ".partial"
+        self._writer = None
+
+    def write(self, t_s, dt_s, rx_bytes, tx_bytes, rx_packets, tx_packets) -> None:
+        batch = pa.record_batch([pa.array(t_s, pa.float64()), pa.array(dt_s, pa.float64()),
+                                 *(pa.array(c, pa.uint64()) for c in (rx_bytes, tx_bytes, rx_packets, tx_packets))],
+                                schema=SCHEMA)
+        if self._writer is None:
+            if self.fmt == "parquet":
+                self._writer = pq.ParquetWriter(self.partial, SCHEMA)
+            else:
+                self._writer = pacsv.CSVWriter(self.partial, SCHEMA)
+        self._writer.write_batch(batch)
+
+    def close(self) -> None:
+        """Finish the file and move it into place (an empty run still writes a header)."""
+        if self._writer is None:
+            self.write([], [], [], [], [], [])
+        self._writer.close()
+        os.replace(self.partial, self.path)
+
+    def abort(self) -> None:
+        if self._writer is not None:
+            try:
+                self._writer.close()
+            except Exception:  # noqa: BLE001 - cleaning up after another failure
+                pass
+        if os.path.exists(self.partial):
+            os.remove(self.partial)
+
+
+def read(path: str):
+    """The recorded intervals as a pandas DataFrame; UsageError if not a recording."""
+    fmt = FORMATS.get(os.path.splitext(path)[1].lower())
+    if fmt is None:
+        raise UsageError("FILE", path, "a .parquet or .csv file written by incastlab monitor --record")
+    if not os.path.isfile(path):
+        raise UsageError("FILE", path, "an existing file written by incastlab monitor --record")
+    try:
+        table = pq.read_table(path) if fmt == "parquet" else pacsv.read_csv(path)
+    except (pa.ArrowInvalid, OSError) as e:
+        raise UsageError("FILE", path, f"a file written by incastlab monitor --record ({e})") from None
+    missing = [c for c in COLUMNS if c not in table.column_names]
+    if missing:
+        raise UsageError("FILE", path, f"a monitor recording (missing columns {', '.join(missing)})")
+    return table.to_pandas()

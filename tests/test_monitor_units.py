@@ -1,0 +1,237 @@
+"""Unit tests of the monitor's pure parts: counter deltas, timescale math, the verdict
+rule, and the parsers of /proc/net and tc JSON (fixtures captured on this kind of machine:
+tests/fixtures/monitor/, TCP files from the servers' namespace during an incast run)."""
+
+import os
+
+import numpy as np
+import pytest
+
+from incastlab import _native
+from incastlab.errors import UsageError
+from incastlab.monitor import procnet, qdisc, record, timescales, verdict
+from incastlab.monitor.runner import CounterDeltas
+
+FIX = os.path.join(os.path.dirname(__file__), "fixtures", "monitor")
+MS = 1_000_000
+S = 1_000_000_000
+
+
+def fixture(name: str) -> str:
+    with open(os.path.join(FIX, name)) as f:
+        return f.read()
+
+
+# -- counters: wrap and reset (never negative) ---------------------------------------
+
+def test_counter_delta_across_64_bit_wrap():
+    assert _native.counter_delta(2**64 - 100, 50) == (150, "wrap64")
+
+
+def test_counter_delta_across_32_bit_wrap():
+    assert _native.counter_delta(2**32 - 1000, 24) == (1024, "wrap32")
+
+
+def test_counter_reset_gives_zero_not_negative():
+    assert _native.counter_delta(1_000_000, 10) == (0, "reset")
+
+
+def test_per_second_tcp_deltas_survive_a_reset():
+    d = CounterDeltas()
+    assert d.update({"rto_timeouts": 500}) == {"rto_timeouts": None}  # first reading: no interval
+    assert d.update({"rto_timeouts": 512}) == {"rto_timeouts": 12}
+    assert d.update({"rto_timeouts": 3}) == {"rto_timeouts": 0}  # namespace re-created
+    assert d.resets == ["rto_timeouts"]
+    assert d.update({"rto_timeouts": 5}) == {"rto_timeouts": 2}
+
+
+# -- timescale aggregation -----------------------------------------------------------
+
+def steady(rate_bps: float, seconds: float = 1.0, step_ns: int = 100_000):
+    n = int(seconds * S // step_ns)
+    t_end = step_ns * np.arange(1, n + 1)
+    dt = np.full(n, step_ns)
+    return t_end, dt, np.full(n, rate_bps * step_ns / S / 8)
+
+
+def test_steady_traffic_has_ratio_one_at_every_timescale():
+    t_end, dt, b = steady(400e6)
+    rates = timescales.window_rates(t_end, dt, b, 0, S, [S, 100 * MS, 10 * MS, MS])
+    for r in rates:
+        assert r.avg_bps == pytest.approx(400e6)
+        assert r.ratio == pytest.approx(1.0)
+
+
+def test_one_ms_burst_shows_at_1ms_and_is_diluted_at_coarser_scales():
+    # blog 003 (escript output): idle most of the second, line rate for 1 ms
+    t_end, dt, b = steady(0.0)
+    b[5000:5010] = 1e9 * 100_000 / S / 8  # 1 Gbit/s during [500 ms, 501 ms)
+    r1s, r100, r10, r1 = timescales.window_rates(t_end, dt, b, 0, S, [S, 100 * MS, 10 * MS, MS])
+    assert r1s.avg_bps == pytest.approx(1e6)
+    assert r1.peak_bps == pytest.approx(1e9)
+    assert r10.peak_bps == pytest.approx(1e8)
+    assert r100.peak_bps == pytest.approx(1e7)
+    assert r1.ratio == pytest.approx(1000)
+    assert r1s.ratio == pytest.approx(1.0)
+
+
+def test_a_long_sampling_gap_cannot_invent_a_peak():
+    # one 10 ms interval carrying 1.25 MB (1 Gbit/s over 10 ms): at 1 ms the most we may
+    # claim is that average, not 10x it squeezed into one bucket
+    t_end = np.array([MS, 11 * MS, 12 * MS])
+    dt = np.array([MS, 10 * MS, MS])
+    b = np.array([0.0, 1.25e6, 0.0])
+    (r1,) = timescales.window_rates(t_end, dt, b, 0, 12 * MS, [MS])
+    assert r1.peak_bps == pytest.approx(1e9)
+
+
+def test_timescale_longer_than_window_is_not_reported():
+    t_end, dt, b = steady(1e6, seconds=0.5)
+    assert timescales.window_rates(t_end, dt, b, 0, S // 2, [S, MS])[0] is None
+
+
+def test_idle_window_has_no_ratio():
+    t_end, dt, b = steady(0.0)
+    (r,) = timescales.window_rates(t_end, dt, b, 0, S, [MS])
+    assert r.peak_bps == 0 and r.ratio is None
+
+
+def test_burst_runs_count_consecutive_buckets_at_threshold():
+    t_end, dt, b = steady(0.0)
+    per = 1e9 * 100_000 / S / 8
+    b[1000:1020] = per  # 2 ms
+    b[3000:3030] = per  # 3 ms
+    assert timescales.burst_runs(t_end, dt, b, 0, S, MS, 0.7e9) == [2, 3]
+
+
+def test_counters_refreshed_by_the_driver_only_every_10ms_are_detected():
+    n = 10_000
+    dt = np.full(n, 100_000)
+    nbytes = np.zeros(n)
+    nbytes[::100] = 125_000  # one jump every 10 ms
+    packets = np.full(n, 5)  # packets flowed all the time
+    assert timescales.effective_resolution_ns(dt, nbytes, packets) == 10 * MS
+
+
+def test_per_packet_counters_are_not_flagged_as_periodic():
+    dt = np.full(1000, 100_000)
+    assert timescales.effective_resolution_ns(dt, np.full(1000, 1500), np.ones(1000)) is None
+
+
+# -- the verdict rule ---------------------------------------------------------------------
+
+def facts(peak_1ms, avg, timeouts, drops=0, retrans=0, line=1e9, runs=(2, 3)):
+    return verdict.SecondFacts([verdict.DirectionFacts("rx", avg, peak_1ms, list(runs))], line, timeouts, retrans,
+                               {"tbf 8001:": drops})
+
+
+def test_bursts_at_line_rate_with_timeouts_are_incast():
+    v = verdict.judge(facts(0.95e9, 0.2e9, timeouts=120, drops=340, retrans=500))
+    assert v.level == "incast"
+    assert "consistent with incast" in v.evidence
+    assert "120 RTO timeouts/s" in v.evidence and "tbf 8001:" in v.evidence and "2-3 ms" in v.evidence
+
+
+def test_steady_line_rate_with_losses_is_not_incast():
+    # a bulk transfer: 1 ms peak is the average, drops and even a timeout happen
+    v = verdict.judge(facts(0.95e9, 0.9e9, timeouts=1, drops=5000, retrans=5000))
+    assert v.level == "none"
+
+
+def test_bursts_well_below_line_rate_are_not_microbursts_at_line_rate():
+    v = verdict.judge(facts(0.3e9, 0.05e9, timeouts=10))
+    assert v.level == "none"
+
+
+def test_bursts_with_losses_but_no_timeout_are_possible_incast():
+    v = verdict.judge(facts(0.95e9, 0.2e9, timeouts=0, drops=100))
+    assert v.level == "possible"
+
+
+def test_unreadable_timeouts_make_bursts_only_possible_incast():
+    v = verdict.judge(facts(0.95e9, 0.2e9, timeouts=None))
+    assert v.level == "possible" and "unreadable" in v.evidence
+
+
+def test_unknown_line_rate_uses_ratio_and_a_floor():
+    assert verdict.judge(facts(0.5e9, 0.1e9, timeouts=3, line=None)).level == "incast"
+    assert verdict.judge(facts(5e6, 1e6, timeouts=3, line=None)).level == "none"
+
+
+def test_idle_second_is_no_sign_of_incast():
+    v = verdict.judge(facts(0.0, 0.0, timeouts=0, runs=()))
+    assert v.level == "none" and v.evidence == "no sign of incast"
+
+
+# -- /proc/net parsing ----------------------------------------------------------------------
+
+def test_tcp_counters_from_fixture_files():
+    got = procnet.tcp_counters(fixture("proc_net_snmp.txt"), fixture("proc_net_netstat.txt"))
+    # values read by hand from the fixture files
+    assert got["retrans_segs"] == 147376
+    assert got["rto_timeouts"] == 303
+    assert got["fast_retrans"] == 140528
+    assert got["listen_drops"] == 0
+    assert got["spurious_rtos"] == 0
+    assert set(got) == set(procnet.TCP_COUNTERS)
+
+
+def test_counter_missing_from_an_older_kernel_is_none():
+    snmp = "Tcp: RtoAlgorithm RetransSegs\nTcp: 1 42\n"
+    netstat = "TcpExt: TCPTimeouts\nTcpExt: 7\n"
+    got = procnet.tcp_counters(snmp, netstat)
+    assert got["retrans_segs"] == 42 and got["rto_timeouts"] == 7 and got["spurious_rtx_host_queues"] is None
+
+
+@pytest.mark.parametrize("text", [
+    "Tcp: A B\n",  # header without values
+    "Tcp: A B\nUdp: 1 2\n",  # values of another group
+    "Tcp: A B\nTcp: 1\n",  # count mismatch
+    "Tcp: A\nTcp: x\n",  # not a number
+])
+def test_malformed_proc_net_is_refused(text):
+    with pytest.raises(procnet.ProcNetFormatError):
+        procnet.parse_proc_net(text)
+
+
+def test_local_tcp_counters_are_readable_unprivileged():
+    counters, unavailable = procnet.read_tcp_counters([None])
+    assert unavailable == {}
+    assert counters["retrans_segs"] is not None
+
+
+# -- tc JSON parsing ------------------------------------------------------------------------
+
+def test_tbf_stats_from_fixture():
+    (q,) = qdisc.parse_tc_json(fixture("tc_qdisc_tbf.json"))
+    assert (q.kind, q.handle, q.drops, q.overlimits) == ("tbf", "8001:", 146911, 835291)
+    assert q.name == "tbf 8001:"
+
+
+def test_pfifo_fast_fixture_has_no_drops():
+    (q,) = qdisc.parse_tc_json(fixture("tc_qdisc_pfifo_fast.json"))
+    assert q.kind == "pfifo_fast" and q.drops == 0
+
+
+@pytest.mark.parametrize("text", ["not json", '{"kind": "tbf"}', '[{"handle": "1:"}]'])
+def test_garbled_tc_json_is_refused(text):
+    with pytest.raises(ValueError):
+        qdisc.parse_tc_json(text)
+
+
+# -- recording ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("ext", [".parquet", ".csv"])
+def test_recording_round_trips(tmp_path, ext):
+    path = str(tmp_path / f"r{ext}")
+    rec = record.Recorder(path)
+    rec.write([0.0001, 0.0002], [0.0001, 0.0001], [1500, 0], [0, 66], [1, 0], [0, 1])
+    assert not os.path.exists(path)  # only the .partial until closed
+    rec.close()
+    df = record.read(path)
+    assert list(df["rx_bytes"]) == [1500, 0] and list(df["tx_packets"]) == [0, 1]
+
+
+def test_recording_refuses_unknown_extension(tmp_path):
+    with pytest.raises(UsageError, match="--record"):
+        record.check_path(str(tmp_path / "r.txt"))

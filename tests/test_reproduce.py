@@ -1,0 +1,183 @@
+"""``incastlab reproduce``: the three files and their schema, the check list, --list, bad
+names, --strict. Runs use --quick (1 s of simulated time per point) on the cheapest
+reproductions: these tests pin the framework, not the papers' numbers (those are in
+tests/test_fast08_validation.py and in docs/reproduce.md's full run)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import types
+
+import pandas as pd
+import pytest
+
+from incastlab import experiments
+from incastlab.cli.main import main
+from incastlab.experiments import Check, Experiment, Series
+from incastlab.experiments import run as runner
+from incastlab.sim import RESULT_COLUMNS
+
+SEED_FILES = ("000_315d806dde942a9f.txt", "001_e0dada207805edc8.txt", "002_08b014e448da6385.txt")
+
+
+def incastlab(*args, timeout=300):
+    return subprocess.run([sys.executable, "-m", "incastlab.cli.main", *args],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_list_names_every_registered_reproduction():
+    r = incastlab("reproduce", "--list")
+    assert r.returncode == 0, r.stderr
+    for name in experiments.names():
+        assert name in r.stdout
+    js = [json.loads(line) for line in incastlab("reproduce", "--list", "--json").stdout.splitlines()]
+    assert [j["name"] for j in js] == experiments.names()
+    assert all(j["source"] and j["title"] and j["summary"] for j in js)
+
+
+def test_issue_3_reproductions_are_all_registered():
+    wanted = {"fast08-fig4", "fast08-fig6", "fast08-fig7", "fast08-fig9", "fast08-fig10", "fast08-fig11",
+              "fast08-table3", "fast08-fig12", "fast08-fig13", "sigcomm09-fixed-block", "wren09-delack",
+              "wren09-timers"}
+    assert wanted <= set(experiments.names())
+
+
+@pytest.mark.parametrize("name", experiments.names())
+def test_every_reproduction_is_well_formed_and_its_scenarios_build(name):
+    exp = experiments.load(name)
+    assert exp.name == name and exp.series and exp.checks
+    assert len({s.label for s in exp.series}) == len(exp.series), "series labels must be unique"
+    for c in exp.checks:
+        assert c.claim and any(f in c.source for f in SEED_FILES), c.source
+    # every point is a valid Scenario with the knobs this build has (catches typos in params)
+    for quick in (True, False):
+        pts = runner.points(exp, quick=quick)
+        assert pts and all(p.scenario.seed == 1 for p in pts)
+    full = runner.points(exp)
+    assert all(p.scenario.duration == 20 * 10**12 for p in full if p.scenario.blocks is None), \
+        "the default is the paper's 20 s per point (FAST'08 §3.1)"
+
+
+@pytest.mark.parametrize("name", ["fast08-fig4", "fast08-fig9"])
+def test_quick_run_writes_csv_png_and_checks_with_the_documented_schema(name, tmp_path):
+    out = tmp_path / "out"  # created by the command
+    r = incastlab("reproduce", name, "--out", str(out), "--quick")
+    assert r.returncode == 0, r.stderr
+    exp = experiments.load(name)
+    csv, png, checks = (out / f"{name}{ext}" for ext in (".csv", ".png", ".checks.json"))
+    assert csv.exists() and png.exists() and checks.exists()
+    assert sorted(p.name for p in out.iterdir()) == sorted([csv.name, png.name, checks.name]), "no temp files left"
+
+    df = pd.read_csv(csv)
+    assert {"series", "panel", "x", "seed"} | set(RESULT_COLUMNS) <= set(df.columns)
+    points = sum(len(exp.axis_values(True, s)) for s in exp.series)
+    assert len(df) == points
+    assert set(df["series"]) == {s.label for s in exp.series}
+    assert (df["sim_seconds"] == 1.0).all(), "--quick runs 1 s per point"
+
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    entries = json.loads(checks.read_text())
+    assert isinstance(entries, list) and len(entries) == len(exp.checks)
+    for e in entries:
+        assert set(e) == {"claim", "source", "measured", "pass"}
+        assert isinstance(e["claim"], str) and e["claim"]
+        assert isinstance(e["source"], str) and any(f in e["source"] for f in SEED_FILES)
+        assert isinstance(e["measured"], str) and e["measured"]
+        assert isinstance(e["pass"], bool)
+    # the printed table shows each verdict
+    assert r.stdout.count("pass") + r.stdout.count("FAIL") >= len(entries)
+
+
+def test_all_quick_runs_every_reproduction_and_measures_every_check(tmp_path):
+    # Every check function and plot kind (lines, DART bars, Table 3 categories) against real
+    # results, in --quick mode (1 s per point, ~20 s in all): a check that cannot find a
+    # result field it needs would say "could not measure".
+    r = incastlab("reproduce", "all", "--out", str(tmp_path), "--quick", timeout=600)
+    assert r.returncode == 0, r.stderr
+    for name in experiments.names():
+        for ext in (".csv", ".png", ".checks.json"):
+            assert (tmp_path / f"{name}{ext}").exists(), (name, ext)
+        for entry in json.loads((tmp_path / f"{name}.checks.json").read_text()):
+            assert "could not measure" not in entry["measured"], (name, entry)
+    assert f"{len(experiments.names())} reproductions" in r.stdout
+
+
+def test_seeds_vary_runs_and_are_recorded(tmp_path):
+    r = incastlab("reproduce", "fast08-fig9", "--out", str(tmp_path), "--quick", "--seeds", "2", "--jobs", "2")
+    assert r.returncode == 0, r.stderr
+    df = pd.read_csv(tmp_path / "fast08-fig9.csv")
+    assert sorted(df["seed"].unique()) == [1, 2]
+    # with send jitter the two seeds are different runs somewhere in the collapse
+    wide = df.pivot_table(index=["series", "x"], columns="seed", values="drops")
+    assert (wide[1] != wide[2]).any()
+
+
+@pytest.mark.parametrize("args, value", [
+    (["reproduce", "fast08-fig99", "--out", "OUT"], "fast08-fig99"),
+    (["reproduce", "--out", "OUT"], "None"),
+    (["reproduce", "fast08-fig4"], "--out"),
+    (["reproduce", "fast08-fig4", "--out", "OUT", "--seeds", "0"], "0"),
+    (["reproduce", "fast08-fig4", "--out", "OUT", "--jobs", "x"], "x"),
+])
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(args, value, tmp_path):
+    out = tmp_path / "OUT"
+    r = incastlab(*[str(out) if a == "OUT" else a for a in args])
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and value in lines[0] and "Traceback" not in r.stderr, r.stderr
+    assert r.stdout == ""
+    assert not out.exists()
+
+
+def test_out_that_is_a_file_is_refused(tmp_path):
+    f = tmp_path / "file"
+    f.write_text("x")
+    r = incastlab("reproduce", "fast08-fig4", "--out", str(f), "--quick")
+    assert r.returncode == 2 and "--out" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def _toy(name: str, passes: bool) -> Experiment:
+    """A one-point reproduction whose only check passes or fails by construction."""
+    def measure(df):
+        g = float(df["goodput_mbps"].iloc[0])
+        return f"{g:.0f} Mbps", (g > 0) if passes else (g > 1e7)  # 10 Tbps on a 1 Gbps link: impossible
+    return Experiment(name=name, title="toy", source="000_315d806dde942a9f.txt Fig. 4", summary="toy",
+                      series=(Series("one server", {}),), values=(1,), quick_values=(1,),
+                      checks=(Check("toy claim", "000_315d806dde942a9f.txt Fig. 4", measure),))
+
+
+@pytest.fixture
+def toys(monkeypatch):
+    for name, passes in (("toy-pass", True), ("toy-fail", False)):
+        module = types.ModuleType(f"incastlab.experiments.toy_{passes}")
+        module.EXPERIMENT = _toy(name, passes)
+        monkeypatch.setitem(sys.modules, module.__name__, module)
+        monkeypatch.setitem(experiments.REGISTRY, name, module.__name__.rsplit(".", 1)[1])
+
+
+def test_failed_check_is_a_finding_exit_0_unless_strict(toys, tmp_path, capsys):
+    assert main(["reproduce", "toy-fail", "--out", str(tmp_path), "--quick"]) == 0
+    out = capsys.readouterr().out
+    assert "FAIL" in out and "FAILED checks" in out and "toy claim" in out
+    assert json.loads((tmp_path / "toy-fail.checks.json").read_text())[0]["pass"] is False
+    assert main(["reproduce", "toy-fail", "--out", str(tmp_path), "--quick", "--strict"]) == 1
+    assert main(["reproduce", "toy-pass", "--out", str(tmp_path), "--quick", "--strict"]) == 0
+    assert json.loads((tmp_path / "toy-pass.checks.json").read_text())[0]["pass"] is True
+
+
+def test_json_prints_one_check_per_line(toys, tmp_path, capsys):
+    assert main(["reproduce", "toy-pass", "--out", str(tmp_path), "--quick", "--json"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1
+    entry = json.loads(lines[0])
+    assert entry["reproduction"] == "toy-pass" and entry["pass"] is True
+
+
+def test_a_check_needing_a_missing_result_field_fails_and_says_why():
+    exp = Experiment(name="x", title="x", source="s", summary="s", series=(Series("a"),),
+                     checks=(Check("c", "000_315d806dde942a9f.txt", lambda df: (str(df["no_such_field"]), True)),))
+    [entry] = runner.evaluate(exp, pd.DataFrame({"goodput_mbps": [1.0]}))
+    assert entry["pass"] is False and "no_such_field" in entry["measured"]
