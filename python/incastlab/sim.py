@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from .errors import EnvironmentProblem, UsageError
+from .recording import DEFAULT_CAPTURE_LIMIT, Recording, simulate_recording
 from .scenario import Scenario
 
 if TYPE_CHECKING:  # pandas is imported when a DataFrame is built, so a bare simulate()
@@ -83,16 +84,43 @@ class SimResult:
         return json.dumps(self.to_dict())
 
 
-def simulate(scenario: Scenario | Mapping[str, Any]) -> SimResult:
-    """Simulate one point. ``scenario`` is a ``Scenario`` or the keywords of one."""
+def simulate(
+    scenario: Scenario | Mapping[str, Any],
+    *,
+    pcap: str | os.PathLike | None = None,
+    trace: str | os.PathLike | None = None,
+    trace_flows: Iterable[int] | None = None,
+    capture_limit: int = DEFAULT_CAPTURE_LIMIT,
+    pcap_received_only: bool = False,
+    recording: Recording | None = None,
+) -> SimResult:
+    """Simulate one point. ``scenario`` is a ``Scenario`` or the keywords of one.
+
+    ``pcap="run.pcap"`` also writes the client's switch port as a pcap, ``trace="run.csv"``
+    (or ``.parquet``) the sender state of ``trace_flows`` (docs/capture.md); the result
+    then has ``capture_packets``/``capture_truncated`` and ``trace_rows``.
+    """
     scn = _as_scenario(scenario)
+    if recording is None:
+        recording = Recording(
+            pcap=os.fspath(pcap) if pcap is not None else None,
+            trace=os.fspath(trace) if trace is not None else None,
+            trace_flows=tuple(trace_flows) if trace_flows is not None else None,
+            capture_limit=capture_limit,
+            pcap_received_only=pcap_received_only,
+        )
     from . import _native  # imported here so `import incastlab` works without the build
 
     try:
-        out = _native.simulate(json.dumps(scn.to_native()))
+        if recording.wanted:
+            data = simulate_recording(scn.to_native(), recording)
+        else:
+            data = json.loads(_native.simulate(json.dumps(scn.to_native())))
     except ValueError as e:
+        if isinstance(e, UsageError):
+            raise
         raise _native_error(e) from None
-    return SimResult(json.loads(out), scn)
+    return SimResult(data, scn)
 
 
 def sweep(
@@ -125,14 +153,19 @@ def sweep_servers(
 
 
 def run_points(
-    scenarios: Iterable[Scenario], jobs: int | None = None, progress: ProgressFn | None = None
+    scenarios: Iterable[Scenario], jobs: int | None = None, progress: ProgressFn | None = None,
+    recordings: list[Recording] | None = None,
 ) -> list[SimResult]:
-    """Like ``sweep`` but returns the ``SimResult`` objects (input order)."""
+    """Like ``sweep`` but returns the ``SimResult`` objects (input order).
+
+    ``recordings[i]`` names the files point i writes (``Recording.for_point``)."""
     points = [_as_scenario(s) for s in scenarios]
     jobs = available_cores() if jobs is None else jobs
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise UsageError("jobs", jobs, "a whole number of parallel jobs, at least 1")
-    return _run_all(points, jobs, progress)
+    if recordings is not None and len(recordings) != len(points):
+        raise ValueError("one Recording per scenario")
+    return _run_all(points, jobs, progress, recordings or [None] * len(points))
 
 
 def available_cores() -> int:
@@ -143,18 +176,19 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def _run_all(points: list[Scenario], jobs: int, progress: ProgressFn | None) -> list[SimResult]:
+def _run_all(points: list[Scenario], jobs: int, progress: ProgressFn | None,
+             recordings: list[Recording | None]) -> list[SimResult]:
     total = len(points)
     if jobs == 1 or total <= 1:
         results = []
-        for i, p in enumerate(points):
-            results.append(simulate(p))
+        for i, (p, rec) in enumerate(zip(points, recordings)):
+            results.append(simulate(p, recording=rec))
             if progress:
                 progress(i + 1, total)
         return results
     pool = ThreadPoolExecutor(max_workers=min(jobs, total), thread_name_prefix="incastlab-sim")
     try:
-        futures = [pool.submit(simulate, p) for p in points]
+        futures = [pool.submit(simulate, p, recording=rec) for p, rec in zip(points, recordings)]
         if progress:
             for done, _ in enumerate(as_completed(futures), start=1):
                 progress(done, total)

@@ -25,3 +25,47 @@ pub fn version() -> &'static str {
 pub fn default_scenario() -> String {
     serde_json::to_string(&incast_sim::ScenarioSpec::default()).expect("defaults serialize")
 }
+
+/// Run one simulation and write its capture (`pcap_path`, pcap) and sender trace
+/// (`trace_path`, CSV) as asked; return the result as JSON, with `capture_packets`
+/// (frames in the pcap, handshakes included) and `capture_truncated` when a capture was
+/// asked for and `trace_rows` when a trace was. Each file appears whole or not at all.
+#[pyfunction]
+#[pyo3(signature = (scenario_json, pcap_path=None, trace_path=None, capture_limit=incast_simio::run::DEFAULT_CAPTURE_LIMIT, trace_flows=vec![], pcap_include_dropped=true))]
+pub fn simulate_recording(
+    py: Python<'_>,
+    scenario_json: &str,
+    pcap_path: Option<std::path::PathBuf>,
+    trace_path: Option<std::path::PathBuf>,
+    capture_limit: usize,
+    trace_flows: Vec<u32>,
+    pcap_include_dropped: bool,
+) -> PyResult<String> {
+    let spec: incast_sim::ScenarioSpec =
+        serde_json::from_str(scenario_json).map_err(|e| PyValueError::new_err(format!("scenario: {e}")))?;
+    let scenario = spec.validate().map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let req = incast_simio::FileRequest {
+        pcap: pcap_path,
+        pcap_options: incast_simio::PcapOptions { include_dropped: pcap_include_dropped, ..Default::default() },
+        capture_limit,
+        trace: trace_path,
+        trace_flows,
+    };
+    let (result, written) = py.detach(|| incast_simio::simulate_to_files(&scenario, &req)).map_err(|e| {
+        if e.is::<std::io::Error>() {
+            pyo3::exceptions::PyOSError::new_err(e.to_string())
+        } else {
+            PyValueError::new_err(e.to_string())
+        }
+    })?;
+    let mut json = serde_json::to_value(&result).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let obj = json.as_object_mut().expect("a result is a JSON object");
+    if let Some(p) = written.pcap {
+        obj.insert("capture_packets".into(), p.frames.into());
+        obj.insert("capture_truncated".into(), written.capture_truncated.into());
+    }
+    if let Some(rows) = written.trace_rows {
+        obj.insert("trace_rows".into(), rows.into());
+    }
+    serde_json::to_string(&json).map_err(|e| PyValueError::new_err(e.to_string()))
+}

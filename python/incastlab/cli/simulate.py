@@ -3,7 +3,8 @@
     incastlab simulate --servers 1,2,4,8,16,32,64 --buffer 32KiB --rto-min 200ms --duration 2s
 
 prints a table (or ``--json``: one object per point), and optionally writes the
-FAST'08 Fig. 4 style plot (``--plot``) and the rows as CSV (``--csv``).
+FAST'08 Fig. 4 style plot (``--plot``), the rows as CSV (``--csv``), a pcap of the
+client's switch port (``--pcap``) and a per-flow sender trace (``--trace``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ..outfiles import check_writable, write_csv
 from ..table import render_results
 from . import argtypes
 from .progress import tty_progress
+from .recording_args import add_recording_arguments, recordings_for, report_truncated_captures
 from .scenario_args import add_scenario_arguments, build_scenarios, flag_names
 
 # FAST'08 Fig. 4 sweeps 1..64 servers.
@@ -39,6 +41,7 @@ def register(subparsers) -> None:
     out.add_argument("--json", action="store_true", help="one JSON object per line per point")
     out.add_argument("--plot", metavar="FILE", help="write goodput vs. servers (.png, .svg or .pdf)")
     out.add_argument("--csv", metavar="FILE", help="write the result rows as CSV")
+    add_recording_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -49,9 +52,11 @@ def run(args: argparse.Namespace) -> int:
         plots.check_plot_path(args.plot)
     if args.csv:
         check_writable(args.csv, "--csv")
+    recordings = recordings_for(args, args.servers)
 
     with flag_names():  # a refusal from the core names the flag too
-        results = sim.run_points(scenarios, jobs=args.jobs, progress=tty_progress("simulate", len(scenarios)))
+        results = sim.run_points(scenarios, jobs=args.jobs, progress=tty_progress("simulate", len(scenarios)),
+                                 recordings=recordings)
     df = sim.to_frame(results)
 
     if args.json:
@@ -67,8 +72,10 @@ def run(args: argparse.Namespace) -> int:
         title = (f"TCP incast: synchronized reads, RTT {first.model_dump()['rtt']}, "
                  f"{_stop_text(first)}")
         plots.goodput_vs_servers({first.label(): df}, args.plot, title=title, link_rate_bps=first.rate)
-    if (args.csv or args.plot) and not args.json:
-        written = [f for f in (args.csv, args.plot) if f]
+    report_truncated_captures(results, recordings, args.capture_limit)
+    if (args.csv or args.plot or args.pcap or args.trace) and not args.json:
+        recorded = [f for rec in recordings for f in (rec.pcap, rec.trace) if f]
+        written = [f for f in (args.csv, args.plot) if f] + recorded
         print("wrote " + ", ".join(written), file=sys.stderr)
     return 0
 

@@ -1,0 +1,98 @@
+//! Simulate one scenario and write the records asked for, each file whole or not at all.
+
+use std::path::PathBuf;
+
+use incast_sim::trace::RecordOptions;
+use incast_sim::{Scenario, SimResult};
+
+use crate::{pcap, trace_csv, write_atomically};
+
+/// Default bound on captured packets (memory: about 100 B each while simulating).
+pub const DEFAULT_CAPTURE_LIMIT: usize = 5_000_000;
+
+/// Which files to write.
+#[derive(Clone, Debug)]
+pub struct FileRequest {
+    pub pcap: Option<PathBuf>,
+    pub pcap_options: pcap::PcapOptions,
+    /// At most this many captured packets (the file gets the first ones).
+    pub capture_limit: usize,
+    pub trace: Option<PathBuf>,
+    /// Flows to trace (each below the number of servers).
+    pub trace_flows: Vec<u32>,
+}
+
+impl Default for FileRequest {
+    fn default() -> FileRequest {
+        FileRequest {
+            pcap: None,
+            pcap_options: pcap::PcapOptions::default(),
+            capture_limit: DEFAULT_CAPTURE_LIMIT,
+            trace: None,
+            trace_flows: vec![],
+        }
+    }
+}
+
+/// What was written.
+#[derive(Clone, Debug, Default)]
+pub struct Written {
+    pub pcap: Option<pcap::PcapSummary>,
+    pub capture_truncated: bool,
+    pub trace_rows: Option<u64>,
+}
+
+pub type Error = Box<dyn std::error::Error + Send + Sync>;
+
+/// A request that cannot be met, in the core's "param: value is not allowed; expected ..." form.
+#[derive(Debug)]
+pub struct Refused(pub String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// Simulate `sc`, recording what `req` asks for, and write the files.
+pub fn simulate_to_files(sc: &Scenario, req: &FileRequest) -> Result<(SimResult, Written), Error> {
+    let n = sc.spec.servers;
+    if let Some(&f) = req.trace_flows.iter().find(|&&f| f >= n) {
+        return Err(Box::new(Refused(format!(
+            "trace_flows: {f} is not allowed; expected flow numbers below the number of servers ({n})"
+        ))));
+    }
+    if req.pcap.is_some() {
+        if n > crate::address::MAX_SERVERS {
+            return Err(Box::new(crate::address::TooManyServers(n)));
+        }
+        if req.capture_limit == 0 {
+            return Err(Box::new(Refused("capture_limit: 0 is not allowed; expected at least 1 packet".into())));
+        }
+    }
+    let opts = RecordOptions {
+        capture_limit: if req.pcap.is_some() { req.capture_limit } else { 0 },
+        trace_flows: if req.trace.is_some() { req.trace_flows.clone() } else { vec![] },
+    };
+    let (result, records) = incast_sim::simulate_recording(sc, &opts);
+    let mut written = Written::default();
+    if let Some(path) = &req.pcap {
+        let summary = write_atomically(path, |w| {
+            pcap::write_pcap(sc, &records, &req.pcap_options, w).map_err(std::io::Error::other)
+        })
+        .map_err(|e| with_path(e, path))?;
+        written.pcap = Some(summary);
+        written.capture_truncated = records.capture_truncated;
+    }
+    if let Some(path) = &req.trace {
+        let rows = write_atomically(path, |w| trace_csv::write_trace_csv(&records.trace, w)).map_err(|e| with_path(e, path))?;
+        written.trace_rows = Some(rows);
+    }
+    Ok((result, written))
+}
+
+fn with_path(e: std::io::Error, path: &std::path::Path) -> Error {
+    Box::new(std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+}

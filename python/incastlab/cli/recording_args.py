@@ -1,0 +1,62 @@
+"""``--pcap``, ``--trace`` and their options: what a simulated point records besides
+its result (docs/capture.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import UsageError
+from ..recording import DEFAULT_CAPTURE_LIMIT, TRACE_ALL_FLOWS_UP_TO, Recording
+from . import argtypes
+
+_FLAGS = {"pcap": "--pcap", "trace": "--trace", "trace_flows": "--trace-flows", "capture_limit": "--capture-limit"}
+
+
+def add_recording_arguments(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group(
+        "capture and trace (with several --servers values, one file per point: the servers count "
+        "goes before the extension, fig.pcap -> fig-n16.pcap)")
+    g.add_argument("--pcap", metavar="FILE",
+                   help="write the client's switch port as a pcap (.pcap): a mirror port, so dropped packets "
+                        "appear too; simulated timestamps, real TCP/IP headers (docs/capture.md)")
+    g.add_argument("--pcap-received-only", action="store_true",
+                   help="leave the packets the switch dropped out of the pcap (what the client received)")
+    g.add_argument("--capture-limit", type=argtypes.positive_int("--capture-limit", minimum=1), default=None,
+                   metavar="N", help=f"capture at most N packets per point (default {DEFAULT_CAPTURE_LIMIT:,}); "
+                                     "a truncated capture is reported")
+    g.add_argument("--trace", metavar="FILE",
+                   help="write each traced flow's sender state (cwnd, ssthresh, srtt, rto, ...) after every "
+                        "ACK, timeout and write (.csv or .parquet)")
+    g.add_argument("--trace-flows", type=argtypes.int_list("--trace-flows", minimum=0), default=None,
+                   metavar="F[,F...]",
+                   help=f"flows to trace, numbered from 0 (default: all flows up to {TRACE_ALL_FLOWS_UP_TO} "
+                        "servers, else flow 0)")
+
+
+def recordings_for(args: argparse.Namespace, servers: list[int]) -> list[Recording]:
+    """One Recording per point, checked before anything is simulated."""
+    for flag, value, needs in (("--trace-flows", args.trace_flows, "trace"),
+                               ("--capture-limit", args.capture_limit, "pcap"),
+                               ("--pcap-received-only", "on" if args.pcap_received_only else None, "pcap")):
+        if value is not None and not getattr(args, needs):
+            shown = ",".join(map(str, value)) if isinstance(value, list) else str(value)
+            raise UsageError(flag, shown, f"to be used with --{needs}")
+    base = Recording(
+        pcap=args.pcap, trace=args.trace,
+        trace_flows=tuple(args.trace_flows) if args.trace_flows is not None else None,
+        capture_limit=args.capture_limit or DEFAULT_CAPTURE_LIMIT,
+        pcap_received_only=args.pcap_received_only,
+    )
+    several = len(servers) > 1
+    recordings = [base.for_point(n) if several else base for n in servers]
+    for rec, n in zip(recordings, servers):
+        rec.check(n, _FLAGS)
+    return recordings
+
+
+def report_truncated_captures(results, recordings: list[Recording], limit: int | None) -> None:
+    for r, rec in zip(results, recordings):
+        if r.data.get("capture_truncated"):
+            print(f"note: {rec.pcap} holds only the first {limit or DEFAULT_CAPTURE_LIMIT:,} packets of the "
+                  f"{r.servers}-server run (--capture-limit); the capture was truncated", file=sys.stderr)

@@ -1,0 +1,136 @@
+"""What a simulated run records besides its result: a pcap of the client's switch port
+and a per-flow sender trace (docs/capture.md).
+
+The Rust core records; ``incast_simio`` (through ``_native.simulate_recording``) writes
+the pcap and the trace CSV, each whole or not at all. A ``.parquet`` trace is the CSV
+converted with pyarrow, also written atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from .errors import EnvironmentProblem, UsageError
+
+# Bound on captured packets: the capture is held in memory while simulating (~100 B a
+# packet), so 5 million packets cost ~0.5 GB per point; the pcap itself is ~150 B a frame.
+DEFAULT_CAPTURE_LIMIT = 5_000_000
+# Without --trace-flows, every flow is traced up to this many servers (FAST'08's largest
+# point, Fig. 4), flow 0 alone above it: a 20 s run at 1 Gbps traces ~100k rows per flow.
+TRACE_ALL_FLOWS_UP_TO = 64
+# Flows the pcap can address: one IPv4 address per server in 198.18.0.0/15 (250 hosts
+# in each of 511 /24s; crates/simio/src/address.rs).
+PCAP_MAX_SERVERS = 250 * 511
+
+PCAP_SUFFIXES = ("pcap",)
+TRACE_SUFFIXES = ("csv", "parquet")
+
+
+@dataclass(frozen=True)
+class Recording:
+    """Files one simulated point writes. Paths are taken as given (see ``for_point``)."""
+
+    pcap: str | None = None
+    trace: str | None = None
+    #: Flows to trace; None = every flow up to TRACE_ALL_FLOWS_UP_TO servers, else flow 0.
+    trace_flows: tuple[int, ...] | None = None
+    capture_limit: int = DEFAULT_CAPTURE_LIMIT
+    #: Leave out the data packets the switch dropped (what the client's NIC received)
+    #: instead of mirroring everything offered to the port.
+    pcap_received_only: bool = False
+
+    @property
+    def wanted(self) -> bool:
+        return bool(self.pcap or self.trace)
+
+    def check(self, servers: int, names: dict[str, str] | None = None) -> None:
+        """Refuse what cannot be written for a point with ``servers`` servers.
+
+        ``names`` maps field names to the flags the user typed (``pcap`` -> ``--pcap``).
+        """
+        from .outfiles import check_writable  # imports pandas: only when files are asked for
+
+        name = (names or {}).get
+        if self.pcap:
+            check_writable(self.pcap, name("pcap", "pcap"), PCAP_SUFFIXES)
+            if servers > PCAP_MAX_SERVERS:
+                raise UsageError(name("pcap", "pcap"), self.pcap,
+                                 f"runs of at most {PCAP_MAX_SERVERS} servers (one address each in "
+                                 f"198.18.0.0/15), not {servers}")
+        if self.trace:
+            check_writable(self.trace, name("trace", "trace"), TRACE_SUFFIXES)
+        if isinstance(self.capture_limit, bool) or not isinstance(self.capture_limit, int) \
+                or self.capture_limit < 1:
+            raise UsageError(name("capture_limit", "capture_limit"), self.capture_limit,
+                             "a whole number of packets, at least 1")
+        for f in self.trace_flows or ():
+            if f < 0 or f >= servers:
+                shown = ",".join(map(str, self.trace_flows))
+                raise UsageError(name("trace_flows", "trace_flows"), shown,
+                                 f"flow numbers from 0 to {servers - 1} (one flow per server)")
+
+    def flows_for(self, servers: int) -> list[int]:
+        if self.trace_flows is not None:
+            return list(self.trace_flows)
+        return list(range(servers)) if servers <= TRACE_ALL_FLOWS_UP_TO else [0]
+
+    def for_point(self, servers: int) -> Recording:
+        """The same request with the servers count before each extension
+        (``fig.pcap`` -> ``fig-n16.pcap``): one file per point of a sweep."""
+        return replace(self, pcap=_with_servers(self.pcap, servers), trace=_with_servers(self.trace, servers))
+
+
+def _with_servers(path: str | None, servers: int) -> str | None:
+    if path is None:
+        return None
+    p = Path(path)
+    return str(p.with_name(f"{p.stem}-n{servers}{p.suffix}"))
+
+
+def simulate_recording(native_scenario: dict[str, Any], rec: Recording) -> dict[str, Any]:
+    """Run the core with ``rec``'s files; return the result dict (with capture fields)."""
+    from . import _native
+
+    servers = native_scenario["servers"]
+    rec.check(servers)
+    trace = Path(rec.trace) if rec.trace else None
+    parquet = trace is not None and trace.suffix.lower() == ".parquet"
+    csv_path = _sibling_temp(trace, ".csv") if parquet else trace
+    try:
+        out = _native.simulate_recording(
+            json.dumps(native_scenario),
+            pcap_path=rec.pcap,
+            trace_path=str(csv_path) if csv_path else None,
+            capture_limit=rec.capture_limit,
+            trace_flows=rec.flows_for(servers) if trace else [],
+            pcap_include_dropped=not rec.pcap_received_only,
+        )
+        if parquet:
+            _csv_to_parquet(csv_path, trace)
+    except OSError as e:
+        raise EnvironmentProblem(f"writing the capture or trace failed: {e}") from None
+    finally:
+        if parquet and csv_path.exists():
+            csv_path.unlink()
+    return json.loads(out)
+
+
+def _sibling_temp(path: Path, suffix: str) -> Path:
+    fd, name = tempfile.mkstemp(prefix=".incastlab-", suffix=suffix, dir=path.parent)
+    os.close(fd)
+    return Path(name)
+
+
+def _csv_to_parquet(csv_path: Path, target: Path) -> None:
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    from .outfiles import write_atomically
+
+    table = pacsv.read_csv(csv_path)
+    write_atomically(target, lambda tmp: pq.write_table(table, tmp))
