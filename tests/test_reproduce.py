@@ -19,7 +19,8 @@ from incastlab.experiments import Check, Experiment, Series
 from incastlab.experiments import run as runner
 from incastlab.sim import RESULT_COLUMNS
 
-SEED_FILES = ("000_315d806dde942a9f.txt", "001_e0dada207805edc8.txt", "002_08b014e448da6385.txt")
+SEED_FILES = ("000_315d806dde942a9f.txt", "001_e0dada207805edc8.txt", "002_08b014e448da6385.txt",
+              "004_f48ce568b38e0ea9.txt")
 
 
 def incastlab(*args, timeout=300):
@@ -40,7 +41,7 @@ def test_list_names_every_registered_reproduction():
 def test_issue_3_reproductions_are_all_registered():
     wanted = {"fast08-fig4", "fast08-fig6", "fast08-fig7", "fast08-fig9", "fast08-fig10", "fast08-fig11",
               "fast08-table3", "fast08-fig12", "fast08-fig13", "sigcomm09-fixed-block", "wren09-delack",
-              "wren09-timers"}
+              "wren09-timers", "osada-fig9", "osada-fig13", "osada-fig17"}
     assert wanted <= set(experiments.names())
 
 
@@ -54,7 +55,7 @@ def test_every_reproduction_is_well_formed_and_its_scenarios_build(name):
     # every point is a valid Scenario with the knobs this build has (catches typos in params)
     for quick in (True, False):
         pts = runner.points(exp, quick=quick)
-        assert pts and all(p.scenario.seed == 1 for p in pts)
+        assert pts and {p.scenario.seed for p in pts} == set(range(1, exp.seeds + 1))
     full = runner.points(exp)
     assert all(p.scenario.duration == 20 * 10**12 for p in full if p.scenario.blocks is None), \
         "the default is the paper's 20 s per point (FAST'08 §3.1)"

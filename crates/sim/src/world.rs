@@ -527,7 +527,9 @@ impl World {
             (&mut self.to_server[flow as usize], Event::ArriveServer(id))
         };
         let outcome = port.enqueue(self.now, wire);
-        if kind == Kind::Data {
+        if kind.to_client() {
+            // a mirror of the client's port sees everything offered to it (data, SYN-ACKs,
+            // background UDP), dropped or not
             self.recorder.capture(self.now, self.pool.get(id), matches!(outcome, Enqueue::Dropped));
         }
         match outcome {
