@@ -41,16 +41,17 @@ pub struct Packet {
     pub seq: u64,
     /// Ack: cumulative acknowledgment number.
     pub ack: u64,
-    /// Ack: SACK blocks (RFC 2018), the first `nsack` are valid.
-    pub sack: [(u64, u64); MAX_SACK_BLOCKS],
+    /// Ack: SACK blocks (RFC 2018) as (start, end) offsets above `ack`, the first
+    /// `nsack` valid; 32 bits suffice (a window is under 4 GiB) and keep packets small.
+    sack: [(u32, u32); MAX_SACK_BLOCKS],
     pub nsack: u8,
     /// Data: this is the retransmission a timeout triggered.
     pub after_timeout: bool,
     /// Which connection of the flow it belongs to (a new one per block with handshakes);
     /// packets of an older connection are discarded on arrival.
     pub conn: u32,
-    /// Client -> server: the advertised receive window, bytes.
-    pub wnd: u64,
+    /// Client -> server: the advertised receive window, bytes (saturating at 4 GiB).
+    pub wnd: u32,
 }
 
 /// SACK blocks per ACK: three fit beside the timestamp option (RFC 2018 §3).
@@ -62,8 +63,42 @@ impl Packet {
         Packet { flow, kind, wire_bytes, len, seq, ack, sack: [(0, 0); MAX_SACK_BLOCKS], nsack: 0, after_timeout: false, conn: 0, wnd: 0 }
     }
 
-    pub fn sack_blocks(&self) -> &[(u64, u64)] {
-        &self.sack[..self.nsack as usize]
+    /// The SACK blocks, as absolute [start, end) sequence numbers.
+    pub fn sack_blocks(&self) -> SackBlocks {
+        let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
+        for (b, &(s, e)) in blocks.iter_mut().zip(&self.sack[..self.nsack as usize]) {
+            *b = (self.ack + s as u64, self.ack + e as u64);
+        }
+        SackBlocks { blocks, n: self.nsack as usize }
+    }
+
+    /// Carry these SACK blocks (at most three; each above `ack`). Set `ack` first.
+    pub fn set_sack(&mut self, blocks: &[(u64, u64)]) {
+        let n = blocks.len().min(MAX_SACK_BLOCKS);
+        for (slot, &(s, e)) in self.sack.iter_mut().zip(&blocks[..n]) {
+            debug_assert!(s >= self.ack && e - self.ack <= u32::MAX as u64, "SACK block outside the window");
+            *slot = ((s - self.ack) as u32, (e - self.ack) as u32);
+        }
+        self.nsack = n as u8;
+    }
+
+    /// Set the advertised window (saturating at 4 GiB).
+    pub fn set_window(&mut self, bytes: u64) {
+        self.wnd = bytes.min(u32::MAX as u64) as u32;
+    }
+}
+
+/// Up to three SACK blocks, readable as a slice of absolute (start, end) pairs.
+#[derive(Clone, Copy, Debug)]
+pub struct SackBlocks {
+    blocks: [(u64, u64); MAX_SACK_BLOCKS],
+    n: usize,
+}
+
+impl std::ops::Deref for SackBlocks {
+    type Target = [(u64, u64)];
+    fn deref(&self) -> &[(u64, u64)] {
+        &self.blocks[..self.n]
     }
 }
 
@@ -122,6 +157,18 @@ mod tests {
 
     fn ack(flow: FlowId) -> Packet {
         Packet::new(flow, Kind::Ack, 40, 0, 0, 1)
+    }
+
+    #[test]
+    fn sack_blocks_round_trip_through_offsets() {
+        let mut p = Packet::new(1, Kind::Ack, 40, 0, 0, 5_000_000_000);
+        p.set_sack(&[(5_000_001_460, 5_000_002_920), (5_000_004_380, 5_000_005_840)]);
+        assert_eq!(&*p.sack_blocks(), &[(5_000_001_460, 5_000_002_920), (5_000_004_380, 5_000_005_840)]);
+    }
+
+    #[test]
+    fn packets_stay_small() {
+        assert!(std::mem::size_of::<Packet>() <= 80, "{}", std::mem::size_of::<Packet>());
     }
 
     #[test]

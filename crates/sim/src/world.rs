@@ -341,7 +341,7 @@ impl World {
         fl.syn_deadline = self.now + fl.syn_timeout;
         let mut pkt = Packet::new(f, Kind::Syn, self.header, 0, 0, 0);
         pkt.conn = fl.conn;
-        pkt.wnd = fl.window;
+        pkt.set_window(fl.window);
         let deadline = fl.syn_deadline;
         self.send_from_client(pkt);
         self.queue.push(deadline, Event::SynTimer(f));
@@ -368,7 +368,7 @@ impl World {
         fl.receiver.on_ack_sent();
         let mut pkt = Packet::new(f, Kind::Request, wire, REQUEST_PAYLOAD_BYTES, bytes, fl.receiver.ack_number());
         pkt.conn = fl.conn;
-        pkt.wnd = fl.receiver.window;
+        pkt.set_window(fl.receiver.window);
         self.send_from_client(pkt);
     }
 
@@ -485,9 +485,10 @@ impl World {
         r.on_ack_sent();
         let mut pkt = Packet::new(flow, Kind::Ack, self.header, 0, 0, r.ack_number());
         pkt.conn = fl.conn;
-        pkt.wnd = r.window;
-        let n = r.sack_blocks(&mut pkt.sack);
-        pkt.nsack = n as u8;
+        pkt.set_window(r.window);
+        let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
+        let n = r.sack_blocks(&mut blocks);
+        pkt.set_sack(&blocks[..n]);
         // RFC 2018 §3: each block costs 8 bytes of option, plus 2 for the option header
         if n > 0 {
             pkt.wire_bytes += 2 + 8 * n as u32;
@@ -568,14 +569,14 @@ impl World {
         }
         let mut out = std::mem::take(&mut self.scratch);
         let s = &mut self.flows[f].sender;
-        let window_update = s.set_peer_window(p.wnd);
+        let window_update = s.set_peer_window(p.wnd as u64);
         match p.kind {
             Kind::Ack => {
                 let was_unacked = !s.all_acked();
                 if window_update && p.ack == s.snd_una {
                     s.try_send(self.now, &mut out); // a window update is never a dupACK
                 } else {
-                    s.on_ack(self.now, p.ack, p.sack_blocks(), &mut out);
+                    s.on_ack(self.now, p.ack, &p.sack_blocks(), &mut out);
                 }
                 if self.draining && was_unacked && s.all_acked() {
                     self.flows_unacked -= 1;
@@ -613,7 +614,7 @@ impl World {
             fl.server_conn = p.conn;
             self.pending_request[f as usize] = 0;
         }
-        self.flows[f as usize].sender.set_peer_window(p.wnd);
+        self.flows[f as usize].sender.set_peer_window(p.wnd as u64);
         let mut pkt = Packet::new(f, Kind::SynAck, self.header, 0, 0, 0);
         pkt.conn = p.conn;
         self.send_from_server(f, pkt, self.now);

@@ -184,9 +184,9 @@ impl Wire {
             Kind::SynAck => (vec![], self.syn_options(true)),
             _ => (vec![], vec![]),
         };
-        let window = self.client_window_field(p.wnd);
+        let window = self.client_window_field(p.wnd as u64);
         // the SYN's window is never scaled (RFC 7323 §2.2)
-        let syn_window = u16::try_from(if p.wnd == 0 { self.rwnd } else { p.wnd }).unwrap_or(u16::MAX);
+        let syn_window = u16::try_from(if p.wnd == 0 { self.rwnd } else { p.wnd as u64 }).unwrap_or(u16::MAX);
         let w = self.conn(p.flow, p.conn);
         let server_seq = |rel: u64| w.server_isn.wrapping_add(rel as u32);
         let client_seq = w.client_isn.wrapping_add(w.client_next as u32);
@@ -222,7 +222,7 @@ impl Wire {
                 ack: server_seq(p.ack),
                 flags: Flags { ack: true, ..Flags::default() },
                 window,
-                options: sack_option(p.sack_blocks(), server_seq),
+                options: sack_option(&p.sack_blocks(), server_seq),
                 payload_len: 0,
             },
             Kind::Syn => Segment {
@@ -333,7 +333,7 @@ mod tests {
         let mut wire = Wire::with_isns(&sc, |f, c| (1000 * (c + 1) + f, 5000 * (c + 1))).unwrap();
         let mut syn = Packet::new(1, Kind::Syn, 40, 0, 0, 0);
         syn.conn = 1;
-        syn.wnd = 2920;
+        syn.set_window(2920);
         let s = tcp(wire.segment(&syn));
         assert!(s.flags.syn && !s.flags.ack);
         assert_eq!((s.src.port, s.seq, s.window), (40002, 10000, 2920));
@@ -344,7 +344,7 @@ mod tests {
         assert_eq!((sa.dst.port, sa.seq, sa.ack), (40002, 2001, 10001));
         let mut req = Packet::new(1, Kind::Request, 64, 24, 100, 1);
         req.conn = 1;
-        req.wnd = 2920;
+        req.set_window(2920);
         let r = tcp(wire.segment(&req));
         assert_eq!((r.seq, r.ack, r.window), (10001, 2002, 2920));
         // the next block's connection starts afresh
@@ -370,9 +370,7 @@ mod tests {
         let sc = scenario(1, TcpVariant::Sack);
         let mut wire = Wire::with_isns(&sc, |_, _| (1000, 0)).unwrap();
         let mut ack = Packet::new(0, Kind::Ack, 58, 0, 0, 1461);
-        ack.sack[0] = (2921, 4381);
-        ack.sack[1] = (5841, 7301);
-        ack.nsack = 2;
+        ack.set_sack(&[(2921, 4381), (5841, 7301)]);
         let s = tcp(wire.segment(&ack));
         assert_eq!(s.ack, 2461);
         match &s.options[2] {
