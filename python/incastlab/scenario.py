@@ -120,6 +120,10 @@ class Scenario(BaseModel):
     #: Timers fire on the next multiple of ``timer_granularity``, as jiffies timers do
     #: (WREN'09, 002_08b014e448da6385.txt: low-resolution timers); off = exact deadlines.
     timer_ticks: bool = False
+    #: RFC 7323 timestamps: every ACK of new data is an RTT sample (also for retransmitted
+    #: data) and clears the timer backoff, as in Linux; off = one timed segment per RTT and
+    #: Karn's rule (RFC 6298, ns-2's Agent/TCP).
+    timestamps: bool = False
     #: RTO x (1 + U(0, rto_random)) each time the timer is armed (001_e0dada207805edc8.txt:
     #: "RTO = est. RTO * (1 + RAND(0.5))"); 0 = off.
     rto_random: float = 0.0
@@ -254,7 +258,8 @@ class Scenario(BaseModel):
             raise UsageError(name, v, allowed)
         return v
 
-    @field_validator("slow_start", "slow_start_after_idle", "limited_transmit", "timer_ticks", "handshake", mode="before")
+    @field_validator("slow_start", "slow_start_after_idle", "limited_transmit", "timer_ticks", "handshake",
+                     "timestamps", mode="before")
     @classmethod
     def _parse_bool(cls, v: Any, info) -> Any:
         if isinstance(v, bool):
@@ -385,6 +390,7 @@ class Scenario(BaseModel):
             "slow_start_after_idle": self.slow_start_after_idle,
             "limited_transmit": self.limited_transmit,
             "timer_ticks": self.timer_ticks,
+            "timestamps": self.timestamps,
             "rto_random": self.rto_random,
             "buffer_packets": self.buffer_packets,
             "active_servers": self.active_servers,

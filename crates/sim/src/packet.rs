@@ -2,6 +2,7 @@
 //! path allocates nothing per packet (DESIGN.md, "Packets").
 
 use crate::event::{FlowId, PktId};
+use crate::time::Time;
 
 /// What a packet carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +53,8 @@ pub struct Packet {
     pub conn: u32,
     /// Client -> server: the advertised receive window, bytes (saturating at 4 GiB).
     pub wnd: u32,
+    /// RFC 7323 timestamp: data carries its send time (TSval), ACKs echo one (TSecr).
+    pub ts: Time,
 }
 
 /// SACK blocks per ACK: three fit beside the timestamp option (RFC 2018 §3).
@@ -60,7 +63,7 @@ pub const MAX_SACK_BLOCKS: usize = 3;
 impl Packet {
     /// A packet with no SACK blocks and no flags.
     pub fn new(flow: FlowId, kind: Kind, wire_bytes: u32, len: u32, seq: u64, ack: u64) -> Packet {
-        Packet { flow, kind, wire_bytes, len, seq, ack, sack: [(0, 0); MAX_SACK_BLOCKS], nsack: 0, after_timeout: false, conn: 0, wnd: 0 }
+        Packet { flow, kind, wire_bytes, len, seq, ack, sack: [(0, 0); MAX_SACK_BLOCKS], nsack: 0, after_timeout: false, conn: 0, wnd: 0, ts: Time::ZERO }
     }
 
     /// The SACK blocks, as absolute [start, end) sequence numbers.
@@ -168,7 +171,7 @@ mod tests {
 
     #[test]
     fn packets_stay_small() {
-        assert!(std::mem::size_of::<Packet>() <= 80, "{}", std::mem::size_of::<Packet>());
+        assert!(std::mem::size_of::<Packet>() <= 88, "{}", std::mem::size_of::<Packet>());
     }
 
     #[test]

@@ -63,6 +63,7 @@ pub struct ScenarioSpec {
     pub rto_max_ps: u64,
     pub timer_granularity_ps: u64,
     pub timer_ticks: bool,
+    pub timestamps: bool,
     pub rto_random: f64,
     pub dupack_threshold: u32,
     pub limited_transmit: bool,
@@ -109,6 +110,8 @@ impl Default for ScenarioSpec {
             timer_granularity_ps: PS_PER_US,
             // timers fire at their exact deadline (a high-resolution timer)
             timer_ticks: false,
+            // RFC 7323 timestamps off: RFC 6298 with Karn's rule, as ns-2's Agent/TCP
+            timestamps: false,
             // RTO x (1 + U(0, x)); 001_e0dada207805edc8.txt uses 0.5; off by default
             rto_random: 0.0,
             dupack_threshold: 3,

@@ -147,6 +147,7 @@ impl World {
             rto_max: Time(s.rto_max_ps),
             granularity: Time(s.timer_granularity_ps),
             timer_ticks: s.timer_ticks,
+            timestamps: s.timestamps,
             rto_random: s.rto_random,
         };
         let receiver_cfg = ReceiverConfig {
@@ -368,6 +369,7 @@ impl World {
         fl.receiver.on_ack_sent();
         let mut pkt = Packet::new(f, Kind::Request, wire, REQUEST_PAYLOAD_BYTES, bytes, fl.receiver.ack_number());
         pkt.conn = fl.conn;
+        pkt.ts = fl.receiver.ts_echo();
         pkt.set_window(fl.receiver.window);
         self.send_from_client(pkt);
     }
@@ -414,6 +416,7 @@ impl World {
             self.counters.spurious_timeouts += 1;
         }
         let before = self.flows[f].receiver.rcv_nxt - 1;
+        self.flows[f].receiver.note_timestamp(p.seq, p.ts);
         let got = self.flows[f].receiver.on_segment(self.now, p.seq, p.len);
         if got.ack_now {
             self.send_ack(p.flow);
@@ -485,6 +488,7 @@ impl World {
         r.on_ack_sent();
         let mut pkt = Packet::new(flow, Kind::Ack, self.header, 0, 0, r.ack_number());
         pkt.conn = fl.conn;
+        pkt.ts = r.ts_echo();
         pkt.set_window(r.window);
         let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
         let n = r.sack_blocks(&mut blocks);
@@ -570,6 +574,7 @@ impl World {
         let mut out = std::mem::take(&mut self.scratch);
         let s = &mut self.flows[f].sender;
         let window_update = s.set_peer_window(p.wnd as u64);
+        s.set_echo(p.ts);
         match p.kind {
             Kind::Ack => {
                 let was_unacked = !s.all_acked();
@@ -656,6 +661,7 @@ impl World {
             let mut pkt = Packet::new(flow, Kind::Data, self.header + seg.len, seg.len, seg.seq, 0);
             pkt.after_timeout = seg.after_timeout;
             pkt.conn = conn;
+            pkt.ts = self.now; // TSval (RFC 7323): when TCP sent it
             self.counters.data_bytes_sent += seg.len as u64;
             self.send_from_server(flow, pkt, enter);
         }

@@ -43,7 +43,7 @@ _KNOBS: dict[str, tuple[str, str, str]] = {
 _FLAG_OF = {field: flag for field, (flag, _, _) in _KNOBS.items()}
 _FLAG_OF.update({"slow_start": "--no-slow-start", "slow_start_after_idle": "--slow-start-after-idle",
                  "limited_transmit": "--limited-transmit", "timer_ticks": "--timer-ticks",
-                 "handshake": "--handshake", "delayed_ack": "--delayed-ack",
+                 "handshake": "--handshake", "timestamps": "--timestamps", "delayed_ack": "--delayed-ack",
                  "duration": "--duration", "blocks": "--blocks", "servers": "--servers"})
 
 
@@ -69,6 +69,8 @@ def add_scenario_arguments(parser: argparse.ArgumentParser, *, duration_default:
                    help="open a new connection for every block (Osada et al.); default: persistent")
     g.add_argument("--limited-transmit", dest="limited_transmit", action="store_true", default=None,
                    help="RFC 3042 limited transmit (default off, FAST'08 Table 1)")
+    g.add_argument("--timestamps", dest="timestamps", action="store_true", default=None,
+                   help="RFC 7323 timestamps: RTT samples from every ACK, backoff cleared (Linux); default off (ns-2)")
     g.add_argument("--timer-ticks", dest="timer_ticks", action="store_true", default=None,
                    help="timers fire on multiples of --timer-granularity, like jiffies (default: exact)")
     g.add_argument("--slow-start-after-idle", dest="slow_start_after_idle", action="store_true", default=None,
@@ -84,7 +86,7 @@ def add_scenario_arguments(parser: argparse.ArgumentParser, *, duration_default:
 def scenario_fields(args: argparse.Namespace) -> dict[str, Any]:
     """The Scenario keywords the user gave (unset flags leave Scenario's defaults)."""
     fields = {}
-    for field in [*_KNOBS, "slow_start", "slow_start_after_idle", "limited_transmit", "timer_ticks", "handshake",
+    for field in [*_KNOBS, "slow_start", "slow_start_after_idle", "limited_transmit", "timer_ticks", "handshake", "timestamps",
                   "delayed_ack", "duration", "blocks"]:
         value = getattr(args, field, None)
         if value is not None:

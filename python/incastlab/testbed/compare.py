@@ -2,7 +2,8 @@
 
 The simulator gets the "Linux reading" of the testbed's scenario, so the comparison is
 about the network and the loss recovery, not about defaults that differ on purpose:
-SACK loss recovery, initial window 10, MSS 1448 (timestamps on), delayed ACK with
+SACK loss recovery, initial window 10, MSS 1448 with RFC 7323 timestamps (RTT samples
+from every ACK, backoff cleared on a valid sample), delayed ACK with
 Linux's 40 ms minimum timer unless --quickack, restart from the initial window after
 idle (tcp_slow_start_after_idle), an uncapped receive window unless --rwnd-clamp, and
 RTO timers on jiffies (granularity detected from the kernel where it can be).
@@ -48,7 +49,7 @@ def linux_scenario(*, servers: int, sru: int, block: int | None, buffer: int, ra
     from ..scenario import Scenario
     jiffy = jiffy_seconds()
     kw = dict(servers=servers, sru=sru, block=block, buffer=buffer, rate=rate, rtt=rtt_s, rto_min=rto_min_s,
-              blocks=blocks, duration=None, tcp="sack", init_cwnd=10, mss=1448,
+              blocks=blocks, duration=None, tcp="sack", init_cwnd=10, mss=1448, timestamps=True,
               delayed_ack=0 if quickack else 0.040, slow_start_after_idle=True,
               rwnd=rwnd_clamp if rwnd_clamp else "1GiB", seed=seed)
     if jiffy:

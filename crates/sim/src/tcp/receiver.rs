@@ -54,6 +54,10 @@ pub struct TcpReceiver {
     unacked_segments: u32,
     /// Start of the most recent out-of-order segment (its block is reported first).
     latest_ooo: Option<u64>,
+    /// RFC 7323 TS.Recent: the timestamp the next ACK echoes.
+    ts_recent: Time,
+    /// The ACK number last sent (RFC 7323 Last.ACK.sent).
+    last_ack_sent: u64,
     timer: LazyTimer,
     timer_request: Option<Time>,
     pub stats: ReceiverStats,
@@ -68,6 +72,8 @@ impl TcpReceiver {
             ooo: Vec::new(),
             unacked_segments: 0,
             latest_ooo: None,
+            ts_recent: Time::ZERO,
+            last_ack_sent: 1,
             timer: LazyTimer::default(),
             timer_request: None,
             stats: ReceiverStats::default(),
@@ -166,8 +172,24 @@ impl TcpReceiver {
         Received { delivered, ack_now }
     }
 
+    /// RFC 7323 §4.3: a segment starting at `seq` carried timestamp `ts`. It becomes
+    /// TS.Recent if it is not older and the segment does not start beyond the last ACK
+    /// sent, so a retransmission that fills the hole is echoed (a valid RTT sample) and
+    /// an out-of-order segment is not (dupACKs echo the older timestamp).
+    pub fn note_timestamp(&mut self, seq: u64, ts: Time) {
+        if ts >= self.ts_recent && seq <= self.last_ack_sent {
+            self.ts_recent = ts;
+        }
+    }
+
+    /// The timestamp the next ACK echoes (TSecr).
+    pub fn ts_echo(&self) -> Time {
+        self.ts_recent
+    }
+
     /// The owner sent an ACK: nothing is waiting to be acknowledged any more.
     pub fn on_ack_sent(&mut self) {
+        self.last_ack_sent = self.rcv_nxt;
         self.unacked_segments = 0;
         self.timer.cancel();
     }
@@ -233,6 +255,24 @@ mod tests {
         let mut d = delayed();
         d.on_segment(Time::ZERO, 101, 100);
         assert_eq!(d.sack_blocks(&mut b), 0);
+    }
+
+    #[test]
+    fn timestamps_echo_the_hole_filler_not_the_out_of_order_segment_rfc7323() {
+        let mut r = immediate();
+        r.note_timestamp(1, Time(10));
+        r.on_segment(Time::ZERO, 1, 100);
+        r.on_ack_sent();
+        assert_eq!(r.ts_echo(), Time(10));
+        // 101 lost; 201 arrives out of order with a newer timestamp: not echoed
+        r.note_timestamp(201, Time(30));
+        r.on_segment(Time::ZERO, 201, 100);
+        r.on_ack_sent();
+        assert_eq!(r.ts_echo(), Time(10));
+        // the retransmission of 101 fills the hole: its timestamp is echoed
+        r.note_timestamp(101, Time(50));
+        r.on_segment(Time::ZERO, 101, 100);
+        assert_eq!(r.ts_echo(), Time(50));
     }
 
     #[test]

@@ -31,6 +31,10 @@ pub struct SenderConfig {
     pub rto_min: Time,
     pub rto_max: Time,
     pub granularity: Time,
+    /// RFC 7323 timestamps: every ACK of new data gives an RTT sample from its echo, also
+    /// for retransmitted data, and a valid sample clears the timer backoff (RFC 6298
+    /// §5.7; Linux's tcp_ack_update_rtt). Off: one timed segment per RTT and Karn's rule.
+    pub timestamps: bool,
     /// Timers fire on the next multiple of `granularity`, as jiffies timers do (WREN'09
     /// `002_08b014e448da6385.txt`: low-resolution timers); off = exact deadlines.
     pub timer_ticks: bool,
@@ -113,6 +117,8 @@ pub struct TcpSender {
     /// The one segment being timed for an RTT sample: (end sequence, send time).
     timed: Option<(u64, Time)>,
     last_activity: Time,
+    /// The TSecr of the ACK being processed (timestamps on).
+    pub(crate) echo: Option<Time>,
     /// Duplicate ACKs received since `snd_una` last advanced (the DART of FAST'08 §5.1).
     pub dart: u32,
     /// End of the highest byte ever retransmitted: below it, data was sent twice.
@@ -152,6 +158,7 @@ impl TcpSender {
             timer_request: None,
             timed: None,
             last_activity: Time::ZERO,
+            echo: None,
             dart: 0,
             retransmitted_end: 0,
             scoreboard: Default::default(),
@@ -200,6 +207,11 @@ impl TcpSender {
         } else {
             self.arm_timer(now);
         }
+    }
+
+    /// The ACK about to be processed echoes timestamp `ts` (RFC 7323 TSecr).
+    pub fn set_echo(&mut self, ts: Time) {
+        self.echo = Some(ts);
     }
 
     /// The peer advertised `wnd` bytes. Returns true if that changed the window (such an
@@ -317,7 +329,10 @@ impl TcpSender {
     /// number of bytes newly acknowledged.
     pub(crate) fn advance_una(&mut self, now: Time, ack: u64) -> u64 {
         let acked = ack - self.snd_una;
-        if let Some((end, sent)) = self.timed {
+        if let (true, Some(sent)) = (self.cfg.timestamps, self.echo) {
+            let r = self.rto.measure(sent, now);
+            self.rto.sample(r);
+        } else if let Some((end, sent)) = self.timed {
             if ack >= end {
                 let r = self.rto.measure(sent, now);
                 self.rto.sample(r);
@@ -441,6 +456,7 @@ pub(crate) mod tests {
             rto_min: Time::from_ms(200),
             rto_max: Time::from_ms(60_000),
             granularity: Time::from_us(1),
+            timestamps: false,
             timer_ticks: false,
             rto_random: 0.0,
         }
@@ -734,6 +750,37 @@ mod knob_tests {
         // and the retransmission after that timeout, lost again: DART is 0 < 3
         expire(&mut s);
         assert_eq!(s.stats.lost_retransmits_dart_lt_threshold, 1);
+    }
+
+    #[test]
+    fn with_timestamps_an_ack_of_retransmitted_data_clears_the_backoff() {
+        let mut cfg = config();
+        cfg.timestamps = true;
+        let mut s = TcpSender::new(cfg);
+        s.rto.sample(Time::from_us(100));
+        let mut out = vec![];
+        s.write(Time::ZERO, 10 * MSS, &mut out);
+        let t = s.take_timer_request().unwrap();
+        s.on_timer_event(t, &mut out);
+        assert_eq!(s.rto.backoffs, 1);
+        // the retransmission sent at t is acknowledged; the ACK echoes its timestamp
+        s.set_echo(t);
+        s.on_ack(t + Time::from_us(100), ack_of(1), &[], &mut out);
+        assert_eq!(s.rto.backoffs, 0, "a valid sample ends the backoff");
+        assert_eq!(s.rto.rto, Time::from_ms(200));
+    }
+
+    #[test]
+    fn without_timestamps_the_backoff_survives_acks_of_retransmitted_data_karn() {
+        let mut s = TcpSender::new(config());
+        s.rto.sample(Time::from_us(100));
+        let mut out = vec![];
+        s.write(Time::ZERO, 10 * MSS, &mut out);
+        let t = s.take_timer_request().unwrap();
+        s.on_timer_event(t, &mut out);
+        s.on_ack(t + Time::from_us(100), ack_of(1), &[], &mut out);
+        assert_eq!(s.rto.backoffs, 1);
+        assert_eq!(s.rto.rto, Time::from_ms(400));
     }
 
     #[test]
