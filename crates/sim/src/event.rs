@@ -88,11 +88,6 @@ impl EventQueue {
         self.heap.pop().map(|e| (e.time, e.event))
     }
 
-    /// Time of the earliest event.
-    pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
-    }
-
     pub fn len(&self) -> usize {
         self.heap.len()
     }

@@ -7,7 +7,7 @@
 //! - a per-flow sender trace: the congestion state after every event that can change it.
 
 use crate::event::FlowId;
-use crate::packet::{Kind, Packet};
+use crate::packet::Packet;
 use crate::time::Time;
 
 /// What to record besides the result.
@@ -109,9 +109,4 @@ impl Recorder {
     pub(crate) fn trace(&mut self, row: TraceRow) {
         self.records.trace.push(row);
     }
-}
-
-/// True for a packet the client sent.
-pub fn from_client(p: &Packet) -> bool {
-    p.kind != Kind::Data
 }

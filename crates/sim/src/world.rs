@@ -89,8 +89,6 @@ pub struct World {
     flows: Vec<Flow>,
     sender_cfg: SenderConfig,
     receiver_cfg: ReceiverConfig,
-    /// RTT of an idle path: the first RTT sample of a pre-established connection.
-    base_rtt: Time,
     /// Bytes requested from each server and not yet written to its socket.
     pending_request: Vec<u64>,
     pub client: SyncReadClient,
@@ -175,7 +173,6 @@ impl World {
             flows: Vec::with_capacity(n),
             sender_cfg,
             receiver_cfg,
-            base_rtt,
             pending_request: vec![0; n],
             client: SyncReadClient::new(sc.per_server_bytes.clone()),
             scheduler: Scheduler::new(s.mitigation.clone()),
@@ -749,10 +746,5 @@ impl World {
     /// Number of active servers per block.
     pub fn active_per_block(&self) -> usize {
         self.active_servers
-    }
-
-    /// The base RTT of the path (propagation plus header serialization).
-    pub fn base_rtt(&self) -> Time {
-        self.base_rtt
     }
 }

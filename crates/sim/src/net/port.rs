@@ -120,9 +120,6 @@ impl OutputPort {
         self.buffer_bytes
     }
 
-    pub fn buffer_packets(&self) -> Option<u32> {
-        self.buffer_packets
-    }
 }
 
 #[cfg(test)]

@@ -10,11 +10,12 @@
 //!   the first one resets the retransmission timer ("Impatient", RFC 6582 §4);
 //! - a full ACK ends recovery with cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
 
+use crate::scenario::TcpVariant;
 use crate::tcp::sender::{Segment, TcpSender};
 use crate::time::Time;
 
 impl TcpSender {
-    /// A duplicate ACK arrived (ACK == snd_una with data outstanding).
+    /// A duplicate ACK arrived (ACK == snd_una with data outstanding); Reno and NewReno.
     pub(crate) fn on_duplicate_ack(&mut self, now: Time, out: &mut Vec<Segment>) {
         let mss = self.cfg.mss;
         if self.in_recovery {
@@ -26,7 +27,10 @@ impl TcpSender {
         if self.dupacks < self.cfg.dupack_threshold {
             self.limited_transmit(now, out);
         }
-        if self.dupacks == self.cfg.dupack_threshold && self.snd_una >= self.recover {
+        // RFC 6582 §3.2 step 1: NewReno enters only if the ACK covers `recover`; Reno
+        // (RFC 5681) always does
+        let may_enter = self.cfg.variant == TcpVariant::Reno || self.snd_una >= self.recover;
+        if self.dupacks == self.cfg.dupack_threshold && may_enter {
             self.ssthresh = (self.flight_size() / 2).max(2 * mss);
             self.recover = self.snd_max;
             self.in_recovery = true;

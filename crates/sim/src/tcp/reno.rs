@@ -1,39 +1,17 @@
 //! Reno fast retransmit and fast recovery (RFC 5681 §3.2, the algorithm FAST'08 calls
 //! "TCP Reno").
 //!
-//! Like NewReno it enters fast recovery on the third duplicate ACK, but the first ACK of
-//! new data ends recovery and deflates cwnd to ssthresh, even if it only acknowledges
+//! It enters fast recovery on the third duplicate ACK as NewReno does (without RFC 6582's
+//! `recover` check; shared code in `newreno.rs`), but the first ACK of new data ends recovery and deflates cwnd to ssthresh, even if it only acknowledges
 //! part of the window. Further losses in the same window then need three new duplicate
 //! ACKs, which a small window cannot produce: "with a window size of six, Reno will always
 //! experience a timeout when the first two packets of the window are lost" (FAST'08
 //! §5.1.1).
 
-use crate::tcp::sender::{Segment, TcpSender};
+use crate::tcp::sender::TcpSender;
 use crate::time::Time;
 
 impl TcpSender {
-    /// A duplicate ACK arrived (Reno).
-    pub(crate) fn on_duplicate_ack_reno(&mut self, now: Time, out: &mut Vec<Segment>) {
-        let mss = self.cfg.mss;
-        if self.in_recovery {
-            self.cwnd += mss;
-            self.send_new_data(now, out);
-            return;
-        }
-        self.dupacks += 1;
-        if self.dupacks < self.cfg.dupack_threshold {
-            self.limited_transmit(now, out);
-        }
-        if self.dupacks == self.cfg.dupack_threshold {
-            self.ssthresh = (self.flight_size() / 2).max(2 * mss);
-            self.in_recovery = true;
-            self.stats.fast_retransmits += 1;
-            self.retransmit_first_unacked(now, out);
-            self.cwnd = self.ssthresh + self.cfg.dupack_threshold as u64 * mss;
-            self.send_new_data(now, out);
-        }
-    }
-
     /// An ACK of new data arrived in fast recovery (Reno): recovery ends.
     pub(crate) fn on_new_ack_in_recovery_reno(&mut self, now: Time) {
         self.in_recovery = false;

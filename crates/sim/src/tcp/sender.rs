@@ -318,10 +318,7 @@ impl TcpSender {
             self.send_new_data(now, out);
         } else if ack == self.snd_una && self.snd_una < self.snd_max {
             self.dart += 1;
-            match self.cfg.variant {
-                TcpVariant::Reno => self.on_duplicate_ack_reno(now, out),
-                _ => self.on_duplicate_ack(now, out),
-            }
+            self.on_duplicate_ack(now, out);
         }
     }
 
