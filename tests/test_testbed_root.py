@@ -188,3 +188,16 @@ def test_validate_prints_both_sides_with_the_ratio_and_plots(tmp_path):
         assert r["simulator"]["tcp"] == "sack"
     assert plot.stat().st_size > 1000
     assert netns_of_ours() == []
+
+
+def test_start_next_at_threshold_reads_every_block_and_is_reported():
+    # NCCS's application form (Osada et al. §4.3): at most K servers, the next request when
+    # the newest response has SIZE left; every byte of every block still arrives.
+    r = sweep("--servers", "4", "--max-concurrent", "2", "--start-next-at", "64KiB", "--blocks", "3")[4]
+    assert r["blocks"] == 3 and r["start_next_at_bytes"] == 64 * 1024
+    assert r["goodput_mbps"] > 0
+
+
+def test_bad_start_next_at_is_one_line_and_exit_2():
+    out = subprocess.run(CLI + ["testbed", "sweep", "--start-next-at", "lots"], capture_output=True, text=True)
+    assert out.returncode == 2 and "--start-next-at" in out.stderr and "Traceback" not in out.stderr

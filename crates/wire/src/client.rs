@@ -80,6 +80,11 @@ pub struct ClientConfig {
     /// Request i of a block leaves i x stagger after the block starts.
     #[serde(default)]
     pub stagger_ps: u64,
+    /// Nearly complete serialization (Osada et al. §4.3, application form): the next
+    /// request leaves only once the newest response has at most this many bytes left
+    /// (still at most `max_concurrent` at a time). None: leave as soon as the cap allows.
+    #[serde(default)]
+    pub start_next_at_remaining: Option<u64>,
     #[serde(default = "default_connect_timeout")]
     pub connect_timeout_ps: u64,
     /// Give up if one block takes longer than this.
@@ -130,6 +135,7 @@ pub struct ClientResult {
     pub quickack: bool,
     pub max_concurrent: Option<usize>,
     pub stagger_s: f64,
+    pub start_next_at_remaining: Option<u64>,
     pub connections: Vec<ConnectionResult>,
 }
 
@@ -238,7 +244,25 @@ struct Conn {
     clamp: Option<u32>,
 }
 
+/// May the next request of a block leave, given the start-next threshold and how many
+/// bytes the newest request's response still has to deliver (None: no request yet)?
+fn may_start_next(threshold: Option<u64>, newest_left: Option<u64>) -> bool {
+    match (threshold, newest_left) {
+        (Some(t), Some(left)) => left <= t,
+        _ => true,
+    }
+}
+
 impl Conn {
+    /// Payload bytes of this block's response not yet received.
+    fn left(&self) -> u64 {
+        match self.phase {
+            Phase::Done => 0,
+            _ if self.hdr_got < HEADER_LEN => self.size,
+            _ => self.remaining,
+        }
+    }
+
     fn start_block(&mut self, block: u64) {
         self.req = Request::data(self.size, block).encode();
         self.req_sent = 0;
@@ -376,11 +400,16 @@ fn run_block(conns: &mut [Conn], block: u64, cfg: &ClientConfig, scratch: &mut [
     let start = Instant::now();
     let deadline = start + ps(cfg.block_timeout_ps);
     let (mut next, mut active, mut done) = (0usize, 0usize, 0usize);
+    let threshold = cfg.start_next_at_remaining;
     let mut fds: Vec<libc::pollfd> = Vec::with_capacity(n);
     let mut idx: Vec<usize> = Vec::with_capacity(n);
     while done < n {
         let now = Instant::now();
-        while next < n && active < k && start + stagger * next as u32 <= now {
+        while next < n
+            && active < k
+            && start + stagger * next as u32 <= now
+            && may_start_next(threshold, next.checked_sub(1).map(|i| conns[i].left()))
+        {
             conns[next].send_request()?;
             active += 1;
             next += 1;
@@ -528,6 +557,7 @@ fn run(cfg: ClientConfig) -> io::Result<ClientResult> {
         quickack: cfg.quickack,
         max_concurrent: cfg.max_concurrent,
         stagger_s: cfg.stagger_ps as f64 / 1e12,
+        start_next_at_remaining: cfg.start_next_at_remaining,
         connections,
     })
 }
@@ -607,6 +637,26 @@ mod tests {
         cfg.blocks = 3;
         let r = read_blocks(cfg).unwrap();
         assert_eq!(r.payload_bytes, 4 * 256 * 1024 * 3);
+    }
+
+    #[test]
+    fn the_next_request_waits_for_the_newest_response_to_reach_the_threshold() {
+        assert!(may_start_next(Some(1000), None), "the first request leaves at once");
+        assert!(!may_start_next(Some(1000), Some(5000)));
+        assert!(may_start_next(Some(1000), Some(1000)));
+        assert!(may_start_next(None, Some(5000)), "no threshold: only the cap applies");
+    }
+
+    #[test]
+    fn start_next_at_threshold_completes_every_block() {
+        let srv = servers(4, ServerConfig::default());
+        let mut cfg = client(&srv);
+        cfg.max_concurrent = Some(2);
+        cfg.start_next_at_remaining = Some(64 * 1024);
+        cfg.blocks = 3;
+        let r = read_blocks(cfg).unwrap();
+        assert_eq!(r.payload_bytes, 4 * 256 * 1024 * 3);
+        assert_eq!(r.start_next_at_remaining, Some(64 * 1024));
     }
 
     #[test]

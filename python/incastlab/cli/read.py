@@ -56,6 +56,7 @@ def cmd_read(args) -> int:
         "window_clamp_bytes": kw["rwnd_clamp_bytes"],
         "max_concurrent": kw["max_concurrent"],
         "stagger_ps": round(kw["stagger_s"] * 1e12),
+        "start_next_at_remaining": kw["start_next_at"],
         "congestion": kw["congestion"],
     }
     from ..testbed.runner import _interruptible

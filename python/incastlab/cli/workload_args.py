@@ -25,6 +25,10 @@ def add(parser: argparse.ArgumentParser, *, blocks_default: int) -> None:
                         help="mitigation: at most K servers send at a time")
     parser.add_argument("--stagger", type=argtypes.duration("--stagger"), default=0, metavar="DELAY",
                         help="mitigation: request i leaves i x DELAY after the block starts (e.g. 100us)")
+    parser.add_argument("--start-next-at", type=argtypes.size("--start-next-at", minimum=0), default=None,
+                        metavar="SIZE",
+                        help="mitigation (NCCS, Osada et al.): the next request leaves when the newest "
+                             "response has SIZE bytes left; with --max-concurrent K, at most K at a time")
 
 
 def workload_kwargs(args) -> dict:
@@ -37,4 +41,5 @@ def workload_kwargs(args) -> dict:
         "rwnd_clamp_bytes": args.rwnd_clamp,
         "max_concurrent": args.max_concurrent,
         "stagger_s": args.stagger / PS_PER_S,
+        "start_next_at": args.start_next_at,
     }

@@ -50,5 +50,7 @@ def describe(spec, work) -> str:
         parts.append(f"at most {work.max_concurrent} servers at a time")
     if work.stagger_s:
         parts.append(f"stagger {work.stagger_s * 1e6:g} us")
+    if work.start_next_at is not None:
+        parts.append(f"next request at {format_size(work.start_next_at)} left")
     parts.append("offloads on" if spec.offload else "TSO/GSO/GRO off")
     return ", ".join(parts)

@@ -29,6 +29,7 @@ class Workload:
     rwnd_clamp_bytes: int | None = None
     max_concurrent: int | None = None
     stagger_s: float = 0.0
+    start_next_at: int | None = None
     block_timeout_s: float = 120.0
 
 
@@ -94,6 +95,7 @@ def run_point(topo: Topology, n: int, work: Workload) -> dict:
             "window_clamp_bytes": work.rwnd_clamp_bytes,
             "max_concurrent": work.max_concurrent,
             "stagger_ps": round(work.stagger_s * 1e12),
+            "start_next_at_remaining": work.start_next_at,
             "block_timeout_ps": round(work.block_timeout_s * 1e12),
         }
         mib0 = [counters.tcp_mib(ns) for ns in server_ns]
@@ -148,5 +150,6 @@ def run_point(topo: Topology, n: int, work: Workload) -> dict:
         "rwnd_clamp_bytes": work.rwnd_clamp_bytes,
         "max_concurrent": work.max_concurrent,
         "stagger_s": work.stagger_s,
+        "start_next_at_bytes": work.start_next_at,
         "offload": spec.offload,
     }
