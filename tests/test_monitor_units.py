@@ -235,3 +235,41 @@ def test_recording_round_trips(tmp_path, ext):
 def test_recording_refuses_unknown_extension(tmp_path):
     with pytest.raises(UsageError, match="--record"):
         record.check_path(str(tmp_path / "r.txt"))
+
+
+# --- fan-in: the receiver's TCP senders ------------------------------------------------
+
+SS_TINH = """ESTAB 0 0 198.18.0.1:40000 198.18.1.1:5701
+\t cubic wscale:7,7 rto:204 rtt:0.05/0.02 mss:1448 bytes_sent:48 bytes_acked:49 bytes_received:262144 segs_out:90
+ESTAB 0 0 198.18.0.1:40002 198.18.1.2:5701
+\t cubic wscale:7,7 rto:204 rtt:0.06/0.03 mss:1448 bytes_sent:48 bytes_acked:49 segs_out:3
+"""
+
+
+def test_ss_output_gives_bytes_received_per_connection():
+    from incastlab.monitor import senders
+    got = senders.parse_ss(SS_TINH)
+    assert got == {("198.18.0.1:40000", "198.18.1.1:5701"): 262144}
+
+
+def test_senders_are_the_connections_whose_bytes_grew():
+    from incastlab.monitor import senders
+    c = senders.SenderCounter()
+    a, b = ("l", "p1"), ("l", "p2")
+    assert c.update({a: 100}) == 1  # first look: anything received counts
+    assert c.update({a: 100, b: 50}) == 1  # a idle, b new with data
+    assert c.update({a: 200, b: 80}) == 2
+    assert c.update(None) is None  # ss unavailable: unknown, not zero
+
+
+def test_one_sender_stalling_on_its_own_timeouts_is_not_incast():
+    # a bulk flow that lost packets: line-rate stretches between RTO stalls, 4 RTOs in the
+    # second (measured in the e2e test before this rule: judged "incast")
+    from incastlab.monitor import verdict
+    bursty = verdict.DirectionFacts("rx", 149e6, 547e6, [26, 110])
+    one = verdict.judge(verdict.SecondFacts([bursty], 500e6, 4, 1637, {"tbf": 1444}, senders=1))
+    many = verdict.judge(verdict.SecondFacts([bursty], 500e6, 4, 1637, {"tbf": 1444}, senders=16))
+    unknown = verdict.judge(verdict.SecondFacts([bursty], 500e6, 4, 1637, {"tbf": 1444}))
+    assert one.level == "none" and "one sender" in one.evidence
+    assert many.level == "incast" and "16 TCP senders" in many.evidence
+    assert unknown.level == "incast"

@@ -13,7 +13,7 @@ from typing import Callable
 import numpy as np
 
 from ..errors import EnvironmentProblem, UsageError
-from . import native, procnet, qdisc, timescales, verdict
+from . import native, procnet, qdisc, senders, timescales, verdict
 
 NS_PER_S = timescales.NS_PER_S
 # the achieved median may differ from the request by this much before we say we could not
@@ -110,6 +110,7 @@ class Monitor:
         self.wraps = 0
         self.resets = 0
         self.tcp = CounterDeltas()
+        self.senders = senders.SenderCounter()
         self.qd = CounterDeltas()
         self.unavailable: dict[str, str] = {}
         self.incast_seconds = 0
@@ -277,8 +278,9 @@ class Monitor:
         qd = self.qd.update(self._read_qdiscs())
         drops = {k[: -len(".drops")]: v for k, v in qd.items() if k.endswith(".drops") and v is not None}
         overlimits = {k[: -len(".overlimits")]: v for k, v in qd.items() if k.endswith(".overlimits") and v is not None}
+        nsenders = self.senders.update(senders.read_bytes_received())
         v = verdict.judge(verdict.SecondFacts(directions, cfg.line_rate_bps, tcp.get("rto_timeouts"),
-                                              tcp.get("retrans_segs"), drops))
+                                              tcp.get("retrans_segs"), drops, nsenders))
         self.seconds += 1
         self.incast_seconds += v.level == "incast"
         return {
@@ -311,6 +313,7 @@ class Monitor:
             "ecn_ce": {d: int(sum(got[f"{d}_ce"])) for d in ("rx", "tx")} if "rx_ce" in got else None,
             "qdisc_drops": drops,
             "qdisc_overlimits": overlimits,
+            "tcp_senders": nsenders,
             "counter_events": {"wraps": got["wraps"], "resets": got["resets"] + len(self.tcp.resets) + len(self.qd.resets)},
             "unavailable": dict(self.unavailable),
             "verdict": v.level,

@@ -26,6 +26,8 @@ BURST_RATIO = 3.0
 LINE_FRACTION = 0.7
 MIN_PEAK_BPS = 10e6
 MIN_TIMEOUTS = 1
+# Incast is fan-in: at least this many peers delivered data in the second (monitor.senders).
+MIN_SENDERS = 2
 
 
 @dataclass
@@ -45,6 +47,7 @@ class SecondFacts:
     rto_timeouts: int | None  # None when unreadable
     retrans_segs: int | None
     qdisc_drops: dict[str, int]  # qdisc name -> drops this second (only readable ones)
+    senders: int | None = None  # TCP peers that delivered data this second; None if unknown
 
 
 @dataclass
@@ -95,6 +98,11 @@ def judge(f: SecondFacts) -> Verdict:
     evidence = "; ".join(parts)
     timeouts = f.rto_timeouts is not None and f.rto_timeouts >= MIN_TIMEOUTS
     loss = bool(drops) or bool(f.retrans_segs)
+    if f.senders is not None:
+        evidence += f"; {f.senders} TCP sender{'s' if f.senders != 1 else ''}"
+    if bursts and timeouts and f.senders is not None and f.senders < MIN_SENDERS:
+        # one flow stalling on its own RTOs, not many answering at once
+        return Verdict("none", f"no sign of incast (one sender: a flow's own loss stalls; {evidence})")
     if bursts and timeouts:
         return Verdict("incast", f"{evidence}: consistent with incast")
     if bursts and f.rto_timeouts is None:
