@@ -128,8 +128,11 @@ def test_single_bulk_transfer_is_not_incast(testbed, tmp_path, source):
         print(s["t_s"], s["rx"]["avg_mbps"], s["rx"]["1ms"], s["tcp"]["rto_timeouts"], s["qdisc_drops"],
               s["verdict"], "|", s["evidence"])
     assert summary["source"] == source
-    # the flow really ran through the port, every second
-    assert all(s["rx"]["avg_mbps"] > 0.5 * RATE_BPS / 1e6 for s in seconds), [s["rx"]["avg_mbps"] for s in seconds]
+    # the flow really ran through the port: half the shaped rate on average, and every
+    # second (a single flow can lose packets and wait out RTOs in a 64 KiB queue: a second
+    # at 149 Mbit/s was measured, which is why this is not "half the rate every second")
+    avgs = [s["rx"]["avg_mbps"] for s in seconds]
+    assert sum(avgs) / len(avgs) > 0.5 * RATE_BPS / 1e6 and min(avgs) > 0.1 * RATE_BPS / 1e6, avgs
     # both sources count the same flow: at 100 ms it is the shaped rate
     assert max(s["rx"]["100ms"]["peak_mbps"] for s in seconds) <= RATE_BPS / 1e6 * 1.1
     if source == "sysfs":  # what `auto` uses on veth
