@@ -42,6 +42,9 @@ TCP_VARIANTS = ("reno", "newreno", "sack")
 
 MITIGATIONS = ("ntcp", "tcpfg", "ictcp", "ccs", "nccs", "ocs")
 
+# Fields that take one word out of a list.
+_CHOICES = {"tcp": TCP_VARIANTS, "mitigation": MITIGATIONS}
+
 # TCPFG (Osada et al. §5.1): RTOmin 200 us with a fine-grained timer.
 TCPFG_RTO_MIN_PS = 200 * PS_PER_US
 
@@ -271,20 +274,13 @@ class Scenario(BaseModel):
             return False
         raise UsageError(info.field_name, v, "on or off")
 
-    @field_validator("tcp", mode="before")
+    @field_validator(*_CHOICES, mode="before")
     @classmethod
-    def _parse_tcp(cls, v: Any) -> Any:
+    def _parse_choice(cls, v: Any, info) -> Any:
+        choices = _CHOICES[info.field_name]
         text = str(v).strip().lower()
-        if text not in TCP_VARIANTS:
-            raise UsageError("tcp", v, "one of " + ", ".join(TCP_VARIANTS))
-        return text
-
-    @field_validator("mitigation", mode="before")
-    @classmethod
-    def _parse_mitigation(cls, v: Any) -> Any:
-        text = str(v).strip().lower()
-        if text not in MITIGATIONS:
-            raise UsageError("mitigation", v, "one of " + ", ".join(MITIGATIONS))
+        if text not in choices:
+            raise UsageError(info.field_name, v, "one of " + ", ".join(choices))
         return text
 
     @field_validator("udp", mode="before")

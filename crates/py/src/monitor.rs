@@ -33,19 +33,7 @@ impl Sampler {
     fn drain<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let inner = &mut self.inner;
         let got = py.detach(|| inner.drain()).map_err(|e| PyOSError::new_err(e.to_string()))?;
-        let d = PyDict::new(py);
-        d.set_item("t_end_ns", got.t_end_ns)?;
-        d.set_item("dt_ns", got.dt_ns)?;
-        d.set_item("rx_bytes", got.rx_bytes)?;
-        d.set_item("tx_bytes", got.tx_bytes)?;
-        d.set_item("rx_packets", got.rx_packets)?;
-        d.set_item("tx_packets", got.tx_packets)?;
-        d.set_item("wraps", got.wraps)?;
-        d.set_item("resets", got.resets)?;
-        d.set_item("missed", got.missed)?;
-        d.set_item("realtime", got.realtime)?;
-        d.set_item("uncertain", got.uncertain)?;
-        Ok(d)
+        intervals_dict(py, got)
     }
 
     /// Stop the polling thread (also done when the object is dropped).
@@ -79,20 +67,10 @@ impl KernelSampler {
             return Err(PyOSError::new_err("the kernel sampler was stopped"));
         };
         let (got, rx_ce, tx_ce) = py.detach(|| inner.drain()).map_err(PyOSError::new_err)?;
-        let d = PyDict::new(py);
-        d.set_item("t_end_ns", got.t_end_ns)?;
-        d.set_item("dt_ns", got.dt_ns)?;
-        d.set_item("rx_bytes", got.rx_bytes)?;
-        d.set_item("tx_bytes", got.tx_bytes)?;
-        d.set_item("rx_packets", got.rx_packets)?;
-        d.set_item("tx_packets", got.tx_packets)?;
+        // kernel buckets never wrap, reset or get mistimed (the fields stay 0 / false)
+        let d = intervals_dict(py, got)?;
         d.set_item("rx_ce", rx_ce)?;
         d.set_item("tx_ce", tx_ce)?;
-        d.set_item("wraps", 0)?;
-        d.set_item("resets", 0)?;
-        d.set_item("missed", got.missed)?;
-        d.set_item("uncertain", 0)?;
-        d.set_item("realtime", false)?;
         Ok(d)
     }
 
@@ -135,4 +113,21 @@ pub fn interval_stats<'py>(py: Python<'py>, dt_ns: Vec<u64>) -> PyResult<Option<
 #[pyfunction]
 pub fn read_proc_net_in(py: Python<'_>, netns: &str, file: &str) -> PyResult<String> {
     py.detach(|| incast_monitor::netns::read_proc_net_in(netns, file)).map_err(PyOSError::new_err)
+}
+
+/// The dict both samplers' `drain` return: equal-length lists per interval and the counts.
+fn intervals_dict(py: Python<'_>, got: incast_monitor::sampler::Intervals) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("t_end_ns", got.t_end_ns)?;
+    d.set_item("dt_ns", got.dt_ns)?;
+    d.set_item("rx_bytes", got.rx_bytes)?;
+    d.set_item("tx_bytes", got.tx_bytes)?;
+    d.set_item("rx_packets", got.rx_packets)?;
+    d.set_item("tx_packets", got.tx_packets)?;
+    d.set_item("wraps", got.wraps)?;
+    d.set_item("resets", got.resets)?;
+    d.set_item("missed", got.missed)?;
+    d.set_item("realtime", got.realtime)?;
+    d.set_item("uncertain", got.uncertain)?;
+    Ok(d)
 }

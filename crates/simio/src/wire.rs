@@ -134,26 +134,8 @@ impl Wire {
         let syn_window = u16::try_from(self.rwnd).unwrap_or(u16::MAX);
         let w = self.conn(flow, 0);
         [
-            Segment {
-                src: w.client,
-                dst: w.server,
-                seq: w.client_isn,
-                ack: 0,
-                flags: Flags { syn: true, ..Flags::default() },
-                window: syn_window,
-                options: syn_opts,
-                payload_len: 0,
-            },
-            Segment {
-                src: w.server,
-                dst: w.client,
-                seq: w.server_isn,
-                ack: w.client_isn.wrapping_add(1),
-                flags: Flags { syn: true, ack: true, ..Flags::default() },
-                window: SERVER_WINDOW,
-                options: syn_ack_opts,
-                payload_len: 0,
-            },
+            syn_segment(w, syn_window, syn_opts),
+            syn_ack_segment(w, syn_ack_opts),
             Segment {
                 src: w.client,
                 dst: w.server,
@@ -225,28 +207,38 @@ impl Wire {
                 options: sack_option(&p.sack_blocks(), server_seq),
                 payload_len: 0,
             },
-            Kind::Syn => Segment {
-                src: w.client,
-                dst: w.server,
-                seq: w.client_isn,
-                ack: 0,
-                flags: Flags { syn: true, ..Flags::default() },
-                window: syn_window,
-                options: syn_opts,
-                payload_len: 0,
-            },
-            Kind::SynAck => Segment {
-                src: w.server,
-                dst: w.client,
-                seq: w.server_isn,
-                ack: w.client_isn.wrapping_add(1),
-                flags: Flags { syn: true, ack: true, ..Flags::default() },
-                window: SERVER_WINDOW,
-                options: syn_ack_opts,
-                payload_len: 0,
-            },
+            Kind::Syn => syn_segment(w, syn_window, syn_opts),
+            Kind::SynAck => syn_ack_segment(w, syn_ack_opts),
             Kind::Udp => unreachable!("handled above"),
         })
+    }
+}
+
+/// The client's SYN of connection `w`.
+fn syn_segment(w: &ConnWire, window: u16, options: Vec<TcpOptionElement>) -> Segment {
+    Segment {
+        src: w.client,
+        dst: w.server,
+        seq: w.client_isn,
+        ack: 0,
+        flags: Flags { syn: true, ..Flags::default() },
+        window,
+        options,
+        payload_len: 0,
+    }
+}
+
+/// The server's SYN-ACK of connection `w`.
+fn syn_ack_segment(w: &ConnWire, options: Vec<TcpOptionElement>) -> Segment {
+    Segment {
+        src: w.server,
+        dst: w.client,
+        seq: w.server_isn,
+        ack: w.client_isn.wrapping_add(1),
+        flags: Flags { syn: true, ack: true, ..Flags::default() },
+        window: SERVER_WINDOW,
+        options,
+        payload_len: 0,
     }
 }
 

@@ -10,6 +10,8 @@ OSADA = "004_f48ce568b38e0ea9.txt"  # Osada et al., IJCNC 2016
 # N_s servers are picked at random per mission, UDP background x = 0.1 %, BaseRTT
 # 100 us, 20 missions per run.
 BASE = {"handshake": True, "udp": "0.1%", "rtt": "100us", "blocks": 20}
+# Fig. 13-18: N_s = 256 at 10 Gbps with S = 512 KB (5 missions per run: ~128 MB each)
+TEN_GBPS = {**BASE, "servers": 256, "sru": "512KiB", "rate": "10Gbps", "blocks": 5}
 
 # Plain TCP (NTCP, TCPFG) keeps ns-2's default window of 20 packets, our reading of every
 # ns-2 study here (docs/defaults.md; the paper's scripts are not given). CCS and NCCS

@@ -5,8 +5,8 @@ background 0.1 %. The figure drawn is Fig. 13 (goodput); Q_max and MCT are in th
 
 from __future__ import annotations
 
-from .measure import curve, mbps
-from .osada_common import BASE, OSADA, SCHEMES, beyond, max_goodput, peak
+from .measure import mbps
+from .osada_common import OSADA, SCHEMES, TEN_GBPS, beyond, peak
 from .spec import Check, Experiment, Plot, Series
 
 SRC = f"{OSADA} §5.1"
@@ -37,7 +37,7 @@ EXPERIMENT = Experiment(
     summary="Goodput, Q_max and MCT vs. active servers at 10 Gbps: NCCS with K=8 lets incast happen and falls "
             "below NTCP; OCS is best, with Q_max near its Eq. (11) bound.",
     series=tuple(Series(s, SCHEMES[s]) for s in LABELS),
-    base={**BASE, "servers": 256, "sru": "512KiB", "buffer_packets": 200, "rate": "10Gbps", "blocks": 5},
+    base={**TEN_GBPS, "buffer_packets": 200},
     axis="active_servers",
     values=ACTIVE,
     quick_values=(1, 64, 192),

@@ -7,7 +7,7 @@ CSV and the checks.
 from __future__ import annotations
 
 from .measure import curve, mbps, rows
-from .osada_common import BASE, OSADA, SCHEMES
+from .osada_common import OSADA, SCHEMES, TEN_GBPS
 from .spec import Check, Experiment, Plot, Series
 
 SRC = f"{OSADA} §5.2"
@@ -47,7 +47,7 @@ EXPERIMENT = Experiment(
             "servers through repeated backed-off timeouts, and 1 ms beats 0.2 ms there: the best RTOmin is not "
             "the smallest.",
     series=tuple(Series(label(r), {**SCHEMES["TCPFG"], "rto_min": r}) for r in RTOS),
-    base={**BASE, "servers": 256, "sru": "512KiB", "buffer_packets": 40, "rate": "10Gbps", "blocks": 5},
+    base={**TEN_GBPS, "buffer_packets": 40},
     axis="active_servers",
     values=ACTIVE,
     quick_values=(1, 64, 256),
