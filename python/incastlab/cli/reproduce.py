@@ -44,7 +44,8 @@ def register(subparsers) -> None:
     p.add_argument("--jobs", type=argtypes.positive_int("--jobs", minimum=1, maximum=1024), default=None,
                    metavar="J", help="points simulated at once (default: the available cores)")
     p.add_argument("--seeds", type=argtypes.positive_int("--seeds", minimum=1, maximum=1000), default=None,
-                   metavar="K", help="runs per point, desynchronized by host send jitter; plots show the mean "
+                   metavar="K", help="runs per point, differing by host send jitter or, where the workload draws at "
+                   "random (Osada et al.'s active servers), by the seed alone; plots show the mean "
                    "and the min-max spread (default: each reproduction's own, usually 1)")
     p.add_argument("--strict", action="store_true", help="exit status 1 if any check fails")
     p.add_argument("--json", action="store_true",

@@ -10,6 +10,12 @@ OSADA = "004_f48ce568b38e0ea9.txt"  # Osada et al., IJCNC 2016
 # N_s servers are picked at random per mission, UDP background x = 0.1 %, BaseRTT
 # 100 us, 20 missions per run.
 BASE = {"handshake": True, "udp": "0.1%", "rtt": "100us", "blocks": 20}
+# The paper's 20 runs differ by §5.1's random draws (which servers are active, and here the
+# UDP phases), not by host timing noise: ns-2 has none. It matters: 100 ns of send jitter
+# moves NTCP's collapse from 16 to 8 active servers, because flows in lockstep share the
+# drops evenly and recover by fast retransmit, while jittered ones lose whole tails
+# (docs/reproduce.md). So these runs keep the seeds' draws and add no jitter.
+SEED_JITTER = "0s"
 # Fig. 13-18: N_s = 256 at 10 Gbps with S = 512 KB (5 missions per run: ~128 MB each)
 TEN_GBPS = {**BASE, "servers": 256, "sru": "512KiB", "rate": "10Gbps", "blocks": 5}
 

@@ -95,7 +95,8 @@ class Experiment:
     #: Runs per point when ``--seeds`` is not given.
     seeds: int = 1
     #: Host send jitter given to every point when several seeds are run, so that runs
-    #: differ (without it the simulation has no randomness and every seed is the same run).
+    #: differ (without it a FAST'08 run has no randomness and every seed is the same run).
+    #: "0s" where the workload draws at random per seed (Osada et al.'s active servers).
     seed_jitter: str = "2us"
     plot: Plot = field(default_factory=Plot)
     #: Optional extra text printed after the run (e.g. Table 3 next to the paper's).
