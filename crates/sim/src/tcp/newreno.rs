@@ -3,7 +3,10 @@
 //! - third duplicate ACK (the threshold is a parameter, FAST'08 Table 1 "dathresh"):
 //!   if the ACK covers everything up to `recover`, set ssthresh = max(FlightSize/2, 2 SMSS),
 //!   `recover` = highest sequence sent, retransmit the first unacknowledged segment and
-//!   set cwnd = ssthresh + dupthresh x SMSS;
+//!   set cwnd = ssthresh + dupthresh x SMSS; the retransmission restarts the RTO timer
+//!   (RFC 6298 §5.1 would leave a running timer alone; ns-2's `dupack_action` calls
+//!   `reset_rtx_timer` and Linux re-arms when it retransmits the head, so the timer is
+//!   not left to fire one RTT after the fast retransmit when the RTO is near the RTT);
 //! - each further duplicate ACK inflates cwnd by one SMSS (and may send new data);
 //! - a partial ACK (below `recover`) retransmits the next hole at once, deflates cwnd by
 //!   the amount acknowledged (adding back one SMSS if that was at least one SMSS), and
@@ -37,6 +40,7 @@ impl TcpSender {
             self.partial_ack_seen = false;
             self.stats.fast_retransmits += 1;
             self.retransmit_first_unacked(now, out);
+            self.restart_timer(now);
             self.cwnd = self.ssthresh + self.cfg.dupack_threshold as u64 * mss;
             self.send_new_data(now, out);
         }
@@ -97,6 +101,21 @@ mod tests {
         assert_eq!(s.ssthresh, 4 * MSS);
         assert_eq!(s.cwnd, 4 * MSS + 3 * MSS);
         assert_eq!(s.stats.fast_retransmits, 1);
+    }
+
+    #[test]
+    fn fast_retransmit_restarts_the_retransmission_timer() {
+        // sent at 0, the third dupACK at 150 us: the timer now runs from 150 us (ns-2's
+        // reset_rtx_timer in dupack_action; Linux re-arms on retransmitting the head)
+        let mut s = sender_with_window(8);
+        let rto = s.rto.rto;
+        let mut out = vec![];
+        let t = Time::from_us(150);
+        for _ in 0..3 {
+            s.on_ack(t, ack_of(0), &[], &mut out);
+        }
+        assert_eq!(s.stats.fast_retransmits, 1);
+        assert_eq!(s.timer_deadline(), Some(t + rto));
     }
 
     #[test]

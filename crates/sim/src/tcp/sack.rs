@@ -7,7 +7,8 @@
 //!   (DupThresh - 1) x SMSS SACKed bytes above it (§4);
 //! - recovery starts on the DupThresh-th duplicate ACK or when the first unacknowledged
 //!   byte `IsLost`: RecoveryPoint = highest sent, ssthresh = cwnd = max(FlightSize/2,
-//!   2 SMSS), retransmit the first hole (§5 steps 4.1-4.3);
+//!   2 SMSS), retransmit the first hole (§5 steps 4.1-4.3) and restart the RTO timer, as
+//!   NewReno does here (ns-2, Linux);
 //! - on every ACK in recovery, `pipe` is recomputed (SetPipe) and while cwnd - pipe is at
 //!   least one SMSS, NextSeg picks what to send: the lowest lost hole above HighRxt (rule
 //!   1), else new data (rule 2), else the lowest unSACKed hole above HighRxt (rule 3);
@@ -154,6 +155,7 @@ impl TcpSender {
             let (seq, hole_end) = self.scoreboard.hole_at_or_after(self.snd_una);
             let len = mss.min(hole_end.unwrap_or(self.snd_max).min(self.snd_max) - seq);
             self.emit(now, seq, len, out);
+            self.restart_timer(now);
             self.scoreboard.high_rxt = seq + len;
             self.send_in_recovery(now, out);
         } else if self.dupacks < self.cfg.dupack_threshold {
@@ -316,5 +318,19 @@ mod tests {
         s.on_ack(Time::from_us(200), ack_of(8), &[], &mut out);
         assert!(!s.in_recovery);
         assert_eq!(s.cwnd, 4 * MSS);
+    }
+
+    #[test]
+    fn fast_retransmit_restarts_the_retransmission_timer() {
+        // sent at 0, the third dupACK at 150 us: the timer now runs from 150 us (ns-2, Linux)
+        let mut s = sack_sender(8, 100);
+        let rto = s.rto.rto;
+        let mut out = vec![];
+        let t = Time::from_us(150);
+        for k in 2..5 {
+            s.on_ack(t, ack_of(0), &[blk(1, k)], &mut out);
+        }
+        assert_eq!(s.stats.fast_retransmits, 1);
+        assert_eq!(s.timer_deadline(), Some(t + rto));
     }
 }

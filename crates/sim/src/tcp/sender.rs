@@ -178,6 +178,11 @@ impl TcpSender {
         self.snd_una == self.app_limit
     }
 
+    /// When the retransmission timer fires, if it is running.
+    pub(crate) fn timer_deadline(&self) -> Option<Time> {
+        self.timer.is_armed().then(|| self.timer.deadline())
+    }
+
     /// A time at which the owner must deliver a timer event, if one is needed.
     pub fn take_timer_request(&mut self) -> Option<Time> {
         self.timer_request.take()
