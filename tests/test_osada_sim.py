@@ -32,13 +32,38 @@ def test_scheme_parameters_come_from_the_papers_model():
 
 def test_ntcp_collapses_at_32_active_servers_while_nccs_and_ocs_stay_near_the_maximum():
     # Fig. 9: NTCP collapses beyond about 15 active servers; NCCS K=4 and OCS stay near
-    # 972 Mbps. 85 % of the maximum leaves room for the handshakes and slow start of our
-    # 10-block runs (we measure ~95 %).
+    # 972 Mbps. 85 % of the maximum leaves room for the handshakes and slow starts of our
+    # 10-block runs (we measure ~87 % for NCCS K=4, whose four connections open and finish
+    # together, and ~95 % for OCS).
     assert osada(32, "ntcp").goodput_mbps < 0.1 * MAX_GOODPUT
     for scheme in ("nccs", "ocs"):
         r = osada(32, scheme)
         assert r.goodput_mbps > 0.85 * MAX_GOODPUT, (scheme, r.goodput_mbps)
         assert r.timeouts == 0
+
+
+def test_ntcp_holds_at_12_active_servers_in_lockstep_and_collapses_with_host_jitter():
+    # Fig. 9 has NTCP collapse "over about 15" active servers. Without host timing noise
+    # (ns-2 has none) flows in lockstep lose the same mid-window packets and fast
+    # retransmit recovers them: we measure ~910 Mbps at 12 servers, so 80 % is the bar.
+    # 1 us of send jitter per packet makes the losses uneven, tails are lost and only an
+    # RTO recovers them: ~16 Mbps (docs/model.md finding 5); a tenth is the bar.
+    assert osada(12, "ntcp").goodput_mbps > 0.8 * MAX_GOODPUT
+    assert osada(12, "ntcp", send_jitter="1us").goodput_mbps < 0.1 * MAX_GOODPUT
+
+
+def test_nccs_k8_at_10gbps_opens_eight_at_once_and_incasts():
+    # Fig. 13: "In NCCS method with K = 8 ... Incast occurs". At 10 Gbps S = 512 KB is
+    # below T1 V (828 KB), so condition-I (S - T1 V bits sent) holds as each connection
+    # opens and eight start together, each with a BaseBDP window (84 packets): 672 packets
+    # against a 200-packet buffer and an 84-packet pipe. Every mission waits out an RTO
+    # (RTOmin 200 ms).
+    sc = Scenario(servers=256, active_servers=64, sru="512KiB", rate="10Gbps", buffer_packets=200, handshake=True,
+                  udp="0.1%", mitigation="nccs", nccs_k=8, blocks=2)
+    assert sc.native_mitigation()["start_next_at_remaining"] > 512 * 1024
+    r = simulate(sc)
+    assert r.max_queue_packets == 200
+    assert r.timeouts >= 2 and r.block_time_p50_s >= 0.2
 
 
 def test_ccs_keeps_the_queue_empty_but_wastes_the_slow_start():

@@ -175,7 +175,7 @@ impl World {
             receiver_cfg,
             pending_request: vec![0; n],
             client: SyncReadClient::new(sc.per_server_bytes.clone()),
-            scheduler: Scheduler::new(s.mitigation.clone()),
+            scheduler: Scheduler::new(s.mitigation.clone(), sc.per_server_bytes.clone()),
             ictcp,
             handshake: s.handshake,
             active_servers: s.active_servers.unwrap_or(s.servers) as usize,

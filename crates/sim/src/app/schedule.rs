@@ -38,22 +38,26 @@ pub struct Scheduler {
     sets_open: Vec<Vec<FlowId>>,
     /// OCS: remaining windows have been widened for the tail.
     tail_widened: bool,
+    /// Bytes server i returns per block (what a connection has left when it opens).
+    part: Vec<u64>,
 }
 
 impl Scheduler {
-    pub fn new(scheme: Mitigation) -> Self {
-        Scheduler { scheme, ..Default::default() }
+    /// `part[i]`: the bytes server i returns per block.
+    pub fn new(scheme: Mitigation, part: Vec<u64>) -> Self {
+        Scheduler { scheme, part, ..Default::default() }
     }
 
     /// A block starts with these active flows, in this order.
     pub fn start_block(&mut self, active: &[FlowId], out: &mut Vec<Action>) {
-        let scheme = self.scheme.clone();
-        *self = Scheduler::new(scheme);
+        let (scheme, part) = (self.scheme.clone(), std::mem::take(&mut self.part));
+        *self = Scheduler::new(scheme, part);
         match self.scheme {
             Mitigation::None | Mitigation::Ictcp => out.extend(active.iter().map(|&f| Action::Open(f))),
             Mitigation::Ccs | Mitigation::Nccs { .. } => {
                 self.waiting.extend(active);
                 self.open_next(out);
+                self.release(out);
             }
             Mitigation::Ocs { set_size, window_bytes, .. } => {
                 // all handshakes up front with zero windows but for the first set (Fig. 8)
@@ -65,8 +69,9 @@ impl Scheduler {
                 }
                 self.waiting.extend(active.iter().skip(set_size as usize));
                 self.open.extend(&first);
-                self.newest = first.clone();
-                self.sets_open.push(first);
+                self.sets_open.push(first.clone());
+                self.set_newest(first);
+                self.release(out);
                 self.widen_tail_if_needed(out);
             }
         }
@@ -112,9 +117,25 @@ impl Scheduler {
     fn open_next(&mut self, out: &mut Vec<Action>) {
         if let Some(f) = self.waiting.pop_front() {
             self.open.push(f);
-            self.newest = vec![f];
-            self.newest_triggered = false;
+            self.set_newest(vec![f]);
             out.push(Action::Open(f));
+        }
+    }
+
+    /// `flows` are the newest connection (NCCS) or set (OCS). Condition-I compares the
+    /// bits they have sent with S - T1 V (§4.3): when S <= T1 V it holds before the first
+    /// byte, so the next start is earned at once (10 Gbps, 512 KB: T1 V is 828 KB).
+    fn set_newest(&mut self, flows: Vec<FlowId>) {
+        let threshold = match self.scheme {
+            Mitigation::Nccs { start_next_at_remaining, .. } | Mitigation::Ocs { start_next_at_remaining, .. } => {
+                start_next_at_remaining
+            }
+            _ => 0,
+        };
+        self.newest_triggered = threshold > 0 && flows.iter().map(|&f| self.part[f as usize]).sum::<u64>() <= threshold;
+        self.newest = flows;
+        if self.newest_triggered {
+            self.tokens += 1;
         }
     }
 
@@ -129,9 +150,8 @@ impl Scheduler {
                         out.push(Action::Window(f, window_bytes));
                     }
                     self.open.extend(&set);
-                    self.newest = set.clone();
-                    self.newest_triggered = false;
-                    self.sets_open.push(set);
+                    self.sets_open.push(set.clone());
+                    self.set_newest(set);
                 }
                 _ => return,
             }
@@ -163,7 +183,7 @@ mod tests {
 
     #[test]
     fn plain_tcp_opens_everything_at_once() {
-        let mut s = Scheduler::new(Mitigation::None);
+        let mut s = Scheduler::new(Mitigation::None, vec![100; 3]);
         let mut out = vec![];
         s.start_block(&[3, 1, 2], &mut out);
         assert_eq!(opened(&out), vec![3, 1, 2]);
@@ -171,7 +191,7 @@ mod tests {
 
     #[test]
     fn ccs_opens_the_next_connection_only_when_the_current_one_is_done() {
-        let mut s = Scheduler::new(Mitigation::Ccs);
+        let mut s = Scheduler::new(Mitigation::Ccs, vec![100; 3]);
         let mut out = vec![];
         s.start_block(&[0, 1, 2], &mut out);
         assert_eq!(opened(&out), vec![0]);
@@ -185,7 +205,7 @@ mod tests {
     #[test]
     fn nccs_opens_the_next_at_the_threshold_and_caps_at_k() {
         let scheme = Mitigation::Nccs { k: 2, start_next_at_remaining: 100 };
-        let mut s = Scheduler::new(scheme);
+        let mut s = Scheduler::new(scheme, vec![200; 4]);
         let mut out = vec![];
         s.start_block(&[0, 1, 2, 3], &mut out);
         assert_eq!(opened(&out), vec![0]);
@@ -204,7 +224,7 @@ mod tests {
     #[test]
     fn ocs_handshakes_all_with_zero_windows_then_grants_sets() {
         let scheme = Mitigation::Ocs { set_size: 2, window_bytes: 4000, start_next_at_remaining: 500, bdp_bytes: 9000 };
-        let mut s = Scheduler::new(scheme);
+        let mut s = Scheduler::new(scheme, vec![1000; 5]);
         let mut out = vec![];
         s.start_block(&[0, 1, 2, 3, 4], &mut out);
         assert_eq!(opened(&out), vec![0, 1, 2, 3, 4], "every handshake up front (Fig. 8)");
@@ -223,5 +243,28 @@ mod tests {
         s.on_done(3, &mut out);
         // one connection left (< set size): its window grows to BaseBDP
         assert_eq!(out, vec![Action::Window(4, 9000)]);
+    }
+
+    #[test]
+    fn nccs_starts_k_at_once_when_the_sru_is_below_t1_v() {
+        // 10 Gbps, 512 KB: S - T1 V < 0, so condition-I holds when a connection opens
+        // and only K limits how many overlap (Osada et al. §4.3, Fig. 13's K = 8)
+        let scheme = Mitigation::Nccs { k: 3, start_next_at_remaining: 828_000 };
+        let mut s = Scheduler::new(scheme, vec![524_288; 5]);
+        let mut out = vec![];
+        s.start_block(&[4, 3, 2, 1, 0], &mut out);
+        assert_eq!(opened(&out), vec![4, 3, 2]);
+        out.clear();
+        s.on_done(3, &mut out);
+        assert_eq!(opened(&out), vec![1], "one finished: the next opens at once");
+    }
+
+    #[test]
+    fn nccs_above_t1_v_waits_for_progress_as_before() {
+        let scheme = Mitigation::Nccs { k: 3, start_next_at_remaining: 100 };
+        let mut s = Scheduler::new(scheme, vec![101; 3]);
+        let mut out = vec![];
+        s.start_block(&[0, 1, 2], &mut out);
+        assert_eq!(opened(&out), vec![0], "101 bytes to send: condition-I not yet met");
     }
 }
