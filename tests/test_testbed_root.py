@@ -117,9 +117,16 @@ def test_up_run_down_step_by_step():
     assert netns_of_ours() == [] and links_of_ours() == []
 
 
+def _sigint_default() -> None:
+    # A shell without job control starts background commands with SIGINT ignored, and
+    # Python keeps an inherited SIG_IGN (no KeyboardInterrupt). Give the sweep the
+    # disposition a terminal gives it, however pytest itself was started.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start_long_sweep() -> subprocess.Popen:
     p = subprocess.Popen(CLI + ["testbed", "sweep", "--prefix", PREFIX, "--servers", "4", "--blocks", "100000"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_sigint_default)
     deadline = time.monotonic() + 30
     while f"{PREFIX}-s4" not in netns_of_ours():
         assert p.poll() is None, p.stderr.read()
@@ -132,7 +139,12 @@ def _start_long_sweep() -> subprocess.Popen:
 def test_sigint_tears_everything_down():
     p = _start_long_sweep()
     p.send_signal(signal.SIGINT)
-    p.wait(timeout=30)
+    try:
+        p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()  # do not leave a sweep running (and loading the cores) for the next tests
+        p.wait()
+        raise
     assert p.returncode == 130
     assert netns_of_ours() == [] and links_of_ours() == []
 
