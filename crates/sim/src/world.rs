@@ -315,7 +315,8 @@ impl World {
     /// Open flow `f` for this block: a SYN in handshake mode, else the request.
     fn open(&mut self, f: FlowId) {
         if let Some(ictcp) = &mut self.ictcp {
-            let delivered = self.flows[f as usize].receiver.rcv_nxt - 1;
+            // ICTCP measures from here; a connection made for this block counts from 0
+            let delivered = if self.handshake { 0 } else { self.flows[f as usize].receiver.rcv_nxt - 1 };
             self.flows[f as usize].window = ictcp.open(f, delivered);
             self.flows[f as usize].receiver.window = self.flows[f as usize].window;
         }
