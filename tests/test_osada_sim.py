@@ -33,8 +33,7 @@ def test_scheme_parameters_come_from_the_papers_model():
 def test_ntcp_collapses_at_32_active_servers_while_nccs_and_ocs_stay_near_the_maximum():
     # Fig. 9: NTCP collapses beyond about 15 active servers; NCCS K=4 and OCS stay near
     # 972 Mbps. 85 % of the maximum leaves room for the handshakes and slow starts of our
-    # 10-block runs (we measure ~87 % for NCCS K=4, whose four connections open and finish
-    # together, and ~95 % for OCS).
+    # 10-block runs (we measure ~95 %).
     assert osada(32, "ntcp").goodput_mbps < 0.1 * MAX_GOODPUT
     for scheme in ("nccs", "ocs"):
         r = osada(32, scheme)
@@ -52,14 +51,26 @@ def test_ntcp_holds_at_12_active_servers_in_lockstep_and_collapses_with_host_jit
     assert osada(12, "ntcp", send_jitter="1us").goodput_mbps < 0.1 * MAX_GOODPUT
 
 
-def test_nccs_k8_at_10gbps_opens_eight_at_once_and_incasts():
-    # Fig. 13: "In NCCS method with K = 8 ... Incast occurs". At 10 Gbps S = 512 KB is
-    # below T1 V (828 KB), so condition-I (S - T1 V bits sent) holds as each connection
-    # opens and eight start together, each with a BaseBDP window (84 packets): 672 packets
-    # against a 200-packet buffer and an 84-packet pipe. Every mission waits out an RTO
-    # (RTOmin 200 ms).
+def test_nccs_k8_at_1gbps_does_not_incast_with_condition_i_checked_on_arrivals():
+    # §5.1: "even if we use larger value of K, Incast did not occur" (Fig. 9 setting).
+    # S = 32 KB is below T1 V (45 KB): checked as data arrives, condition-I starts the next
+    # connection at the newest's first segment, so they stagger and K = 8 is never reached
+    # (we measure Q_max 8 and no timeout). The threshold handed to the core is S - 1.
+    sc = Scenario(servers=64, active_servers=32, sru="32KiB", buffer_packets=40, handshake=True, udp="0.1%",
+                  mitigation="nccs", nccs_k=8, blocks=10)
+    assert sc.native_mitigation()["start_next_at_remaining"] == 32 * 1024 - 1
+    r = simulate(sc)
+    assert r.timeouts == 0 and r.max_queue_packets < 20
+
+
+def test_nccs_k8_at_10gbps_with_condition_i_checked_at_open_starts_eight_and_incasts():
+    # The other reading (nccs_trigger="open"). At 10 Gbps S = 512 KB is below T1 V
+    # (828 KB), so condition-I holds as each connection opens and eight start together,
+    # each with a BaseBDP window (84 packets): 672 packets against a 200-packet buffer and
+    # an 84-packet pipe. Every mission waits out an RTO (RTOmin 200 ms): Fig. 13's
+    # "In NCCS method with K = 8 ... Incast occurs".
     sc = Scenario(servers=256, active_servers=64, sru="512KiB", rate="10Gbps", buffer_packets=200, handshake=True,
-                  udp="0.1%", mitigation="nccs", nccs_k=8, blocks=2)
+                  udp="0.1%", mitigation="nccs", nccs_k=8, nccs_trigger="open", blocks=2)
     assert sc.native_mitigation()["start_next_at_remaining"] > 512 * 1024
     r = simulate(sc)
     assert r.max_queue_packets == 200
