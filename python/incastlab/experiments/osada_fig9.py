@@ -95,8 +95,8 @@ EXPERIMENT = Experiment(
     name="osada-fig9",
     title="Connection serialization at 1 Gbps (N_s = 64, S = 32 KB, 40-packet buffer)",
     source=f"{OSADA} Fig. 9-12",
-    summary="Goodput, Q_max and MCT vs. active servers for NTCP, TCPFG, ICTCP, CCS, NCCS (K=2, 4) and OCS: "
-            "NTCP and ICTCP collapse past ~15-20 servers, CCS stays low and flat, NCCS K=4 and OCS stay near "
+    summary="Goodput, Q_max and MCT vs. active servers for NTCP, TCPFG, ICTCP, CCS, NCCS (K=2, 4, 8) and OCS: "
+            "NTCP and ICTCP collapse past ~15-20 servers, CCS stays low and flat, NCCS K=4 and K=8 and OCS stay near "
             "the maximum with small queues.",
     series=tuple(Series(s, SCHEMES[s]) for s in LABELS),
     base={**BASE, "servers": 64, "sru": "32KiB", "buffer_packets": 40, "rate": "1Gbps"},
