@@ -42,12 +42,13 @@ TCP_VARIANTS = ("reno", "newreno", "sack")
 
 MITIGATIONS = ("ntcp", "tcpfg", "ictcp", "ccs", "nccs", "ocs")
 
-# When NCCS checks condition-I (Osada et al. §4.3): also as a connection opens, or only
-# as data arrives (docs/model.md, "NCCS's condition-I when S <= T1 V").
-NCCS_TRIGGERS = ("open", "data")
+# How NCCS and OCS read condition-I, "S - T1 V bits sent" (Osada et al. §4.3-4.4;
+# docs/model.md, "Condition-I"): counted as the servers send, as the client receives, or
+# as the servers send and also checked as a connection opens.
+CONDITION_I = ("sent", "delivered", "open")
 
 # Fields that take one word out of a list.
-_CHOICES = {"tcp": TCP_VARIANTS, "mitigation": MITIGATIONS, "nccs_trigger": NCCS_TRIGGERS}
+_CHOICES = {"tcp": TCP_VARIANTS, "mitigation": MITIGATIONS, "condition_i": CONDITION_I}
 
 # TCPFG (Osada et al. §5.1): RTOmin 200 us with a fine-grained timer.
 TCPFG_RTO_MIN_PS = 200 * PS_PER_US
@@ -181,13 +182,13 @@ class Scenario(BaseModel):
     mitigation: str = "ntcp"
     #: NCCS: at most this many connections open at once (Osada et al. use 2, 4, 8).
     nccs_k: int = 4
-    #: NCCS: when condition-I (S - T1 V bits sent) is checked. "data": as data arrives,
-    #: so with S <= T1 V the next connection waits for the newest's first segment (an
-    #: implementation hooked on arrivals; it reproduces the paper's 1 Gbps claims);
-    #: "open": also as a connection opens, so with S <= T1 V the next one starts at once
-    #: and K alone bounds the overlap. They differ only when S <= T1 V (32 KB at 1 Gbps,
-    #: 512 KB at 10 Gbps); docs/model.md compares them.
-    nccs_trigger: str = "data"
+    #: NCCS and OCS: how condition-I ("S - T1 V bits sent", §4.3) is read. "sent": the
+    #: bits the newest connection's server has sent, checked as it sends (the paper's
+    #: words; the default). "delivered": the bits that reached the client, checked as they
+    #: arrive (what a real client sees). "open": as "sent", and also checked as a
+    #: connection opens, so with S <= T1 V the next starts at once and K alone bounds the
+    #: overlap. docs/model.md compares them.
+    condition_i: str = "sent"
     #: UDP constant-bit-rate background, as a fraction of the link rate split over all
     #: servers (Osada et al. §5.1; "0.1%" = 0.001).
     udp: float = 0.0
@@ -425,8 +426,7 @@ class Scenario(BaseModel):
     def native_mitigation(self) -> dict[str, Any]:
         """The core's scheduling scheme, its thresholds from Osada et al.'s model:
         NCCS opens the next connection when the newest has T1 x V bits left (condition-I:
-        S - T1 V sent, §4.3; with S <= T1 V at once, or at the newest's first segment with
-        ``nccs_trigger="data"``); OCS grants the next set of n_min connections its windows
+        S - T1 V sent, §4.3, read as ``condition_i`` says); OCS grants the next set of n_min connections its windows
         of wnd_pkt x MSS when the current set has T1 x V bits left, and widens the last
         connections' windows to share BaseBDP (§4.4)."""
         if self.mitigation in ("ntcp", "tcpfg"):
@@ -435,13 +435,18 @@ class Scenario(BaseModel):
             return {"scheme": self.mitigation}
         m = self.serialization_model()
         t1_bytes = math.ceil(m.t1_ps * self.rate / (8 * PS_PER_S))
+        # what the newest connection (NCCS) or set (OCS) has to send when it opens
+        newest_bytes = self.block_part_bytes() * (1 if self.mitigation == "nccs" else m.n_min)
+        if self.condition_i != "open":
+            # the core checks the threshold as a connection (set) opens too; one byte
+            # below its size, it can only be met once a segment has been sent (received)
+            t1_bytes = min(t1_bytes, newest_bytes - 1)
+        count_sent = self.condition_i != "delivered"
         if self.mitigation == "nccs":
-            if self.nccs_trigger == "data":
-                # met by the first segment at the latest, never before one arrives
-                t1_bytes = min(t1_bytes, self.block_part_bytes() - 1)
-            return {"scheme": "nccs", "k": self.nccs_k, "start_next_at_remaining": t1_bytes}
+            return {"scheme": "nccs", "k": self.nccs_k, "start_next_at_remaining": t1_bytes, "count_sent": count_sent}
         return {"scheme": "ocs", "set_size": m.n_min, "window_bytes": m.wnd_pkt * self.mss,
-                "start_next_at_remaining": t1_bytes, "bdp_bytes": math.ceil(m.base_bdp_bytes)}
+                "start_next_at_remaining": t1_bytes, "bdp_bytes": math.ceil(m.base_bdp_bytes),
+                "count_sent": count_sent}
 
     def with_servers(self, servers: int) -> "Scenario":
         """This scenario with another number of servers (validated again)."""

@@ -427,11 +427,12 @@ impl World {
         self.counters.app_bytes += got.delivered;
         let mut actions = std::mem::take(&mut self.actions);
         match self.client.on_progress(self.now, p.flow, before, before + got.delivered) {
-            Progress::Partial(remaining) => {
+            Progress::Partial(remaining) if !self.scheduler.counts_sent() => {
                 let (client, flows) = (&self.client, &self.flows);
                 let remaining_of = |g: FlowId| client.remaining(g, flows[g as usize].receiver.rcv_nxt - 1);
                 self.scheduler.on_progress(p.flow, remaining, remaining_of, &mut actions);
             }
+            Progress::Partial(_) => {} // counted where the servers send (`transmit`)
             Progress::FlowDone => {
                 self.flow_done(p.flow);
                 self.scheduler.on_progress(p.flow, 0, |_| 0, &mut actions);
@@ -666,6 +667,24 @@ impl World {
         if let Some(t) = self.flows[flow as usize].sender.take_timer_request() {
             self.queue.push(t, Event::RtoTimer(flow));
         }
+        if self.scheduler.counts_sent() {
+            self.report_sent(flow);
+        }
+    }
+
+    /// Osada et al. §4.3 count "the number of bits which has been already sent": tell the
+    /// scheduler how much of its part each server has still to send.
+    fn report_sent(&mut self, flow: FlowId) {
+        let (client, flows) = (&self.client, &self.flows);
+        let unsent_of = |g: FlowId| client.unsent(g, flows[g as usize].sender.snd_max - 1);
+        let unsent = unsent_of(flow);
+        if unsent == u64::MAX {
+            return;
+        }
+        let mut actions = std::mem::take(&mut self.actions);
+        self.scheduler.on_progress(flow, unsent, unsent_of, &mut actions);
+        self.apply(&mut actions);
+        self.actions = actions;
     }
 
     // ---- observation -----------------------------------------------------------------

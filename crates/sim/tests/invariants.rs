@@ -44,8 +44,14 @@ fn scenarios() -> Vec<ScenarioSpec> {
         rwnd_bytes: 12_500,
         ..base.clone()
     };
-    let ocs = Mitigation::Ocs { set_size: 3, window_bytes: 4 * 1460, start_next_at_remaining: 51_500, bdp_bytes: 12_500 };
-    let nccs = Mitigation::Nccs { k: 4, start_next_at_remaining: 51_500 };
+    let ocs = Mitigation::Ocs {
+        set_size: 3,
+        window_bytes: 4 * 1460,
+        start_next_at_remaining: 51_500,
+        bdp_bytes: 12_500,
+        count_sent: true,
+    };
+    let nccs = Mitigation::Nccs { k: 4, start_next_at_remaining: 51_500, count_sent: true };
     for mitigation in [Mitigation::None, Mitigation::Ictcp, Mitigation::Ccs, nccs, ocs] {
         v.push(ScenarioSpec { mitigation: mitigation.clone(), ..osada.clone() });
         v.push(ScenarioSpec { mitigation, handshake: false, tcp: TcpVariant::Sack, ..osada.clone() });

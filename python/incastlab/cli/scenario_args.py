@@ -36,8 +36,8 @@ _KNOBS: dict[str, tuple[str, str, str]] = {
     "active_servers": ("--active-servers", "N", "of the servers, N chosen at random answer each block (Osada et al.)"),
     "mitigation": ("--mitigation", "SCHEME", "ntcp, tcpfg, ictcp, ccs, nccs or ocs (Osada et al.)"),
     "nccs_k": ("--k", "K", "NCCS: at most K connections open at once"),
-    "nccs_trigger": ("--nccs-trigger", "WHEN", "NCCS: check condition-I as data arrives (data) or also when a "
-                     "connection opens (open); they differ when S <= T1 V"),
+    "condition_i": ("--condition-i", "READING", "NCCS/OCS: count S - T1 V in bits the servers sent (sent), bits the "
+                    "client received (delivered), or as sent and also check as a connection opens (open)"),
     "udp": ("--udp", "FRACTION", "UDP background as a fraction of the link rate, e.g. 0.1%% or 0.001"),
     "syn_timeout": ("--syn-timeout", "TIME", "SYN retransmission timeout"),
     "udp_packet": ("--udp-packet", "SIZE", "UDP background datagram size on the wire"),

@@ -77,7 +77,14 @@ impl Scheduler {
         }
     }
 
-    /// Flow `flow` has `remaining` bytes of this block still to deliver.
+    /// Whether progress is counted in bytes the servers have sent (else in bytes the
+    /// client has received): the world reports it from that side.
+    pub fn counts_sent(&self) -> bool {
+        matches!(self.scheme, Mitigation::Nccs { count_sent: true, .. } | Mitigation::Ocs { count_sent: true, .. })
+    }
+
+    /// Flow `flow` has `remaining` bytes of this block still to send or deliver (see
+    /// [`Scheduler::counts_sent`]); `remaining_of` tells the same of any flow.
     pub fn on_progress(&mut self, flow: FlowId, remaining: u64, remaining_of: impl Fn(FlowId) -> u64, out: &mut Vec<Action>) {
         if self.newest_triggered || !self.newest.contains(&flow) {
             return;
@@ -85,7 +92,8 @@ impl Scheduler {
         let (left, threshold) = match self.scheme {
             Mitigation::Nccs { start_next_at_remaining, .. } => (remaining, start_next_at_remaining),
             Mitigation::Ocs { start_next_at_remaining, .. } => {
-                (self.newest.iter().map(|&f| remaining_of(f)).sum(), start_next_at_remaining)
+                // a flow not yet asked for its part counts as u64::MAX: saturate
+                (self.newest.iter().map(|&f| remaining_of(f)).fold(0, u64::saturating_add), start_next_at_remaining)
             }
             _ => return,
         };
@@ -204,7 +212,7 @@ mod tests {
 
     #[test]
     fn nccs_opens_the_next_at_the_threshold_and_caps_at_k() {
-        let scheme = Mitigation::Nccs { k: 2, start_next_at_remaining: 100 };
+        let scheme = Mitigation::Nccs { k: 2, start_next_at_remaining: 100, count_sent: false };
         let mut s = Scheduler::new(scheme, vec![200; 4]);
         let mut out = vec![];
         s.start_block(&[0, 1, 2, 3], &mut out);
@@ -223,7 +231,7 @@ mod tests {
 
     #[test]
     fn ocs_handshakes_all_with_zero_windows_then_grants_sets() {
-        let scheme = Mitigation::Ocs { set_size: 2, window_bytes: 4000, start_next_at_remaining: 500, bdp_bytes: 9000 };
+        let scheme = Mitigation::Ocs { set_size: 2, window_bytes: 4000, start_next_at_remaining: 500, bdp_bytes: 9000, count_sent: false };
         let mut s = Scheduler::new(scheme, vec![1000; 5]);
         let mut out = vec![];
         s.start_block(&[0, 1, 2, 3, 4], &mut out);
@@ -249,7 +257,7 @@ mod tests {
     fn nccs_starts_k_at_once_when_the_sru_is_below_t1_v() {
         // 10 Gbps, 512 KB: S - T1 V < 0, so condition-I holds when a connection opens
         // and only K limits how many overlap (Osada et al. §4.3, Fig. 13's K = 8)
-        let scheme = Mitigation::Nccs { k: 3, start_next_at_remaining: 828_000 };
+        let scheme = Mitigation::Nccs { k: 3, start_next_at_remaining: 828_000, count_sent: false };
         let mut s = Scheduler::new(scheme, vec![524_288; 5]);
         let mut out = vec![];
         s.start_block(&[4, 3, 2, 1, 0], &mut out);
@@ -261,7 +269,7 @@ mod tests {
 
     #[test]
     fn nccs_above_t1_v_waits_for_progress_as_before() {
-        let scheme = Mitigation::Nccs { k: 3, start_next_at_remaining: 100 };
+        let scheme = Mitigation::Nccs { k: 3, start_next_at_remaining: 100, count_sent: false };
         let mut s = Scheduler::new(scheme, vec![101; 3]);
         let mut out = vec![];
         s.start_block(&[0, 1, 2], &mut out);

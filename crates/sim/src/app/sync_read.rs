@@ -29,6 +29,8 @@ pub struct SyncReadClient {
     /// Stream offset (in-order bytes on the flow's connection) that ends its part; set
     /// when the request is sent.
     target: Vec<u64>,
+    /// The block (count of blocks done before it) for which `target` was set.
+    target_block: Vec<u64>,
     /// Flows of the current block that have not delivered their part yet.
     pending: usize,
     block_started: Time,
@@ -40,7 +42,15 @@ pub struct SyncReadClient {
 impl SyncReadClient {
     pub fn new(part: Vec<u64>) -> Self {
         let n = part.len();
-        SyncReadClient { part, target: vec![u64::MAX; n], pending: 0, block_started: Time::ZERO, blocks_done: 0, block_times: Vec::new() }
+        SyncReadClient {
+            part,
+            target: vec![u64::MAX; n],
+            target_block: vec![u64::MAX; n],
+            pending: 0,
+            block_started: Time::ZERO,
+            blocks_done: 0,
+            block_times: Vec::new(),
+        }
     }
 
     /// A block with `active` flows starts at `now`.
@@ -54,7 +64,17 @@ impl SyncReadClient {
     pub fn request(&mut self, flow: FlowId, base: u64) -> u64 {
         let part = self.part[flow as usize];
         self.target[flow as usize] = base + part;
+        self.target_block[flow as usize] = self.blocks_done;
         part
+    }
+
+    /// Bytes of its part `flow` has still to send once its server has sent up to stream
+    /// offset `sent`; u64::MAX if the flow has not been asked for its part in this block.
+    pub fn unsent(&self, flow: FlowId, sent: u64) -> u64 {
+        if self.target_block[flow as usize] != self.blocks_done {
+            return u64::MAX;
+        }
+        self.target[flow as usize].saturating_sub(sent)
     }
 
     /// Bytes of its part `flow` has still to deliver once it has delivered `delivered`.

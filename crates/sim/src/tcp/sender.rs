@@ -179,6 +179,7 @@ impl TcpSender {
     }
 
     /// When the retransmission timer fires, if it is running.
+    #[cfg(test)]
     pub(crate) fn timer_deadline(&self) -> Option<Time> {
         self.timer.is_armed().then(|| self.timer.deadline())
     }
