@@ -426,9 +426,9 @@ class Scenario(BaseModel):
     def native_mitigation(self) -> dict[str, Any]:
         """The core's scheduling scheme, its thresholds from Osada et al.'s model:
         NCCS opens the next connection when the newest has T1 x V bits left (condition-I:
-        S - T1 V sent, §4.3, read as ``condition_i`` says); OCS grants the next set of n_min connections its windows
-        of wnd_pkt x MSS when the current set has T1 x V bits left, and widens the last
-        connections' windows to share BaseBDP (§4.4)."""
+        S - T1 V sent, §4.3, read as ``condition_i`` says); OCS grants the next set of
+        n_min connections its windows of wnd_pkt x MSS when the current set has T1 x V
+        bits left, and widens the last connections' windows to share BaseBDP (§4.4)."""
         if self.mitigation in ("ntcp", "tcpfg"):
             return {"scheme": "none"}
         if self.mitigation in ("ictcp", "ccs"):
