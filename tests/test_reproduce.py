@@ -116,12 +116,31 @@ def test_seeds_vary_runs_and_are_recorded(tmp_path):
     assert (wide[1] != wide[2]).any()
 
 
+def test_set_changes_every_point_and_is_noted(tmp_path):
+    # osada-fig9 under both readings of condition-I (docs/model.md): counted in bits sent,
+    # NCCS K=8 never times out at 1 Gbps; checked as a connection opens, 8 connections
+    # start together with 8.5-packet windows against a 40-packet buffer and it incasts
+    def nccs8_timeouts(*extra):
+        out = tmp_path / ("-".join(extra) or "default")
+        r = incastlab("reproduce", "osada-fig9", "--out", str(out), "--quick", *extra)
+        assert r.returncode == 0, r.stderr
+        df = pd.read_csv(out / "osada-fig9.csv")
+        return r.stdout, df[(df.series == "NCCS K=8") & (df.x >= 24)]["timeouts"].sum()
+    stdout, default = nccs8_timeouts()
+    assert default == 0 and "condition_i" not in stdout
+    stdout, opened = nccs8_timeouts("--set", "condition_i=open")
+    assert opened > 0 and "condition_i=open" in stdout
+
+
 @pytest.mark.parametrize("args, value", [
     (["reproduce", "fast08-fig99", "--out", "OUT"], "fast08-fig99"),
     (["reproduce", "--out", "OUT"], "None"),
     (["reproduce", "fast08-fig4"], "--out"),
     (["reproduce", "fast08-fig4", "--out", "OUT", "--seeds", "0"], "0"),
     (["reproduce", "fast08-fig4", "--out", "OUT", "--jobs", "x"], "x"),
+    (["reproduce", "osada-fig9", "--out", "OUT", "--set", "condition_i=later"], "condition_i=later"),
+    (["reproduce", "osada-fig9", "--out", "OUT", "--set", "active_servers=3"], "active_servers=3"),
+    (["reproduce", "osada-fig9", "--out", "OUT", "--set", "no_such_field=1"], "no_such_field=1"),
 ])
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(args, value, tmp_path):
     out = tmp_path / "OUT"

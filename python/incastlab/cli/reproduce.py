@@ -47,6 +47,9 @@ def register(subparsers) -> None:
                    metavar="K", help="runs per point, differing by host send jitter or, where the workload draws at "
                    "random (Osada et al.'s active servers), by the seed alone; plots show the mean "
                    "and the min-max spread (default: each reproduction's own, usually 1)")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="FIELD=VALUE",
+                   help="run every point with this scenario field changed, e.g. --set condition_i=delivered "
+                   "(repeatable; the checks still judge the result)")
     p.add_argument("--strict", action="store_true", help="exit status 1 if any check fails")
     p.add_argument("--json", action="store_true",
                    help="one JSON object per line: each check (with --list: each reproduction)")
@@ -62,15 +65,16 @@ def run(args: argparse.Namespace) -> int:
     exps = [experiments.load(n) for n in chosen]
     if not args.out:
         raise UsageError("--out", None, "a directory for the results (e.g. --out out)")
+    overrides = {exp.name: runner.parse_overrides(exp, args.overrides) for exp in exps}
     out = _prepare_out(args.out)
     for exp in exps:  # refuse a knob this build lacks before spending time on the others
-        runner.points(exp, args.quick, args.seeds)
+        runner.points(exp, args.quick, args.seeds, overrides[exp.name])
 
     failed: list[tuple[str, dict]] = []
     total_checks = 0
     start_all = time.monotonic()
     for exp in exps:
-        checks = _run_one(exp, args, out)
+        checks = _run_one(exp, args, out, overrides[exp.name])
         total_checks += len(checks)
         failed += [(exp.name, c) for c in checks if not c["pass"]]
     wall = time.monotonic() - start_all
@@ -110,18 +114,20 @@ def _prepare_out(text: str) -> Path:
     return out
 
 
-def _run_one(exp, args: argparse.Namespace, out: Path) -> list[dict]:
-    pts = runner.points(exp, args.quick, args.seeds)
+def _run_one(exp, args: argparse.Namespace, out: Path, overrides: dict[str, str]) -> list[dict]:
+    pts = runner.points(exp, args.quick, args.seeds, overrides)
     seeds = args.seeds or exp.seeds
     duration = exp.point_duration(args.quick)
     note = f"{duration} simulated per point" + (" (--quick)" if args.quick else "") + \
-        (f", mean and min-max of {seeds} seeds" if seeds > 1 else "")
+        (f", mean and min-max of {seeds} seeds" if seeds > 1 else "") + \
+        "".join(f", {k}={v}" for k, v in overrides.items())
     if not args.json:
         print(f"\n## {exp.name}: {exp.title} ({exp.source})")
         print(f"# {len(pts)} points, {note}")
     sys.stdout.flush()
     start = time.monotonic()
-    df = runner.simulate(exp, args.quick, args.jobs, args.seeds, progress=tty_progress(exp.name, len(pts)))
+    df = runner.simulate(exp, args.quick, args.jobs, args.seeds, progress=tty_progress(exp.name, len(pts)),
+                         overrides=overrides)
     wall = time.monotonic() - start
     checks = runner.evaluate(exp, df)
     paths = runner.write_outputs(exp, df, checks, out, note=note)

@@ -34,14 +34,36 @@ class Point:
     scenario: Scenario
 
 
-def points(exp: Experiment, quick: bool = False, seeds: int | None = None) -> list[Point]:
-    """The simulated points of ``exp``; refuses (EnvironmentProblem) a knob this build lacks."""
+def parse_overrides(exp: Experiment, items: list[str]) -> dict[str, str]:
+    """``--set FIELD=VALUE`` items as Scenario fields for every point of ``exp``; each is
+    checked on its own (UsageError naming ``--set``) before anything runs."""
+    out: dict[str, str] = {}
+    for item in items:
+        field, sep, value = item.partition("=")
+        field = field.strip().replace("-", "_")
+        if not sep or field not in Scenario.model_fields:
+            raise UsageError("--set", item, "FIELD=VALUE with FIELD a scenario field, e.g. condition_i=delivered "
+                             "(incastlab simulate --help lists them as flags)")
+        if field in (exp.axis, "seed"):
+            raise UsageError("--set", item, f"a field other than the axis ({exp.axis}) and seed")
+        try:
+            Scenario(**{"servers": 1, field: value})
+        except UsageError as e:
+            raise UsageError("--set", item, f"a valid {field} ({e.allowed})") from None
+        out[field] = value
+    return out
+
+
+def points(exp: Experiment, quick: bool = False, seeds: int | None = None,
+           overrides: dict[str, str] | None = None) -> list[Point]:
+    """The simulated points of ``exp``, with ``overrides`` (see ``parse_overrides``) on
+    every one; refuses (EnvironmentProblem) a knob this build lacks."""
     runs = exp.seeds if seeds is None else seeds
     out = []
     for s in exp.series:
         for x in exp.axis_values(quick, s):
             for seed in range(1, runs + 1):
-                fields = {**exp.base, **s.params, exp.axis: x, "seed": seed}
+                fields = {**exp.base, **s.params, **(overrides or {}), exp.axis: x, "seed": seed}
                 if "blocks" not in fields:
                     fields.setdefault("duration", exp.point_duration(quick))
                 if runs > 1:
@@ -59,9 +81,10 @@ def points(exp: Experiment, quick: bool = False, seeds: int | None = None) -> li
 
 
 def simulate(exp: Experiment, quick: bool = False, jobs: int | None = None, seeds: int | None = None,
-             progress: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+             progress: Callable[[int, int], None] | None = None,
+             overrides: dict[str, str] | None = None) -> pd.DataFrame:
     """Every point of ``exp`` as one DataFrame row: series, panel, x, seed, then the result fields."""
-    pts = points(exp, quick, seeds)
+    pts = points(exp, quick, seeds, overrides)
     try:
         results = sim.run_points([p.scenario for p in pts], jobs=jobs, progress=progress)
     except UsageError as e:
