@@ -39,6 +39,8 @@ _SHOWN = [("block", "block"), ("sru", "SRU"), ("buffer", "buffer"), ("rate", "")
 def scenario_text(exp: Experiment) -> str:
     """What every series shares, in a few words (what differs is in the legend)."""
     varied = {exp.axis}.union(*(s.params for s in exp.series))
+    if any(s.params.get("mitigation") == "tcpfg" for s in exp.series):
+        varied.add("rto_min")  # TCPFG brings its own (200 us)
     base = {k: v for k, v in exp.base.items() if k in Scenario.model_fields and k not in varied}
     try:
         dump = Scenario(**{"servers": 1, **base}).model_dump()
@@ -50,6 +52,8 @@ def scenario_text(exp: Experiment) -> str:
             continue
         value = {"tcp": {"newreno": "NewReno", "reno": "Reno", "sack": "SACK"}.get(dump["tcp"], dump["tcp"])}.get(
             key, dump[key])
+        if key == "buffer" and dump.get("buffer_packets"):
+            value = f"{dump['buffer_packets']} packets"  # counted in packets (Osada et al.), not bytes
         parts.append(f"{name} {value}".strip())
     return ", ".join(parts)
 
