@@ -435,18 +435,11 @@ class Scenario(BaseModel):
             return {"scheme": self.mitigation}
         m = self.serialization_model()
         t1_bytes = math.ceil(m.t1_ps * self.rate / (8 * PS_PER_S))
-        # what the newest connection (NCCS) or set (OCS) has to send when it opens
-        newest_bytes = self.block_part_bytes() * (1 if self.mitigation == "nccs" else m.n_min)
-        if self.condition_i != "open":
-            # the core checks the threshold as a connection (set) opens too; one byte
-            # below its size, it can only be met once a segment has been sent (received)
-            t1_bytes = min(t1_bytes, newest_bytes - 1)
-        count_sent = self.condition_i != "delivered"
+        reading = {"count_sent": self.condition_i != "delivered", "check_at_open": self.condition_i == "open"}
         if self.mitigation == "nccs":
-            return {"scheme": "nccs", "k": self.nccs_k, "start_next_at_remaining": t1_bytes, "count_sent": count_sent}
+            return {"scheme": "nccs", "k": self.nccs_k, "start_next_at_remaining": t1_bytes, **reading}
         return {"scheme": "ocs", "set_size": m.n_min, "window_bytes": m.wnd_pkt * self.mss,
-                "start_next_at_remaining": t1_bytes, "bdp_bytes": math.ceil(m.base_bdp_bytes),
-                "count_sent": count_sent}
+                "start_next_at_remaining": t1_bytes, "bdp_bytes": math.ceil(m.base_bdp_bytes), **reading}
 
     def with_servers(self, servers: int) -> "Scenario":
         """This scenario with another number of servers (validated again)."""

@@ -37,18 +37,22 @@ pub enum Mitigation {
     /// Nearly complete serialization (§4.3): open the next connection when the newest
     /// one has `start_next_at_remaining` bytes left (S - T1 V), at most `k` open. "Left"
     /// counts what the server has not yet sent when `count_sent` (the paper: "the number
-    /// of bits which has been already sent"), else what has not reached the client.
+    /// of bits which has been already sent"), else what has not reached the client. With
+    /// `check_at_open` the threshold is also checked as a connection opens, so when the
+    /// whole part is below it the next one opens at once.
     Nccs {
         k: u32,
         start_next_at_remaining: u64,
         #[serde(default)]
         count_sent: bool,
+        #[serde(default)]
+        check_at_open: bool,
     },
     /// Optimized serialization (§4.4): sets of `set_size` connections, all handshakes up
     /// front with zero windows (Fig. 8), `window_bytes` each; the next set gets its window
     /// when the current set has `start_next_at_remaining` bytes left; when fewer than
     /// `set_size` connections remain, their windows grow to share `bdp_bytes`. "Left"
-    /// counts as for NCCS (the paper: "transmit data of S - nT1 x V/n").
+    /// counts and `check_at_open` works as for NCCS (the paper: "transmit data of S - nT1 x V/n").
     Ocs {
         set_size: u32,
         window_bytes: u64,
@@ -56,6 +60,8 @@ pub enum Mitigation {
         bdp_bytes: u64,
         #[serde(default)]
         count_sent: bool,
+        #[serde(default)]
+        check_at_open: bool,
     },
 }
 

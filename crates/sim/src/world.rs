@@ -654,6 +654,7 @@ impl World {
     /// Put the segments a sender produced on its server's NIC and keep its timer.
     fn transmit(&mut self, flow: FlowId, out: &mut Vec<Segment>) {
         let conn = self.flows[flow as usize].server_conn;
+        let sent_any = !out.is_empty();
         for seg in out.drain(..) {
             // ns-2's `overhead_`: host timing noise breaks drop-tail phase lock-out
             let enter = if self.send_jitter > 0 { self.now + Time(self.rng.random_range(0..=self.send_jitter)) } else { self.now };
@@ -667,8 +668,8 @@ impl World {
         if let Some(t) = self.flows[flow as usize].sender.take_timer_request() {
             self.queue.push(t, Event::RtoTimer(flow));
         }
-        if self.scheduler.counts_sent() {
-            self.report_sent(flow);
+        if sent_any && self.scheduler.counts_sent() {
+            self.report_sent(flow); // condition-I is checked as bytes are sent
         }
     }
 

@@ -50,8 +50,9 @@ fn scenarios() -> Vec<ScenarioSpec> {
         start_next_at_remaining: 51_500,
         bdp_bytes: 12_500,
         count_sent: true,
+        check_at_open: false,
     };
-    let nccs = Mitigation::Nccs { k: 4, start_next_at_remaining: 51_500, count_sent: true };
+    let nccs = Mitigation::Nccs { k: 4, start_next_at_remaining: 51_500, count_sent: true, check_at_open: false };
     for mitigation in [Mitigation::None, Mitigation::Ictcp, Mitigation::Ccs, nccs, ocs] {
         v.push(ScenarioSpec { mitigation: mitigation.clone(), ..osada.clone() });
         v.push(ScenarioSpec { mitigation, handshake: false, tcp: TcpVariant::Sack, ..osada.clone() });

@@ -132,15 +132,16 @@ impl Scheduler {
 
     /// `flows` are the newest connection (NCCS) or set (OCS). Condition-I compares the
     /// bits they have sent with S - T1 V (§4.3): when S <= T1 V it holds before the first
-    /// byte, so the next start is earned at once (10 Gbps, 512 KB: T1 V is 828 KB).
+    /// byte; checked at open, the next start is earned at once (10 Gbps, 512 KB: T1 V is
+    /// 828 KB), else at the first progress report.
     fn set_newest(&mut self, flows: Vec<FlowId>) {
         let threshold = match self.scheme {
-            Mitigation::Nccs { start_next_at_remaining, .. } | Mitigation::Ocs { start_next_at_remaining, .. } => {
-                start_next_at_remaining
-            }
-            _ => 0,
+            Mitigation::Nccs { start_next_at_remaining, check_at_open: true, .. }
+            | Mitigation::Ocs { start_next_at_remaining, check_at_open: true, .. } => Some(start_next_at_remaining),
+            _ => None,
         };
-        self.newest_triggered = threshold > 0 && flows.iter().map(|&f| self.part[f as usize]).sum::<u64>() <= threshold;
+        self.newest_triggered =
+            threshold.is_some_and(|t| flows.iter().map(|&f| self.part[f as usize]).sum::<u64>() <= t);
         self.newest = flows;
         if self.newest_triggered {
             self.tokens += 1;
@@ -212,7 +213,7 @@ mod tests {
 
     #[test]
     fn nccs_opens_the_next_at_the_threshold_and_caps_at_k() {
-        let scheme = Mitigation::Nccs { k: 2, start_next_at_remaining: 100, count_sent: false };
+        let scheme = Mitigation::Nccs { k: 2, start_next_at_remaining: 100, count_sent: false, check_at_open: true };
         let mut s = Scheduler::new(scheme, vec![200; 4]);
         let mut out = vec![];
         s.start_block(&[0, 1, 2, 3], &mut out);
@@ -231,7 +232,14 @@ mod tests {
 
     #[test]
     fn ocs_handshakes_all_with_zero_windows_then_grants_sets() {
-        let scheme = Mitigation::Ocs { set_size: 2, window_bytes: 4000, start_next_at_remaining: 500, bdp_bytes: 9000, count_sent: false };
+        let scheme = Mitigation::Ocs {
+            set_size: 2,
+            window_bytes: 4000,
+            start_next_at_remaining: 500,
+            bdp_bytes: 9000,
+            count_sent: false,
+            check_at_open: true,
+        };
         let mut s = Scheduler::new(scheme, vec![1000; 5]);
         let mut out = vec![];
         s.start_block(&[0, 1, 2, 3, 4], &mut out);
@@ -254,10 +262,10 @@ mod tests {
     }
 
     #[test]
-    fn nccs_starts_k_at_once_when_the_sru_is_below_t1_v() {
+    fn nccs_checked_at_open_starts_k_at_once_when_the_sru_is_below_t1_v() {
         // 10 Gbps, 512 KB: S - T1 V < 0, so condition-I holds when a connection opens
         // and only K limits how many overlap (Osada et al. §4.3, Fig. 13's K = 8)
-        let scheme = Mitigation::Nccs { k: 3, start_next_at_remaining: 828_000, count_sent: false };
+        let scheme = Mitigation::Nccs { k: 3, start_next_at_remaining: 828_000, count_sent: false, check_at_open: true };
         let mut s = Scheduler::new(scheme, vec![524_288; 5]);
         let mut out = vec![];
         s.start_block(&[4, 3, 2, 1, 0], &mut out);
@@ -268,8 +276,21 @@ mod tests {
     }
 
     #[test]
+    fn nccs_not_checked_at_open_waits_for_the_first_progress_report() {
+        // the same S < T1 V, checked only as bytes are sent (received): one at a time
+        let scheme = Mitigation::Nccs { k: 3, start_next_at_remaining: 828_000, count_sent: true, check_at_open: false };
+        let mut s = Scheduler::new(scheme, vec![524_288; 3]);
+        let mut out = vec![];
+        s.start_block(&[0, 1, 2], &mut out);
+        assert_eq!(opened(&out), vec![0]);
+        out.clear();
+        s.on_progress(0, 524_288 - 1460, |_| 0, &mut out);
+        assert_eq!(opened(&out), vec![1], "the first segment meets condition-I");
+    }
+
+    #[test]
     fn nccs_above_t1_v_waits_for_progress_as_before() {
-        let scheme = Mitigation::Nccs { k: 3, start_next_at_remaining: 100, count_sent: false };
+        let scheme = Mitigation::Nccs { k: 3, start_next_at_remaining: 100, count_sent: false, check_at_open: true };
         let mut s = Scheduler::new(scheme, vec![101; 3]);
         let mut out = vec![];
         s.start_block(&[0, 1, 2], &mut out);
