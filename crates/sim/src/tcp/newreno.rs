@@ -73,7 +73,7 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use crate::tcp::sender::tests::{ack_of, config, seg_numbers, MSS};
-    use crate::tcp::sender::TcpSender;
+    use crate::tcp::sender::{Segment, TcpSender};
     use crate::time::Time;
 
     /// A sender with `w` segments in flight (0..w-1) and 100 more to send.
@@ -85,6 +85,17 @@ mod tests {
         s.write(Time::ZERO, (w + 100) * MSS, &mut out);
         assert_eq!(out.len() as u64, w);
         s
+    }
+
+    /// `sender_with_window(8)` after three duplicate ACKs for segment 0 at `t`: in fast
+    /// recovery; also returns what it sent.
+    fn after_three_dupacks(t: Time) -> (TcpSender, Vec<Segment>) {
+        let mut s = sender_with_window(8);
+        let mut out = vec![];
+        for _ in 0..3 {
+            s.on_ack(t, ack_of(0), &[], &mut out);
+        }
+        (s, out)
     }
 
     #[test]
@@ -107,13 +118,9 @@ mod tests {
     fn fast_retransmit_restarts_the_retransmission_timer() {
         // sent at 0, the third dupACK at 150 us: the timer now runs from 150 us (ns-2's
         // reset_rtx_timer in dupack_action; Linux re-arms on retransmitting the head)
-        let mut s = sender_with_window(8);
-        let rto = s.rto.rto;
-        let mut out = vec![];
         let t = Time::from_us(150);
-        for _ in 0..3 {
-            s.on_ack(t, ack_of(0), &[], &mut out);
-        }
+        let (s, _) = after_three_dupacks(t);
+        let rto = s.rto.rto; // no RTT sample yet: the initial RTO, unchanged by the dupACKs
         assert_eq!(s.stats.fast_retransmits, 1);
         assert_eq!(s.timer_deadline(), Some(t + rto));
     }
@@ -134,12 +141,7 @@ mod tests {
     #[test]
     fn partial_ack_retransmits_the_next_hole_without_waiting() {
         // window 0..7, segments 0 and 3 lost
-        let mut s = sender_with_window(8);
-        let mut out = vec![];
-        let t = Time::from_us(100);
-        for _ in 0..3 {
-            s.on_ack(t, ack_of(0), &[], &mut out);
-        }
+        let (mut s, mut out) = after_three_dupacks(Time::from_us(100));
         out.clear();
         // retransmitted 0 arrives: receiver has 0,1,2 then hole at 3 -> partial ACK
         s.on_ack(Time::from_us(200), ack_of(3), &[], &mut out);
@@ -155,12 +157,8 @@ mod tests {
 
     #[test]
     fn dupacks_in_recovery_inflate_the_window_and_release_new_data() {
-        let mut s = sender_with_window(8);
-        let mut out = vec![];
         let t = Time::from_us(100);
-        for _ in 0..3 {
-            s.on_ack(t, ack_of(0), &[], &mut out);
-        }
+        let (mut s, mut out) = after_three_dupacks(t);
         // cwnd = 4 + 3 = 7 segments < 8 in flight: nothing new yet
         out.clear();
         s.on_ack(t, ack_of(0), &[], &mut out); // cwnd 8
