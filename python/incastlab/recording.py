@@ -1,5 +1,6 @@
-"""What a simulated run records besides its result: a pcap of the client's switch port
-and a per-flow sender trace (docs/capture.md).
+"""What a simulated run records besides its result: a pcap of the client's switch port,
+a per-flow sender trace, and a per-event trace of every flow in the ns-3 peer's format
+(docs/capture.md).
 
 The Rust core records; ``incast_simio`` (through ``_native.simulate_recording``) writes
 the pcap and the trace CSV, each whole or not at all. A ``.parquet`` trace is the CSV
@@ -29,6 +30,7 @@ PCAP_MAX_SERVERS = 250 * 511
 
 PCAP_SUFFIXES = ("pcap",)
 TRACE_SUFFIXES = ("csv", "parquet")
+EVENTS_SUFFIXES = ("csv",)
 
 
 @dataclass(frozen=True)
@@ -43,10 +45,13 @@ class Recording:
     #: Leave out the data packets the switch dropped (what the client's NIC received)
     #: instead of mirroring everything offered to the port.
     pcap_received_only: bool = False
+    #: The per-event trace of every flow (tx, rtx, ack, enq, deq, drop, cwnd, ssth, rto,
+    #: state), CSV lines in the ns-3 peer's format.
+    events: str | None = None
 
     @property
     def wanted(self) -> bool:
-        return bool(self.pcap or self.trace)
+        return bool(self.pcap or self.trace or self.events)
 
     def check(self, servers: int, names: dict[str, str] | None = None) -> None:
         """Refuse what cannot be written for a point with ``servers`` servers.
@@ -64,6 +69,8 @@ class Recording:
                                  f"198.18.0.0/15), not {servers}")
         if self.trace:
             check_writable(self.trace, name("trace", "trace"), TRACE_SUFFIXES)
+        if self.events:
+            check_writable(self.events, name("events", "events"), EVENTS_SUFFIXES)
         if isinstance(self.capture_limit, bool) or not isinstance(self.capture_limit, int) \
                 or self.capture_limit < 1:
             raise UsageError(name("capture_limit", "capture_limit"), self.capture_limit,
@@ -82,7 +89,8 @@ class Recording:
     def for_point(self, servers: int) -> Recording:
         """The same request with the servers count before each extension
         (``fig.pcap`` -> ``fig-n16.pcap``): one file per point of a sweep."""
-        return replace(self, pcap=_with_servers(self.pcap, servers), trace=_with_servers(self.trace, servers))
+        return replace(self, pcap=_with_servers(self.pcap, servers), trace=_with_servers(self.trace, servers),
+                       events=_with_servers(self.events, servers))
 
 
 def _with_servers(path: str | None, servers: int) -> str | None:
@@ -109,6 +117,7 @@ def simulate_recording(native_scenario: dict[str, Any], rec: Recording) -> dict[
             capture_limit=rec.capture_limit,
             trace_flows=rec.flows_for(servers) if trace else [],
             pcap_include_dropped=not rec.pcap_received_only,
+            events_path=rec.events,
         )
         if parquet:
             _csv_to_parquet(csv_path, trace)

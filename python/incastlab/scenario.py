@@ -47,8 +47,21 @@ MITIGATIONS = ("ntcp", "tcpfg", "ictcp", "ccs", "nccs", "ocs")
 # as the servers send and also checked as a connection opens.
 CONDITION_I = ("sent", "delivered", "open")
 
+# How a switch port admits a packet (crates/sim/src/net/port.rs): by bytes held, the
+# packet on the wire included; by packets held (ns-2's DropTail); or while one more MTU
+# fits beside the waiting packets (ns-3's device queue).
+BUFFER_ADMISSIONS = ("bytes", "packets", "mtu_slots")
+
+# When the RTO's exponential backoff ends: at the next RTT sample (RFC 6298 with Karn's
+# rule; ns-2) or at every ACK of new data (ns-3).
+RTO_BACKOFFS = ("sample", "new_ack")
+
+# How events at exactly the same instant are ordered (crates/sim/src/event.rs).
+TIE_BREAKS = ("fifo", "random")
+
 # Fields that take one word out of a list.
-_CHOICES = {"tcp": TCP_VARIANTS, "mitigation": MITIGATIONS, "condition_i": CONDITION_I}
+_CHOICES = {"tcp": TCP_VARIANTS, "mitigation": MITIGATIONS, "condition_i": CONDITION_I,
+            "buffer_admission": BUFFER_ADMISSIONS, "rto_backoff": RTO_BACKOFFS, "tie_break": TIE_BREAKS}
 
 # TCPFG (Osada et al. §5.1): RTOmin 200 us with a fine-grained timer.
 TCPFG_RTO_MIN_PS = 200 * PS_PER_US
@@ -60,10 +73,10 @@ _DURATION_FIELDS = ("rtt", "rto_min", "rto_max", "timer_granularity", "delayed_a
 _ZERO_OK = ("delayed_ack", "jitter", "send_jitter")
 # Integer fields and their smallest allowed value.
 _INT_MINIMUM = {"servers": 1, "dupack_threshold": 1, "init_cwnd": 1, "blocks": 1, "seed": 0, "mss": 64,
-                "buffer_packets": 1, "active_servers": 1, "nccs_k": 1}
+                "buffer_packets": 1, "active_servers": 1, "nccs_k": 1, "header": 0}
 # Integer fields that may be None (unset).
 _OPTIONAL_INTS = ("blocks", "buffer_packets", "active_servers")
-_INT_MAXIMUM = {"servers": 1 << 20, "dupack_threshold": 1000, "init_cwnd": 1000, "mss": 65495}
+_INT_MAXIMUM = {"servers": 1 << 20, "dupack_threshold": 1000, "init_cwnd": 1000, "mss": 65495, "header": 120}
 
 
 def _exact_duration(ps: int) -> str:
@@ -166,9 +179,26 @@ class Scenario(BaseModel):
     tcp: str = "newreno"
     #: TCP payload bytes per segment (MTU 1500 - 40 B of TCP/IP headers).
     mss: int = 1460
-    #: Count the switch buffer in packets instead of bytes (Osada et al. Table 1: 40,
-    #: 120, 200 packets); None = ``buffer`` bytes.
+    #: The switch buffer's limit in packets (ns-2's ``qlim_``; Osada et al. Table 1: 40,
+    #: 120, 200 packets); set, it implies ``buffer_admission="packets"``. None: ``buffer``.
     buffer_packets: int | None = None
+    #: How a switch port admits a packet: "bytes" (its bytes fit beside every byte held,
+    #: the packet on the wire included), "packets" (fewer than ``buffer_packets``, or
+    #: ``buffer`` // MTU, are held: ns-2's DropTail) or "mtu_slots" (one more MTU fits
+    #: beside the waiting bytes: ns-3's device queue). None: "packets" if
+    #: ``buffer_packets`` is set, else "bytes".
+    buffer_admission: str | None = None
+    #: When the RTO's backoff ends: "sample" (at the next RTT sample, which Karn's rule takes
+    #: only from a segment never retransmitted: RFC 6298, ns-2) or "new_ack" (at every ACK of
+    #: new data, the RTO recomputed from SRTT and RTTVAR: ns-3).
+    rto_backoff: str = "sample"
+    #: How events at exactly the same instant are ordered: "fifo" (in the order they were
+    #: scheduled, as ns-2 and ns-3 do) or "random" (seeded by ``seed``; measures how much a
+    #: result hangs on exact ties, docs/model.md).
+    tie_break: str = "fifo"
+    #: Header bytes per packet on the wire: 40 (TCP/IP); ns-3's point-to-point links add 2
+    #: of PPP framing (peers/ns3).
+    header: int = 40
     #: Of the ``servers`` (N_s), this many (N_a) chosen at random answer each block
     #: (Osada et al. §5.1); None = all.
     active_servers: int | None = None
@@ -290,7 +320,9 @@ class Scenario(BaseModel):
     @classmethod
     def _parse_choice(cls, v: Any, info) -> Any:
         choices = _CHOICES[info.field_name]
-        text = str(v).strip().lower()
+        if v is None and info.field_name == "buffer_admission":
+            return None
+        text = str(v).strip().lower().replace("-", "_")
         if text not in choices:
             raise UsageError(info.field_name, v, "one of " + ", ".join(choices))
         return text
@@ -353,8 +385,12 @@ class Scenario(BaseModel):
                              f"at least rto_min ({_exact_duration(self.rto_min)})")
         if self.block is not None and self.block < self.servers:
             raise UsageError("block", _exact_size(self.block), f"at least one byte per server ({self.servers} B)")
-        if self.buffer < self.mss + 40:
-            raise UsageError("buffer", _exact_size(self.buffer), f"at least one full packet ({self.mss + 40} B)")
+        if self.buffer < self.mss + self.header:
+            raise UsageError("buffer", _exact_size(self.buffer),
+                             f"at least one full packet ({self.mss + self.header} B)")
+        if self.buffer_packets is not None and self.buffer_admission not in (None, "packets"):
+            raise UsageError("buffer_admission", self.buffer_admission,
+                             "packets (or unset) when buffer_packets is set")
         return self
 
     # --- output ------------------------------------------------------------------------
@@ -383,7 +419,7 @@ class Scenario(BaseModel):
             # integer ps: RTT / 4 links; a remainder of < 4 ps is below any effect we model
             "link_delay_ps": self.rtt // LINKS_PER_RTT,
             "mss_bytes": self.mss,
-            "header_bytes": 40,
+            "header_bytes": self.header,
             "tcp": self.tcp,
             "rto_min_ps": self.rto_min,
             "rto_max_ps": self.rto_max,
@@ -401,6 +437,9 @@ class Scenario(BaseModel):
             "timestamps": self.timestamps,
             "rto_random": self.rto_random,
             "buffer_packets": self.buffer_packets,
+            "buffer_admission": self.buffer_admission,
+            "rto_backoff": self.rto_backoff,
+            "tie_break": self.tie_break,
             "active_servers": self.active_servers,
             "handshake": self.handshake,
             "syn_timeout_ps": self.syn_timeout,
@@ -417,7 +456,7 @@ class Scenario(BaseModel):
         from .model.serialization import serialization_model
 
         return serialization_model(self.rate, self.rtt, self.mss, self.block_part_bytes(),
-                                   header_bytes=40)
+                                   header_bytes=self.header)
 
     def block_part_bytes(self) -> int:
         """Bytes one server returns per block (the SRU, or the block split over N)."""

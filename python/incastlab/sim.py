@@ -37,7 +37,7 @@ _NATIVE_TO_FIELD = {
     "timer_granularity_ps": "timer_granularity", "delayed_ack_ps": "delayed_ack",
     "init_cwnd_segments": "init_cwnd", "rwnd_bytes": "rwnd", "response_jitter_ps": "jitter",
     "send_jitter_ps": "send_jitter",
-    "duration_ps": "duration",
+    "duration_ps": "duration", "header_bytes": "header",
 }
 _NATIVE_ERROR = re.compile(r"(?P<param>[\w.]+): (?P<value>.*) is not allowed; expected (?P<allowed>.*)", re.S)
 

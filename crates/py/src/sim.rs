@@ -26,12 +26,15 @@ pub fn default_scenario() -> String {
     serde_json::to_string(&incast_sim::ScenarioSpec::default()).expect("defaults serialize")
 }
 
-/// Run one simulation and write its capture (`pcap_path`, pcap) and sender trace
-/// (`trace_path`, CSV) as asked; return the result as JSON, with `capture_packets`
-/// (frames in the pcap, handshakes included) and `capture_truncated` when a capture was
-/// asked for and `trace_rows` when a trace was. Each file appears whole or not at all.
+/// Run one simulation and write its capture (`pcap_path`, pcap), sender trace
+/// (`trace_path`, CSV) and per-event trace (`events_path`, the ns-3 peer's CSV format)
+/// as asked; return the result as JSON, with `capture_packets` (frames in the pcap,
+/// handshakes included) and `capture_truncated` when a capture was asked for,
+/// `trace_rows` when a trace was and `event_rows` when an event trace was. Each file
+/// appears whole or not at all.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, pcap_path=None, trace_path=None, capture_limit=incast_simio::run::DEFAULT_CAPTURE_LIMIT, trace_flows=vec![], pcap_include_dropped=true))]
+#[pyo3(signature = (scenario_json, pcap_path=None, trace_path=None, capture_limit=incast_simio::run::DEFAULT_CAPTURE_LIMIT, trace_flows=vec![], pcap_include_dropped=true, events_path=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn simulate_recording(
     py: Python<'_>,
     scenario_json: &str,
@@ -40,6 +43,7 @@ pub fn simulate_recording(
     capture_limit: usize,
     trace_flows: Vec<u32>,
     pcap_include_dropped: bool,
+    events_path: Option<std::path::PathBuf>,
 ) -> PyResult<String> {
     let spec: incast_sim::ScenarioSpec =
         serde_json::from_str(scenario_json).map_err(|e| PyValueError::new_err(format!("scenario: {e}")))?;
@@ -50,6 +54,7 @@ pub fn simulate_recording(
         capture_limit,
         trace: trace_path,
         trace_flows,
+        events: events_path,
     };
     let (result, written) = py.detach(|| incast_simio::simulate_to_files(&scenario, &req)).map_err(|e| {
         if e.is::<std::io::Error>() {
@@ -66,6 +71,9 @@ pub fn simulate_recording(
     }
     if let Some(rows) = written.trace_rows {
         obj.insert("trace_rows".into(), rows.into());
+    }
+    if let Some(rows) = written.event_rows {
+        obj.insert("event_rows".into(), rows.into());
     }
     serde_json::to_string(&json).map_err(|e| PyValueError::new_err(e.to_string()))
 }

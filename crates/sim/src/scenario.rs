@@ -7,6 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::event::TieBreak;
+use crate::net::Admission;
 use crate::time::{Time, PS_PER_MS, PS_PER_S, PS_PER_US};
 
 /// TCP loss-recovery variant.
@@ -20,6 +22,21 @@ pub enum TcpVariant {
     Newreno,
     /// SACK-based loss recovery (RFC 2018 blocks, RFC 6675 scoreboard).
     Sack,
+}
+
+/// When a retransmission timer's exponential backoff (RFC 6298 §5.5) ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoBackoff {
+    /// At the next RTT sample, which Karn's rule takes only from a segment that was never
+    /// retransmitted (RFC 6298 §3, §5.7; ns-2's `t_backoff_`, reset in `newack` when the
+    /// timed segment is acknowledged): after a timeout the backed-off RTO stays until
+    /// fresh data is acknowledged.
+    #[default]
+    Sample,
+    /// At every ACK of new data: the RTO is recomputed from SRTT and RTTVAR (ns-3's
+    /// `TcpSocketBase::NewAck`), so one ACK after a timeout ends the backoff.
+    NewAck,
 }
 
 /// How the client schedules its connections (Osada et al., `004_f48ce568b38e0ea9.txt` §4;
@@ -73,8 +90,12 @@ pub struct ScenarioSpec {
     pub sru_bytes: u64,
     pub block_bytes: Option<u64>,
     pub buffer_bytes: u64,
-    /// Count the switch buffer in packets instead of bytes (ns-2 style; Osada et al.).
+    /// The switch buffer's limit in packets (ns-2's `qlim_`; Osada et al. give theirs in
+    /// packets). Set, it implies the `packets` admission.
     pub buffer_packets: Option<u32>,
+    /// How a switch port decides whether a packet fits (`net::port::Admission`); unset:
+    /// `packets` if `buffer_packets` is set, else `bytes`.
+    pub buffer_admission: Option<Admission>,
     pub rate_bps: u64,
     pub link_delay_ps: u64,
     pub mss_bytes: u32,
@@ -86,6 +107,8 @@ pub struct ScenarioSpec {
     pub timer_ticks: bool,
     pub timestamps: bool,
     pub rto_random: f64,
+    /// When the RTO's exponential backoff ends (ns-2's rule, `sample`, or ns-3's).
+    pub rto_backoff: RtoBackoff,
     pub dupack_threshold: u32,
     pub limited_transmit: bool,
     pub slow_start: bool,
@@ -98,6 +121,8 @@ pub struct ScenarioSpec {
     pub duration_ps: Option<u64>,
     pub blocks: Option<u64>,
     pub seed: u64,
+    /// How events at exactly the same instant are ordered (`event.rs`, "Tie rule").
+    pub tie_break: TieBreak,
     /// Of the `servers` (N_s), this many (N_a) chosen at random answer each block
     /// (Osada et al. §5.1); None = all.
     pub active_servers: Option<u32>,
@@ -121,6 +146,7 @@ impl Default for ScenarioSpec {
             block_bytes: None,
             buffer_bytes: 32 * 1024,
             buffer_packets: None,
+            buffer_admission: None,
             rate_bps: 1_000_000_000,
             link_delay_ps: 25 * PS_PER_US, // 4 links per round trip: RTT 100 us
             mss_bytes: 1460,
@@ -135,6 +161,8 @@ impl Default for ScenarioSpec {
             timestamps: false,
             // RTO x (1 + U(0, x)); 001_e0dada207805edc8.txt uses 0.5; off by default
             rto_random: 0.0,
+            // ns-2's rule, which FAST'08's and Osada et al.'s simulations ran
+            rto_backoff: RtoBackoff::Sample,
             dupack_threshold: 3,
             limited_transmit: false, // FAST'08 Table 1
             slow_start: true,
@@ -151,6 +179,7 @@ impl Default for ScenarioSpec {
             duration_ps: Some(20 * PS_PER_S), // FAST'08 §3.1: each run is 20 s of simulated time
             blocks: None,
             seed: 1,
+            tie_break: TieBreak::Fifo,
             active_servers: None,
             handshake: false,
             syn_timeout_ps: 3 * PS_PER_S,
@@ -198,6 +227,11 @@ pub enum StopAt {
 #[derive(Clone, Debug)]
 pub struct Scenario {
     pub spec: ScenarioSpec,
+    /// How switch ports admit packets (resolved from `buffer_admission`/`buffer_packets`).
+    pub admission: Admission,
+    /// The packet limit under [`Admission::Packets`]: `buffer_packets`, or as many full
+    /// packets as `buffer_bytes` holds.
+    pub buffer_packets: u32,
     /// Bytes each server returns for one block, index = server.
     pub per_server_bytes: Vec<u64>,
     pub stop: StopAt,
@@ -217,7 +251,15 @@ impl ScenarioSpec {
         check(s.buffer_bytes >= mtu, "buffer_bytes", s.buffer_bytes, &format!("at least one full packet ({mtu} bytes)"))?;
         if let Some(p) = s.buffer_packets {
             check(p >= 1, "buffer_packets", p, "at least 1 packet")?;
+            check(
+                s.buffer_admission.is_none_or(|a| a == Admission::Packets),
+                "buffer_admission",
+                format!("{:?}", s.buffer_admission.unwrap_or_default()).to_lowercase(),
+                "packets (or unset) when buffer_packets is set",
+            )?;
         }
+        let admission = s.buffer_admission.unwrap_or(if s.buffer_packets.is_some() { Admission::Packets } else { Admission::Bytes });
+        let buffer_packets = s.buffer_packets.unwrap_or((s.buffer_bytes / mtu).min(u32::MAX as u64) as u32);
         if let Some(a) = s.active_servers {
             check(a >= 1 && a <= s.servers, "active_servers", a, &format!("1 to servers ({})", s.servers))?;
         }
@@ -274,6 +316,6 @@ impl ScenarioSpec {
                 vec![s.sru_bytes; s.servers as usize]
             }
         };
-        Ok(Scenario { spec: s.clone(), per_server_bytes, stop })
+        Ok(Scenario { spec: s.clone(), admission, buffer_packets, per_server_bytes, stop })
     }
 }

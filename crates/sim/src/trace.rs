@@ -4,7 +4,10 @@
 //!   packet offered to the port towards the client (before the drop decision, so a
 //!   dropped original and its retransmission both appear) and every packet the client
 //!   sends (ACKs and requests);
-//! - a per-flow sender trace: the congestion state after every event that can change it.
+//! - a per-flow sender trace: the congestion state after every event that can change it;
+//! - a per-event trace of every flow in the ns-3 peer's kinds (`peers/ns3/README.md`:
+//!   tx, rtx, ack, enq, deq, drop, cwnd, ssth, rto, state), so one script can diff a run
+//!   of each simulator.
 
 use crate::event::FlowId;
 use crate::packet::Packet;
@@ -17,6 +20,8 @@ pub struct RecordOptions {
     pub capture_limit: usize,
     /// Flows whose sender state to trace (empty = none).
     pub trace_flows: Vec<FlowId>,
+    /// Record the per-event trace ([`EventRow`]) of every flow.
+    pub events: bool,
 }
 
 /// One captured packet.
@@ -61,6 +66,81 @@ impl TraceEvent {
     }
 }
 
+/// What one row of the per-event trace says (the ns-3 peer's kinds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// TCP sent a new segment: a = sequence number, b = payload bytes.
+    Tx,
+    /// TCP sent a segment again: a = sequence number, b = payload bytes.
+    Rtx,
+    /// A segment from the client reached the server: a = ACK number, b = payload bytes
+    /// (0 for a pure ACK, the request's size for a request).
+    Ack,
+    /// At the client's switch port, a data packet was queued, started, or dropped: a =
+    /// sequence number, b = payload bytes, c = packets waiting afterwards (the packet on
+    /// the wire not counted, as in ns-3's device queue).
+    Enq,
+    Deq,
+    Drop,
+    /// The sender's cwnd or ssthresh changed: a = bytes.
+    Cwnd,
+    Ssth,
+    /// The RTO changed: a = old, b = new, in microseconds.
+    Rto,
+    /// The congestion state changed: a = old, b = new ([`CongState`] numbers).
+    State,
+}
+
+impl EventKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::Tx => "tx",
+            EventKind::Rtx => "rtx",
+            EventKind::Ack => "ack",
+            EventKind::Enq => "enq",
+            EventKind::Deq => "deq",
+            EventKind::Drop => "drop",
+            EventKind::Cwnd => "cwnd",
+            EventKind::Ssth => "ssth",
+            EventKind::Rto => "rto",
+            EventKind::State => "state",
+        }
+    }
+}
+
+/// A sender's congestion state, numbered as ns-3's `TcpSocketState::TcpCongState_t`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CongState {
+    Open = 0,
+    /// Duplicate ACKs below the threshold.
+    Disorder = 1,
+    /// Fast recovery.
+    Recovery = 3,
+    /// After a timeout, until everything sent before it is acknowledged.
+    Loss = 4,
+}
+
+/// One row of the per-event trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventRow {
+    pub time: Time,
+    pub kind: EventKind,
+    pub flow: FlowId,
+    pub a: u64,
+    pub b: u64,
+    /// Only for enq, deq and drop.
+    pub c: Option<u64>,
+}
+
+/// The sender state the per-event trace reports when it changes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SenderSnapshot {
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    pub rto_us: u64,
+    pub state: u8,
+}
+
 /// What a run recorded.
 #[derive(Clone, Debug, Default)]
 pub struct Records {
@@ -68,6 +148,7 @@ pub struct Records {
     /// The capture stopped at `capture_limit` packets.
     pub capture_truncated: bool,
     pub trace: Vec<TraceRow>,
+    pub events: Vec<EventRow>,
 }
 
 /// The recorder a world carries; does nothing unless asked.
@@ -75,6 +156,10 @@ pub struct Records {
 pub(crate) struct Recorder {
     capture_limit: usize,
     traced: Vec<bool>,
+    /// The per-event trace is on.
+    pub(crate) events: bool,
+    /// Each flow's sender state as last reported in the per-event trace.
+    reported: Vec<Option<SenderSnapshot>>,
     pub(crate) records: Records,
 }
 
@@ -86,7 +171,8 @@ impl Recorder {
                 *t = true;
             }
         }
-        Recorder { capture_limit: opts.capture_limit, traced, records: Records::default() }
+        let reported = if opts.events { vec![None; flows] } else { vec![] };
+        Recorder { capture_limit: opts.capture_limit, traced, events: opts.events, reported, records: Records::default() }
     }
 
     #[inline]
@@ -108,5 +194,28 @@ impl Recorder {
 
     pub(crate) fn trace(&mut self, row: TraceRow) {
         self.records.trace.push(row);
+    }
+
+    /// Add a row to the per-event trace (the caller checked `events`).
+    pub(crate) fn event(&mut self, time: Time, kind: EventKind, flow: FlowId, a: u64, b: u64, c: Option<u64>) {
+        self.records.events.push(EventRow { time, kind, flow, a, b, c });
+    }
+
+    /// Report what changed in `flow`'s sender state since it was last reported.
+    pub(crate) fn sender_state(&mut self, time: Time, flow: FlowId, now: SenderSnapshot) {
+        let before = self.reported[flow as usize].replace(now);
+        let was = before.unwrap_or(SenderSnapshot { cwnd: u64::MAX, ssthresh: u64::MAX, rto_us: now.rto_us, state: now.state });
+        if now.cwnd != was.cwnd {
+            self.event(time, EventKind::Cwnd, flow, now.cwnd, 0, None);
+        }
+        if now.ssthresh != was.ssthresh {
+            self.event(time, EventKind::Ssth, flow, now.ssthresh, 0, None);
+        }
+        if now.rto_us != was.rto_us {
+            self.event(time, EventKind::Rto, flow, was.rto_us, now.rto_us, None);
+        }
+        if now.state != was.state {
+            self.event(time, EventKind::State, flow, was.state as u64, now.state as u64, None);
+        }
     }
 }

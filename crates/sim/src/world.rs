@@ -5,7 +5,9 @@
 //! towards the client (the shallow drop-tail buffer where incast happens) -> link ->
 //! client. ACKs, SYNs and requests take the client NIC -> switch port towards server i ->
 //! server i. A round trip crosses four links, so the base RTT is 4 x link delay plus
-//! serialization. Each packet costs one event per hop: its arrival at the far end.
+//! serialization. Each packet costs one event per hop (its arrival at the far end,
+//! scheduled when its transmission starts) and one more at each port where it waited
+//! (the link becoming free: `net::port`).
 //!
 //! Connections either persist across blocks (FAST'08) or are opened for every block with
 //! a SYN / SYN-ACK exchange (Osada et al.'s missions); the client's scheduler
@@ -17,14 +19,14 @@ use rand_pcg::Pcg64;
 use crate::app::schedule::{Action, Scheduler};
 use crate::app::sync_read::Progress;
 use crate::app::SyncReadClient;
-use crate::event::{Event, EventQueue, FlowId, PktId};
-use crate::net::{Enqueue, OutputPort};
+use crate::event::{Event, EventQueue, FlowId, PktId, PortId};
+use crate::net::{Admission, Offer, OutputPort};
 use crate::packet::{Kind, Packet, PacketPool, MAX_SACK_BLOCKS};
 use crate::scenario::{Mitigation, Scenario, StopAt, TcpVariant};
 use crate::tcp::ictcp::Ictcp;
 use crate::tcp::{ReceiverConfig, SenderConfig, Segment, TcpReceiver, TcpSender};
 use crate::time::{serialization_time, Time, PS_PER_S};
-use crate::trace::{RecordOptions, Recorder, TraceEvent, TraceRow};
+use crate::trace::{EventKind, RecordOptions, Recorder, SenderSnapshot, TraceEvent, TraceRow};
 
 /// Payload of a request packet: a size and a block id, as the testbed's wire header.
 pub const REQUEST_PAYLOAD_BYTES: u32 = 24;
@@ -77,15 +79,52 @@ pub struct WorldCounters {
     pub udp_dropped: u64,
 }
 
+/// Where each port of the star sits in [`World::ports`], and what its link leads to.
+#[derive(Clone, Copy, Debug)]
+struct Layout {
+    servers: u32,
+}
+
+impl Layout {
+    fn server_nic(self, f: FlowId) -> PortId {
+        f
+    }
+    fn client_nic(self) -> PortId {
+        self.servers
+    }
+    fn to_client(self) -> PortId {
+        self.servers + 1
+    }
+    fn to_server(self, f: FlowId) -> PortId {
+        self.servers + 2 + f
+    }
+    fn ports(self) -> usize {
+        2 * self.servers as usize + 2
+    }
+    /// The event of a packet's last bit reaching the far end of `port`'s link.
+    #[inline]
+    fn arrival(self, port: PortId, id: PktId) -> Event {
+        if port <= self.client_nic() {
+            Event::ArriveSwitch(id)
+        } else if port == self.to_client() {
+            Event::ArriveClient(id)
+        } else {
+            Event::ArriveServer(id)
+        }
+    }
+}
+
 /// Everything that exists in one simulation.
 pub struct World {
     pub now: Time,
     queue: EventQueue,
     pool: PacketPool,
-    server_nic: Vec<OutputPort>,
-    pub to_client: OutputPort,
-    client_nic: OutputPort,
-    to_server: Vec<OutputPort>,
+    /// Every output port: the servers' NICs, the client's NIC, the switch's ports (`Layout`).
+    ports: Vec<OutputPort>,
+    layout: Layout,
+    /// Host send jitter: when each server's last jittered packet enters its NIC (packets
+    /// of one host enter in the order TCP sent them).
+    jitter_entered: Vec<Time>,
     flows: Vec<Flow>,
     sender_cfg: SenderConfig,
     receiver_cfg: ReceiverConfig,
@@ -147,16 +186,24 @@ impl World {
             timer_ticks: s.timer_ticks,
             timestamps: s.timestamps,
             rto_random: s.rto_random,
+            rto_backoff: s.rto_backoff,
         };
         let receiver_cfg = ReceiverConfig {
             delayed_ack: (s.delayed_ack_ps > 0).then_some(Time(s.delayed_ack_ps)),
             sack: s.tcp == TcpVariant::Sack,
             window: s.rwnd_bytes,
         };
-        let switch_port = || match s.buffer_packets {
-            Some(p) => OutputPort::with_packet_limit(s.rate_bps, delay, p),
-            None => OutputPort::new(s.rate_bps, delay, s.buffer_bytes),
+        let switch_port = || match sc.admission {
+            Admission::Packets => OutputPort::with_packet_limit(s.rate_bps, delay, sc.buffer_packets),
+            Admission::Bytes => OutputPort::new(s.rate_bps, delay, s.buffer_bytes),
+            Admission::MtuSlots => OutputPort::with_mtu_slots(s.rate_bps, delay, s.buffer_bytes, s.mss_bytes + s.header_bytes),
         };
+        let layout = Layout { servers: n as u32 };
+        let mut ports = Vec::with_capacity(layout.ports());
+        ports.extend((0..n).map(|_| OutputPort::unbounded(s.rate_bps, delay)));
+        ports.push(OutputPort::unbounded(s.rate_bps, delay)); // the client's NIC
+        ports.push(switch_port()); // towards the client: the shallow buffer
+        ports.extend((0..n).map(|_| switch_port()));
         let ictcp = (s.mitigation == Mitigation::Ictcp).then(|| Ictcp::new(s.rate_bps, s.mss_bytes as u64, base_rtt, n));
         let udp_interval = (s.udp_fraction > 0.0).then(|| {
             let per_server_bps = s.rate_bps as f64 * s.udp_fraction / n as f64;
@@ -164,12 +211,11 @@ impl World {
         });
         let mut w = World {
             now: Time::ZERO,
-            queue: EventQueue::with_capacity(4 * n + 64),
+            queue: EventQueue::new(4 * n + 64, s.tie_break, s.seed),
             pool: PacketPool::default(),
-            server_nic: (0..n).map(|_| OutputPort::unbounded(s.rate_bps, delay)).collect(),
-            to_client: switch_port(),
-            client_nic: OutputPort::unbounded(s.rate_bps, delay),
-            to_server: (0..n).map(|_| switch_port()).collect(),
+            ports,
+            layout,
+            jitter_entered: vec![Time::ZERO; if s.send_jitter_ps > 0 { n } else { 0 }],
             flows: Vec::with_capacity(n),
             sender_cfg,
             receiver_cfg,
@@ -257,6 +303,11 @@ impl World {
             Event::ArriveSwitch(p) => self.at_switch(p),
             Event::ArriveClient(p) => self.at_client(p),
             Event::ArriveServer(p) => self.at_server(p),
+            Event::LinkFree(port) => self.on_link_free(port),
+            Event::NicEnter(p) => {
+                let f = self.pool.get(p).flow;
+                self.offer(self.layout.server_nic(f), p);
+            }
             Event::RtoTimer(f) => {
                 let mut out = std::mem::take(&mut self.scratch);
                 if self.flows[f as usize].sender.on_timer_event(self.now, &mut out) {
@@ -385,11 +436,72 @@ impl World {
 
     fn send_from_client(&mut self, pkt: Packet) {
         self.recorder.capture(self.now, &pkt, false);
-        let wire = pkt.wire_bytes;
         let id = self.pool.alloc(pkt);
-        match self.client_nic.enqueue(self.now, wire) {
-            Enqueue::Arrives(t) => self.queue.push(t, Event::ArriveSwitch(id)),
-            Enqueue::Dropped => unreachable!("host queues are unbounded"),
+        let admitted = self.offer(self.layout.client_nic(), id);
+        debug_assert!(admitted, "host queues are unbounded");
+    }
+
+    // ---- links -----------------------------------------------------------------------
+
+    /// Offer packet `id` to `port` now; false if the port dropped it (the caller frees it).
+    #[inline]
+    fn offer(&mut self, port: PortId, id: PktId) -> bool {
+        let wire = self.pool.get(id).wire_bytes;
+        let now = self.queue.current();
+        let queue = &mut self.queue;
+        let offer = self.ports[port as usize].offer(now, id, wire, |end| queue.reserve(end));
+        if self.recorder.events && port == self.layout.to_client() {
+            self.bottleneck_event(offer, id);
+        }
+        match offer {
+            Offer::Started(arrive) => {
+                self.queue.push(arrive, self.layout.arrival(port, id));
+                true
+            }
+            Offer::Waiting { first } => {
+                if first {
+                    self.queue.push_key(self.ports[port as usize].free_at(), Event::LinkFree(port));
+                }
+                true
+            }
+            Offer::Dropped => false,
+        }
+    }
+
+    /// The per-event trace of data packets at the client's port, as ns-3's device queue
+    /// reports them: a packet offered to an idle link is enqueued and dequeued at once.
+    fn bottleneck_event(&mut self, offer: Offer, id: PktId) {
+        let p = self.pool.get(id);
+        if p.kind != Kind::Data {
+            return;
+        }
+        let (flow, seq, len) = (p.flow, p.seq, p.len as u64);
+        let waiting = self.to_client().waiting_packets() as u64;
+        let (t, r) = (self.now, &mut self.recorder);
+        match offer {
+            Offer::Started(_) => {
+                r.event(t, EventKind::Enq, flow, seq, len, Some(1));
+                r.event(t, EventKind::Deq, flow, seq, len, Some(0));
+            }
+            Offer::Waiting { .. } => r.event(t, EventKind::Enq, flow, seq, len, Some(waiting)),
+            Offer::Dropped => r.event(t, EventKind::Drop, flow, seq, len, Some(waiting)),
+        }
+    }
+
+    /// `port`'s transmission ended and packets wait: the next one starts.
+    fn on_link_free(&mut self, port: PortId) {
+        let queue = &mut self.queue;
+        let (id, arrive, more) = self.ports[port as usize].next(self.now, |end| queue.reserve(end));
+        if self.recorder.events && port == self.layout.to_client() {
+            let p = self.pool.get(id);
+            if p.kind == Kind::Data {
+                let waiting = self.to_client().waiting_packets() as u64;
+                self.recorder.event(self.now, EventKind::Deq, p.flow, p.seq, p.len as u64, Some(waiting));
+            }
+        }
+        self.queue.push(arrive, self.layout.arrival(port, id));
+        if more {
+            self.queue.push_key(self.ports[port as usize].free_at(), Event::LinkFree(port));
         }
     }
 
@@ -521,24 +633,20 @@ impl World {
     // ---- the switch ------------------------------------------------------------------
 
     fn at_switch(&mut self, id: PktId) {
-        let (kind, flow, wire, len, seq, after_timeout) = {
+        let (kind, flow, len, seq, after_timeout) = {
             let p = self.pool.get(id);
-            (p.kind, p.flow, p.wire_bytes, p.len, p.seq, p.after_timeout)
+            (p.kind, p.flow, p.len, p.seq, p.after_timeout)
         };
-        let (port, event) = if kind.to_client() {
-            (&mut self.to_client, Event::ArriveClient(id))
-        } else {
-            (&mut self.to_server[flow as usize], Event::ArriveServer(id))
-        };
-        let outcome = port.enqueue(self.now, wire);
+        let port = if kind.to_client() { self.layout.to_client() } else { self.layout.to_server(flow) };
+        let admitted = self.offer(port, id);
         if kind.to_client() {
             // a mirror of the client's port sees everything offered to it (data, SYN-ACKs,
             // background UDP), dropped or not
-            self.recorder.capture(self.now, self.pool.get(id), matches!(outcome, Enqueue::Dropped));
+            self.recorder.capture(self.now, self.pool.get(id), !admitted);
         }
-        match outcome {
-            Enqueue::Arrives(t) => self.queue.push(t, event),
-            Enqueue::Dropped => {
+        match admitted {
+            true => {}
+            false => {
                 self.pool.release(id);
                 match kind {
                     Kind::Data => {
@@ -569,6 +677,10 @@ impl World {
         if p.conn != self.flows[f].server_conn {
             self.counters.stale_packets += 1;
             return;
+        }
+        if self.recorder.events {
+            let payload = if p.kind == Kind::Request { REQUEST_PAYLOAD_BYTES as u64 } else { 0 };
+            self.recorder.event(self.now, EventKind::Ack, p.flow, p.ack, payload, None);
         }
         let mut out = std::mem::take(&mut self.scratch);
         let s = &mut self.flows[f].sender;
@@ -621,7 +733,7 @@ impl World {
         self.flows[f as usize].sender.set_peer_window(p.wnd as u64);
         let mut pkt = Packet::new(f, Kind::SynAck, self.header, 0, 0, 0);
         pkt.conn = p.conn;
-        self.send_from_server(f, pkt, self.now);
+        self.send_from_server(f, pkt);
     }
 
     /// The server writes the requested bytes to its socket.
@@ -638,17 +750,29 @@ impl World {
         let Some(interval) = self.udp_interval else { return };
         let pkt = Packet::new(f, Kind::Udp, self.udp_bytes, 0, 0, 0);
         self.counters.udp_sent += 1;
-        self.send_from_server(f, pkt, self.now);
+        self.send_from_server(f, pkt);
         self.queue.push(self.now + interval, Event::UdpSend(f));
     }
 
-    fn send_from_server(&mut self, f: FlowId, pkt: Packet, enter: Time) {
-        let wire = pkt.wire_bytes;
+    /// Server `f` puts `pkt` on its NIC now.
+    fn send_from_server(&mut self, f: FlowId, pkt: Packet) {
         let id = self.pool.alloc(pkt);
-        match self.server_nic[f as usize].enqueue(enter, wire) {
-            Enqueue::Arrives(t) => self.queue.push(t, Event::ArriveSwitch(id)),
-            Enqueue::Dropped => unreachable!("host queues are unbounded"),
+        let admitted = self.offer(self.layout.server_nic(f), id);
+        debug_assert!(admitted, "host queues are unbounded");
+    }
+
+    /// Server `f`'s TCP sends `pkt`: it enters the NIC now, or up to `send_jitter` later
+    /// (ns-2's `overhead_`: host timing noise breaks drop-tail phase lock-out), never
+    /// before the host's previous packet.
+    fn send_data(&mut self, f: FlowId, pkt: Packet) {
+        if self.send_jitter == 0 {
+            return self.send_from_server(f, pkt);
         }
+        let late = self.now + Time(self.rng.random_range(0..=self.send_jitter));
+        let enter = late.max(self.jitter_entered[f as usize]);
+        self.jitter_entered[f as usize] = enter;
+        let id = self.pool.alloc(pkt);
+        self.queue.push(enter, Event::NicEnter(id));
     }
 
     /// Put the segments a sender produced on its server's NIC and keep its timer.
@@ -656,14 +780,16 @@ impl World {
         let conn = self.flows[flow as usize].server_conn;
         let sent_any = !out.is_empty();
         for seg in out.drain(..) {
-            // ns-2's `overhead_`: host timing noise breaks drop-tail phase lock-out
-            let enter = if self.send_jitter > 0 { self.now + Time(self.rng.random_range(0..=self.send_jitter)) } else { self.now };
+            if self.recorder.events {
+                let kind = if seg.retransmit { EventKind::Rtx } else { EventKind::Tx };
+                self.recorder.event(self.now, kind, flow, seg.seq, seg.len as u64, None);
+            }
             let mut pkt = Packet::new(flow, Kind::Data, self.header + seg.len, seg.len, seg.seq, 0);
             pkt.after_timeout = seg.after_timeout;
             pkt.conn = conn;
             pkt.ts = self.now; // TSval (RFC 7323): when TCP sent it
             self.counters.data_bytes_sent += seg.len as u64;
-            self.send_from_server(flow, pkt, enter);
+            self.send_data(flow, pkt);
         }
         if let Some(t) = self.flows[flow as usize].sender.take_timer_request() {
             self.queue.push(t, Event::RtoTimer(flow));
@@ -692,6 +818,16 @@ impl World {
 
     #[inline]
     fn trace(&mut self, flow: FlowId, event: TraceEvent) {
+        if self.recorder.events {
+            let s = &self.flows[flow as usize].sender;
+            let snapshot = SenderSnapshot {
+                cwnd: s.cwnd,
+                ssthresh: s.ssthresh,
+                rto_us: s.rto.rto.0 / crate::time::PS_PER_US,
+                state: s.cong_state() as u8,
+            };
+            self.recorder.sender_state(self.now, flow, snapshot);
+        }
         if !self.recorder.traces(flow) {
             return;
         }
@@ -748,20 +884,29 @@ impl World {
         self.flows.iter().map(|fl| f(&fl.receiver)).sum()
     }
 
+    /// The switch's ports (the client's first).
+    fn switch_ports(&self) -> &[OutputPort] {
+        &self.ports[self.layout.to_client() as usize..]
+    }
+
+    /// The switch port towards the client: the shallow buffer where incast happens.
+    pub fn to_client(&self) -> &OutputPort {
+        &self.ports[self.layout.to_client() as usize]
+    }
+
     /// Drops at every switch port.
     pub fn switch_drops(&self) -> u64 {
-        self.to_client.drops + self.to_server.iter().map(|p| p.drops).sum::<u64>()
+        self.switch_ports().iter().map(|p| p.drops).sum()
     }
 
     /// Packets that crossed one link, all links.
     pub fn packet_hops(&self) -> u64 {
-        let ports = self.server_nic.iter().chain(self.to_server.iter());
-        ports.map(|p| p.sent_packets).sum::<u64>() + self.to_client.sent_packets + self.client_nic.sent_packets
+        self.ports.iter().map(|p| p.sent_packets).sum()
     }
 
     /// Largest occupancy of any switch port, in bytes.
     pub fn max_switch_occupancy(&self) -> u64 {
-        self.to_server.iter().map(|p| p.max_occupancy).max().unwrap_or(0).max(self.to_client.max_occupancy)
+        self.switch_ports().iter().map(|p| p.max_occupancy).max().unwrap_or(0)
     }
 
     /// Number of active servers per block.

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use incast_sim::trace::RecordOptions;
 use incast_sim::{Scenario, SimResult};
 
-use crate::{pcap, trace_csv, write_atomically};
+use crate::{events_csv, pcap, trace_csv, write_atomically};
 
 /// Default bound on captured packets (memory: about 100 B each while simulating).
 pub const DEFAULT_CAPTURE_LIMIT: usize = 5_000_000;
@@ -20,6 +20,8 @@ pub struct FileRequest {
     pub trace: Option<PathBuf>,
     /// Flows to trace (each below the number of servers).
     pub trace_flows: Vec<u32>,
+    /// The per-event trace of every flow (ns-3 peer format).
+    pub events: Option<PathBuf>,
 }
 
 impl Default for FileRequest {
@@ -30,6 +32,7 @@ impl Default for FileRequest {
             capture_limit: DEFAULT_CAPTURE_LIMIT,
             trace: None,
             trace_flows: vec![],
+            events: None,
         }
     }
 }
@@ -40,6 +43,7 @@ pub struct Written {
     pub pcap: Option<pcap::PcapSummary>,
     pub capture_truncated: bool,
     pub trace_rows: Option<u64>,
+    pub event_rows: Option<u64>,
 }
 
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -75,6 +79,7 @@ pub fn simulate_to_files(sc: &Scenario, req: &FileRequest) -> Result<(SimResult,
     let opts = RecordOptions {
         capture_limit: if req.pcap.is_some() { req.capture_limit } else { 0 },
         trace_flows: if req.trace.is_some() { req.trace_flows.clone() } else { vec![] },
+        events: req.events.is_some(),
     };
     let (result, records) = incast_sim::simulate_recording(sc, &opts);
     let mut written = Written::default();
@@ -89,6 +94,10 @@ pub fn simulate_to_files(sc: &Scenario, req: &FileRequest) -> Result<(SimResult,
     if let Some(path) = &req.trace {
         let rows = write_atomically(path, |w| trace_csv::write_trace_csv(&records.trace, w)).map_err(|e| with_path(e, path))?;
         written.trace_rows = Some(rows);
+    }
+    if let Some(path) = &req.events {
+        let rows = write_atomically(path, |w| events_csv::write_events_csv(&records.events, w)).map_err(|e| with_path(e, path))?;
+        written.event_rows = Some(rows);
     }
     Ok((result, written))
 }

@@ -38,7 +38,7 @@ pub fn write_trace_csv<W: Write>(rows: &[TraceRow], mut out: W) -> io::Result<u6
 }
 
 /// Exact decimal seconds of a picosecond time.
-struct Seconds(Time);
+pub(crate) struct Seconds(pub(crate) Time);
 
 impl std::fmt::Display for Seconds {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -10,7 +10,8 @@ from ..errors import UsageError
 from ..recording import DEFAULT_CAPTURE_LIMIT, TRACE_ALL_FLOWS_UP_TO, Recording
 from . import argtypes
 
-_FLAGS = {"pcap": "--pcap", "trace": "--trace", "trace_flows": "--trace-flows", "capture_limit": "--capture-limit"}
+_FLAGS = {"pcap": "--pcap", "trace": "--trace", "trace_flows": "--trace-flows", "capture_limit": "--capture-limit",
+          "events": "--events"}
 
 
 def add_recording_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,6 +33,10 @@ def add_recording_arguments(parser: argparse.ArgumentParser) -> None:
                    metavar="F[,F...]",
                    help=f"flows to trace, numbered from 0 (default: all flows up to {TRACE_ALL_FLOWS_UP_TO} "
                         "servers, else flow 0)")
+    g.add_argument("--events", metavar="FILE",
+                   help="write every flow's packet events (tx, rtx, ack, enq, deq, drop at the client's port, "
+                        "cwnd, ssth, rto, state) as CSV lines in the ns-3 peer's format, for "
+                        "python -m incastlab.peers.tracediff (.csv)")
 
 
 def recordings_for(args: argparse.Namespace, servers: list[int]) -> list[Recording]:
@@ -43,7 +48,7 @@ def recordings_for(args: argparse.Namespace, servers: list[int]) -> list[Recordi
             shown = ",".join(map(str, value)) if isinstance(value, list) else str(value)
             raise UsageError(flag, shown, f"to be used with --{needs}")
     base = Recording(
-        pcap=args.pcap, trace=args.trace,
+        pcap=args.pcap, trace=args.trace, events=args.events,
         trace_flows=tuple(args.trace_flows) if args.trace_flows is not None else None,
         capture_limit=args.capture_limit or DEFAULT_CAPTURE_LIMIT,
         pcap_received_only=args.pcap_received_only,

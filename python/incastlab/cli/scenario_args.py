@@ -32,7 +32,16 @@ _KNOBS: dict[str, tuple[str, str, str]] = {
     "tcp": ("--tcp", "VARIANT", "TCP loss-recovery variant: reno, newreno or sack"),
     "rto_random": ("--rto-random", "FRACTION", "randomize each RTO by x (1 + U(0, FRACTION)); SIGCOMM'09 uses 0.5"),
     "seed": ("--seed", "N", "random seed (same seed, same result)"),
-    "buffer_packets": ("--buffer-packets", "N", "count the switch buffer in packets instead of bytes"),
+    "buffer_packets": ("--buffer-packets", "N", "the switch buffer's limit in packets (ns-2's qlim_; implies "
+                       "--buffer-admission packets)"),
+    "buffer_admission": ("--buffer-admission", "RULE", "how a switch port admits a packet: bytes (fits beside "
+                         "every byte held), packets (ns-2) or mtu_slots (ns-3: one more MTU fits beside those "
+                         "waiting)"),
+    "rto_backoff": ("--rto-backoff", "RULE", "when the RTO backoff ends: sample (at the next RTT sample, Karn; "
+                    "ns-2) or new_ack (at every ACK of new data; ns-3)"),
+    "tie_break": ("--tie-break", "RULE", "order of exactly simultaneous events: fifo (as scheduled, ns-2/ns-3) "
+                  "or random (seeded: how much a result hangs on ties)"),
+    "header": ("--header", "BYTES", "header bytes per packet on the wire (TCP/IP 40; ns-3's PPP links 42)"),
     "active_servers": ("--active-servers", "N", "of the servers, N chosen at random answer each block (Osada et al.)"),
     "mitigation": ("--mitigation", "SCHEME", "ntcp, tcpfg, ictcp, ccs, nccs or ocs (Osada et al.)"),
     "nccs_k": ("--k", "K", "NCCS: at most K connections open at once"),

@@ -73,8 +73,8 @@ def run(args: argparse.Namespace) -> int:
                  f"{_stop_text(first)}")
         plots.goodput_vs_servers({first.label(): df}, args.plot, title=title, link_rate_bps=first.rate)
     report_truncated_captures(results, recordings, args.capture_limit)
-    if (args.csv or args.plot or args.pcap or args.trace) and not args.json:
-        recorded = [f for rec in recordings for f in (rec.pcap, rec.trace) if f]
+    if (args.csv or args.plot or args.pcap or args.trace or args.events) and not args.json:
+        recorded = [f for rec in recordings for f in (rec.pcap, rec.trace, rec.events) if f]
         written = [f for f in (args.csv, args.plot) if f] + recorded
         print("wrote " + ", ".join(written), file=sys.stderr)
     return 0

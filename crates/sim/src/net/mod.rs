@@ -1,5 +1,5 @@
-//! Network elements: output ports (a FIFO with a byte buffer feeding a link).
+//! Network elements: output ports (a FIFO with a buffer feeding a link).
 
 pub mod port;
 
-pub use port::{Enqueue, OutputPort};
+pub use port::{Admission, Offer, OutputPort};

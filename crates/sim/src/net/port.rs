@@ -1,22 +1,57 @@
-//! An output-queued port: a drop-tail FIFO of `buffer_bytes` in front of a link of
-//! `rate_bps` and `delay` propagation.
+//! An output port: a FIFO in front of a link of `rate_bps` and `delay` propagation,
+//! modelled causally, as ns-2's `LinkDelay` and ns-3's `PointToPointNetDevice` do.
 //!
-//! The FIFO is work-conserving and never paused, so each packet's departure time is
-//! known when it is enqueued: it starts when the link is free and takes its
-//! serialization time. The port therefore needs no "transmit done" event; it keeps the
-//! departure times of the packets it holds and forgets them lazily, which gives the
-//! exact occupancy at every arrival. A packet occupies the buffer from its arrival until
-//! its last bit is on the wire (the packet being transmitted counts).
+//! A packet offered to an idle link starts its transmission at once, and its arrival at
+//! the far end (last bit) is scheduled then. A packet offered to a busy link waits; when
+//! the transmission in progress ends, the next waiting packet starts, and only then is
+//! its arrival scheduled. The order of that moment among the events of its instant is the
+//! order reserved when the transmission in progress started (`event.rs`, "Tie rule"), so
+//! a packet that waited behind another from its own host and a packet sent at the same
+//! instant onto an idle link reach the next queue in the order ns-3 gives them.
+//!
+//! The port itself only decides; the world schedules what it returns (a packet started
+//! now, or a "link free" event when the first packet comes to wait).
+//!
+//! Which packets the buffer admits is [`Admission`]: by bytes held (the packet on the
+//! wire included), by packets held (ns-2's DropTail), or while one more MTU fits beside
+//! the waiting packets (ns-3's device queue with flow control).
 
 use std::collections::VecDeque;
 
+use serde::{Deserialize, Serialize};
+
+use crate::event::{Key, PktId};
 use crate::time::{serialization_time, Time};
+
+/// How a switch port decides whether a packet fits in its buffer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Admission {
+    /// Bytes: a packet enters if its bytes fit beside every byte held, the packet on the
+    /// wire included (a store-and-forward buffer frees a packet's memory when its last bit
+    /// has left). A 32 KiB port holds 21 full packets in all, and a short tail segment may
+    /// still fit beside 20 waiting ones.
+    #[default]
+    Bytes,
+    /// Packets (ns-2's `Queue/DropTail` with `qlim_`): a packet enters if fewer than the
+    /// limit are held, the one on the wire included, whatever their sizes.
+    Packets,
+    /// MTU slots (ns-3's `PointToPointNetDevice` queue with `NetDeviceQueue` flow control):
+    /// a packet enters while one more MTU fits beside the waiting bytes; the packet on the
+    /// wire has left the queue. A 32 KiB port holds 21 waiting packets plus one on the
+    /// wire, whatever their sizes.
+    MtuSlots,
+}
 
 /// What happened to a packet offered to a port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Enqueue {
-    /// Accepted; its last bit reaches the far end of the link at this time.
-    Arrives(Time),
+pub enum Offer {
+    /// The link was idle: the packet's transmission starts now and its last bit reaches
+    /// the far end at this time. Schedule that arrival now.
+    Started(Time),
+    /// The link is busy: the packet waits. `first` = no packet waited before it, so the
+    /// owner must schedule the port's "link free" event at [`OutputPort::free_at`].
+    Waiting { first: bool },
     /// Tail-dropped: the buffer had no room.
     Dropped,
 }
@@ -26,18 +61,24 @@ pub enum Enqueue {
 pub struct OutputPort {
     rate_bps: u64,
     delay: Time,
-    /// Capacity in bytes; `u64::MAX` for a host NIC that never drops.
+    /// Capacity in bytes (`Bytes`, `MtuSlots`); `u64::MAX` for a host NIC that never drops.
     buffer_bytes: u64,
-    /// Capacity in packets, if the buffer counts packets (ns-2 style) rather than bytes.
-    buffer_packets: Option<u32>,
-    /// When the link finishes sending everything accepted so far.
-    busy_until: Time,
-    /// (departure time, wire bytes) of each packet still in the buffer, oldest first.
-    held: VecDeque<(Time, u32)>,
-    occupancy: u64,
+    /// Capacity in packets (`Packets`).
+    buffer_packets: u64,
+    admission: Admission,
+    /// The largest packet (`MtuSlots` keeps room for one).
+    mtu: u64,
+    /// Packets waiting for the link, oldest first, with their wire bytes.
+    waiting: VecDeque<(PktId, u32)>,
+    waiting_bytes: u64,
+    /// Wire bytes of the packet whose transmission ends at `key_time(done)`.
+    on_wire: u32,
+    /// The instant the transmission in progress ends, with the tie order reserved when it
+    /// started: the key of the link's "transmission done" moment (0: never transmitted).
+    done: Key,
     /// Counters.
     pub max_occupancy: u64,
-    /// Most packets held at once (Osada et al.'s Q_max).
+    /// Most packets held at once, the one on the wire included (Osada et al.'s Q_max).
     pub max_packets: u64,
     pub drops: u64,
     pub dropped_bytes: u64,
@@ -45,15 +86,18 @@ pub struct OutputPort {
 }
 
 impl OutputPort {
-    pub fn new(rate_bps: u64, delay: Time, buffer_bytes: u64) -> Self {
+    fn with(rate_bps: u64, delay: Time, admission: Admission, buffer_bytes: u64, buffer_packets: u64, mtu: u64) -> Self {
         OutputPort {
             rate_bps,
             delay,
             buffer_bytes,
-            buffer_packets: None,
-            busy_until: Time::ZERO,
-            held: VecDeque::new(),
-            occupancy: 0,
+            buffer_packets,
+            admission,
+            mtu,
+            waiting: VecDeque::new(),
+            waiting_bytes: 0,
+            on_wire: 0,
+            done: 0,
             max_occupancy: 0,
             max_packets: 0,
             drops: 0,
@@ -62,11 +106,19 @@ impl OutputPort {
         }
     }
 
+    /// A port whose buffer holds `buffer_bytes`, the packet on the wire included.
+    pub fn new(rate_bps: u64, delay: Time, buffer_bytes: u64) -> Self {
+        Self::with(rate_bps, delay, Admission::Bytes, buffer_bytes, u64::MAX, 0)
+    }
+
     /// A port whose buffer holds at most `packets` packets, whatever their size.
     pub fn with_packet_limit(rate_bps: u64, delay: Time, packets: u32) -> Self {
-        let mut p = Self::new(rate_bps, delay, u64::MAX);
-        p.buffer_packets = Some(packets);
-        p
+        Self::with(rate_bps, delay, Admission::Packets, u64::MAX, packets as u64, 0)
+    }
+
+    /// A port that admits a packet while `mtu` more bytes fit beside those waiting.
+    pub fn with_mtu_slots(rate_bps: u64, delay: Time, buffer_bytes: u64, mtu: u32) -> Self {
+        Self::with(rate_bps, delay, Admission::MtuSlots, buffer_bytes, u64::MAX, mtu as u64)
     }
 
     /// A host's NIC queue: unbounded (the sending host throttles itself rather than drop).
@@ -74,111 +126,279 @@ impl OutputPort {
         Self::new(rate_bps, delay, u64::MAX)
     }
 
-    /// Forget packets whose last bit has left by `now`.
+    /// When the transmission in progress ends, as an event-queue key.
+    pub fn free_at(&self) -> Key {
+        self.done
+    }
+
+    /// The link is transmitting, or its "transmission done" moment has not been processed
+    /// yet (`now` is the key of the event being processed), or packets wait.
     #[inline]
-    fn drain(&mut self, now: Time) {
-        while let Some(&(depart, bytes)) = self.held.front() {
-            if depart > now {
-                break;
-            }
-            self.occupancy -= bytes as u64;
-            self.held.pop_front();
+    fn busy(&self, now: Key) -> bool {
+        self.done > now || !self.waiting.is_empty()
+    }
+
+    /// Wire bytes still on the link at `now` (a packet has left when its last bit has).
+    #[inline]
+    fn on_wire_at(&self, now: Time) -> u64 {
+        if crate::event::key_time(self.done) > now {
+            self.on_wire as u64
+        } else {
+            0
         }
     }
 
-    /// Offer a packet of `wire_bytes` at `now`.
     #[inline]
-    pub fn enqueue(&mut self, now: Time, wire_bytes: u32) -> Enqueue {
-        self.drain(now);
-        let full = match self.buffer_packets {
-            Some(limit) => self.held.len() >= limit as usize,
-            None => self.occupancy + wire_bytes as u64 > self.buffer_bytes,
-        };
-        if full {
+    fn admits(&self, now: Time, wire_bytes: u32) -> bool {
+        match self.admission {
+            Admission::Bytes => self.waiting_bytes + self.on_wire_at(now) + wire_bytes as u64 <= self.buffer_bytes,
+            Admission::Packets => (self.waiting.len() as u64) + u64::from(self.on_wire_at(now) > 0) < self.buffer_packets,
+            Admission::MtuSlots => self.waiting_bytes + self.mtu <= self.buffer_bytes,
+        }
+    }
+
+    /// Start transmitting a packet of `wire_bytes` at `now`; `done` is the key reserved
+    /// for the moment it ends. Returns when its last bit reaches the far end.
+    #[inline]
+    fn start(&mut self, now: Time, wire_bytes: u32, done: Key) -> Time {
+        let end = now + serialization_time(wire_bytes as u64, self.rate_bps);
+        debug_assert_eq!(crate::event::key_time(done), end);
+        self.done = done;
+        self.on_wire = wire_bytes;
+        self.sent_packets += 1;
+        end + self.delay
+    }
+
+    /// When a transmission of `wire_bytes` starting at `now` would end.
+    #[inline]
+    pub fn end_of(&self, now: Time, wire_bytes: u32) -> Time {
+        now + serialization_time(wire_bytes as u64, self.rate_bps)
+    }
+
+    fn note_occupancy(&mut self, now: Time) {
+        let bytes = self.waiting_bytes + self.on_wire_at(now);
+        let packets = self.waiting.len() as u64 + u64::from(self.on_wire_at(now) > 0);
+        self.max_occupancy = self.max_occupancy.max(bytes);
+        self.max_packets = self.max_packets.max(packets);
+    }
+
+    /// Offer packet `id` of `wire_bytes` at the instant of event key `now_key`. If it
+    /// starts at once, `reserve_done(end)` must return the key reserved for the end of
+    /// its transmission (`EventQueue::reserve`).
+    #[inline]
+    pub fn offer(&mut self, now_key: Key, id: PktId, wire_bytes: u32, reserve_done: impl FnOnce(Time) -> Key) -> Offer {
+        let now = crate::event::key_time(now_key);
+        if !self.admits(now, wire_bytes) {
             self.drops += 1;
             self.dropped_bytes += wire_bytes as u64;
-            return Enqueue::Dropped;
+            return Offer::Dropped;
         }
-        let start = if self.busy_until > now { self.busy_until } else { now };
-        let depart = start + serialization_time(wire_bytes as u64, self.rate_bps);
-        self.busy_until = depart;
-        self.held.push_back((depart, wire_bytes));
-        self.occupancy += wire_bytes as u64;
-        self.max_occupancy = self.max_occupancy.max(self.occupancy);
-        self.max_packets = self.max_packets.max(self.held.len() as u64);
-        self.sent_packets += 1;
-        Enqueue::Arrives(depart + self.delay)
+        let offer = if self.busy(now_key) {
+            self.waiting.push_back((id, wire_bytes));
+            self.waiting_bytes += wire_bytes as u64;
+            Offer::Waiting { first: self.waiting.len() == 1 }
+        } else {
+            let done = reserve_done(self.end_of(now, wire_bytes));
+            Offer::Started(self.start(now, wire_bytes, done))
+        };
+        self.note_occupancy(now);
+        offer
     }
 
-    /// Bytes held at `now` (for tests and traces).
-    pub fn occupancy_at(&mut self, now: Time) -> u64 {
-        self.drain(now);
-        self.occupancy
+    /// The link became free at `now` (its "link free" event): start the oldest waiting
+    /// packet. Returns it with the time its last bit reaches the far end, and whether
+    /// packets still wait (then the owner schedules the next "link free" at
+    /// [`OutputPort::free_at`]).
+    #[inline]
+    pub fn next(&mut self, now: Time, reserve_done: impl FnOnce(Time) -> Key) -> (PktId, Time, bool) {
+        let (id, wire) = self.waiting.pop_front().expect("a link-free event is scheduled only while packets wait");
+        self.waiting_bytes -= wire as u64;
+        let done = reserve_done(self.end_of(now, wire));
+        let arrive = self.start(now, wire, done);
+        (id, arrive, !self.waiting.is_empty())
+    }
+
+    /// Packets waiting (not counting the one on the wire).
+    pub fn waiting_packets(&self) -> usize {
+        self.waiting.len()
+    }
+
+    /// Bytes held at `now`: waiting and on the wire (for tests and traces).
+    pub fn occupancy_at(&self, now: Time) -> u64 {
+        self.waiting_bytes + self.on_wire_at(now)
     }
 
     pub fn buffer_bytes(&self) -> u64 {
         self.buffer_bytes
     }
-
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::event::key;
+
+    /// Key of an instant: time `t` with tie order `o`.
+    fn at(t: Time, o: u64) -> Key {
+        key(t, o)
+    }
 
     const GIG: u64 = 1_000_000_000;
 
+    /// A driver standing in for the world: offers packets at given instants, runs the
+    /// link-free events, and records when each packet reaches the far end.
+    struct Link {
+        port: OutputPort,
+        order: u64,
+        free: Option<Key>,
+        arrivals: Vec<(PktId, Time)>,
+    }
+
+    impl Link {
+        fn new(port: OutputPort) -> Self {
+            Link { port, order: 1, free: None, arrivals: vec![] }
+        }
+        fn reserve(&mut self) -> impl FnOnce(Time) -> Key {
+            self.order += 1;
+            let o = self.order;
+            move |t| key(t, o)
+        }
+        /// Run pending link-free events up to `t`.
+        fn run_until(&mut self, t: Time) {
+            while let Some(k) = self.free.filter(|&k| crate::event::key_time(k) <= t) {
+                let r = self.reserve();
+                let (id, arrive, more) = self.port.next(crate::event::key_time(k), r);
+                self.arrivals.push((id, arrive));
+                self.free = more.then(|| self.port.free_at());
+            }
+        }
+        fn offer(&mut self, t: Time, id: PktId, bytes: u32) -> Offer {
+            self.run_until(t);
+            self.order += 1;
+            let now = at(t, self.order);
+            let r = self.reserve();
+            let o = self.port.offer(now, id, bytes, r);
+            match o {
+                Offer::Started(arrive) => self.arrivals.push((id, arrive)),
+                Offer::Waiting { first: true } => self.free = Some(self.port.free_at()),
+                _ => {}
+            }
+            o
+        }
+    }
+
     #[test]
     fn lone_packet_arrives_after_serialization_plus_propagation() {
-        let mut p = OutputPort::new(GIG, Time::from_us(25), 32 * 1024);
-        assert_eq!(p.enqueue(Time::ZERO, 1500), Enqueue::Arrives(Time::from_us(12 + 25)));
+        let mut l = Link::new(OutputPort::new(GIG, Time::from_us(25), 32 * 1024));
+        assert_eq!(l.offer(Time::ZERO, 1, 1500), Offer::Started(Time::from_us(12 + 25)));
     }
 
     #[test]
     fn back_to_back_packets_leave_one_serialization_time_apart() {
-        let mut p = OutputPort::new(GIG, Time::ZERO, 1 << 20);
-        let a = p.enqueue(Time::ZERO, 1500);
-        let b = p.enqueue(Time::ZERO, 1500);
-        assert_eq!((a, b), (Enqueue::Arrives(Time::from_us(12)), Enqueue::Arrives(Time::from_us(24))));
+        let mut l = Link::new(OutputPort::new(GIG, Time::ZERO, 1 << 20));
+        l.offer(Time::ZERO, 1, 1500);
+        assert_eq!(l.offer(Time::ZERO, 2, 1500), Offer::Waiting { first: true });
+        l.run_until(Time::from_us(100));
+        assert_eq!(l.arrivals, vec![(1, Time::from_us(12)), (2, Time::from_us(24))]);
     }
 
     #[test]
-    fn tail_drop_when_buffer_full_and_never_above_buffer() {
-        // 32 KiB holds 21 packets of 1500 B; the 22nd offered at once is dropped.
-        let mut p = OutputPort::new(GIG, Time::ZERO, 32 * 1024);
-        let outcomes: Vec<_> = (0..22).map(|_| p.enqueue(Time::ZERO, 1500)).collect();
-        assert!(outcomes[..21].iter().all(|o| matches!(o, Enqueue::Arrives(_))));
-        assert_eq!(outcomes[21], Enqueue::Dropped);
-        assert_eq!(p.drops, 1);
-        assert_eq!(p.max_occupancy, 21 * 1500);
-        assert!(p.max_occupancy <= p.buffer_bytes());
+    fn a_waiting_packet_starts_when_the_link_frees_not_when_it_was_offered() {
+        // the link-free moment is the transmission's end, keyed by the order reserved
+        // when that transmission started
+        let mut l = Link::new(OutputPort::new(GIG, Time::ZERO, 1 << 20));
+        l.offer(Time::ZERO, 1, 1500);
+        l.offer(Time::from_us(5), 2, 1500);
+        assert_eq!(crate::event::key_time(l.free.unwrap()), Time::from_us(12));
+        assert_eq!(l.free.unwrap() as u64, 3, "order reserved at packet 1's start");
+    }
+
+    #[test]
+    fn byte_buffer_counts_the_packet_on_the_wire_and_never_overflows() {
+        // 32 KiB holds 21 packets of 1500 B in all; the 22nd offered at once is dropped.
+        let mut l = Link::new(OutputPort::new(GIG, Time::ZERO, 32 * 1024));
+        let outcomes: Vec<_> = (0..22).map(|i| l.offer(Time::ZERO, i, 1500)).collect();
+        assert!(outcomes[..21].iter().all(|o| !matches!(o, Offer::Dropped)));
+        assert_eq!(outcomes[21], Offer::Dropped);
+        assert_eq!(l.port.drops, 1);
+        assert_eq!(l.port.max_occupancy, 21 * 1500);
+        assert!(l.port.max_occupancy <= l.port.buffer_bytes());
+    }
+
+    #[test]
+    fn byte_buffer_admits_a_short_tail_beside_twenty_one_full_packets() {
+        // peers/ns3/README.md and issue 10: an SRU's 844-byte tail (884 B on the wire)
+        // still fits in 32 KiB beside 21 full packets (21 x 1500 + 884 = 32384), where a
+        // packet-slot buffer is full
+        let mut l = Link::new(OutputPort::new(GIG, Time::ZERO, 32 * 1024));
+        for i in 0..21 {
+            l.offer(Time::ZERO, i, 1500);
+        }
+        assert!(matches!(l.offer(Time::ZERO, 21, 884), Offer::Waiting { .. }));
+        assert_eq!(l.offer(Time::ZERO, 22, 884), Offer::Dropped);
+        let mut l = Link::new(OutputPort::with_packet_limit(GIG, Time::ZERO, 21));
+        for i in 0..21 {
+            l.offer(Time::ZERO, i, 1500);
+        }
+        assert_eq!(l.offer(Time::ZERO, 21, 884), Offer::Dropped);
+    }
+
+    #[test]
+    fn mtu_slots_hold_twenty_one_waiting_plus_one_on_the_wire_like_ns3() {
+        // ns-3 (peers/ns3/README.md): "a 32 KiB port holds 21 waiting packets plus the one
+        // on the wire, whatever their sizes"
+        let mut l = Link::new(OutputPort::with_mtu_slots(GIG, Time::ZERO, 32 * 1024, 1500));
+        let outcomes: Vec<_> = (0..23).map(|i| l.offer(Time::ZERO, i, 1500)).collect();
+        assert!(matches!(outcomes[0], Offer::Started(_)));
+        assert!(outcomes[1..22].iter().all(|o| matches!(o, Offer::Waiting { .. })));
+        assert_eq!(outcomes[22], Offer::Dropped);
+        assert_eq!(l.port.waiting_packets(), 21);
+        // short packets do not buy extra room beyond what one more MTU needs
+        let mut l = Link::new(OutputPort::with_mtu_slots(GIG, Time::ZERO, 32 * 1024, 1500));
+        l.offer(Time::ZERO, 0, 1500);
+        let admitted = (1..40).filter(|&i| !matches!(l.offer(Time::ZERO, i, 884), Offer::Dropped)).count();
+        assert_eq!(admitted, 36, "waiting bytes + 1500 <= 32768: 35 x 884 = 30940 still admits one more");
+    }
+
+    #[test]
+    fn packet_limit_counts_packets_held_not_bytes_like_ns2() {
+        let mut l = Link::new(OutputPort::with_packet_limit(GIG, Time::ZERO, 3));
+        for i in 0..3 {
+            assert!(!matches!(l.offer(Time::ZERO, i, 64), Offer::Dropped));
+        }
+        assert_eq!(l.offer(Time::ZERO, 3, 64), Offer::Dropped);
+        assert_eq!(l.port.max_packets, 3);
     }
 
     #[test]
     fn room_frees_when_a_packet_has_left() {
-        let mut p = OutputPort::new(GIG, Time::ZERO, 3000);
-        p.enqueue(Time::ZERO, 1500);
-        p.enqueue(Time::ZERO, 1500);
-        assert_eq!(p.enqueue(Time::from_us(11), 1500), Enqueue::Dropped);
-        // at 12 us the first packet's last bit has left
-        assert_eq!(p.occupancy_at(Time::from_us(12)), 1500);
-        assert!(matches!(p.enqueue(Time::from_us(12), 1500), Enqueue::Arrives(_)));
+        let mut l = Link::new(OutputPort::new(GIG, Time::ZERO, 3000));
+        l.offer(Time::ZERO, 0, 1500);
+        l.offer(Time::ZERO, 1, 1500);
+        assert_eq!(l.offer(Time::from_us(11), 2, 1500), Offer::Dropped);
+        // at 12 us the first packet's last bit has left and the second is on the wire
+        l.run_until(Time::from_us(12));
+        assert_eq!(l.port.occupancy_at(Time::from_us(12)), 1500);
+        assert!(!matches!(l.offer(Time::from_us(12), 3, 1500), Offer::Dropped));
     }
 
     #[test]
-    fn packet_limited_buffer_counts_packets_not_bytes() {
-        let mut p = OutputPort::with_packet_limit(GIG, Time::ZERO, 3);
-        for _ in 0..3 {
-            assert!(matches!(p.enqueue(Time::ZERO, 64), Enqueue::Arrives(_)));
-        }
-        assert_eq!(p.enqueue(Time::ZERO, 64), Enqueue::Dropped);
-        assert_eq!(p.max_packets, 3);
+    fn idle_link_starts_at_the_offer_not_at_the_last_departure() {
+        let mut l = Link::new(OutputPort::new(GIG, Time::ZERO, 1 << 20));
+        l.offer(Time::ZERO, 0, 1500);
+        assert_eq!(l.offer(Time::from_us(100), 1, 1500), Offer::Started(Time::from_us(112)));
     }
 
     #[test]
-    fn idle_link_starts_at_arrival_not_at_last_departure() {
+    fn an_offer_before_the_pending_transmission_end_at_the_same_instant_waits() {
+        // the transmission ends at 12 us, but its "done" moment (order 2) comes after an
+        // event of order 1 at 12 us: as in ns-3, the device is still busy for that event
         let mut p = OutputPort::new(GIG, Time::ZERO, 1 << 20);
-        p.enqueue(Time::ZERO, 1500);
-        assert_eq!(p.enqueue(Time::from_us(100), 1500), Enqueue::Arrives(Time::from_us(112)));
+        assert!(matches!(p.offer(at(Time::ZERO, 0), 0, 1500, |t| key(t, 2)), Offer::Started(_)));
+        assert_eq!(p.offer(at(Time::from_us(12), 1), 1, 1500, |t| key(t, 9)), Offer::Waiting { first: true });
+        // and after it, the link is free
+        let mut p = OutputPort::new(GIG, Time::ZERO, 1 << 20);
+        p.offer(at(Time::ZERO, 0), 0, 1500, |t| key(t, 2));
+        assert!(matches!(p.offer(at(Time::from_us(12), 3), 1, 1500, |t| key(t, 9)), Offer::Started(_)));
     }
 }

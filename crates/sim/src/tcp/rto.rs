@@ -31,8 +31,9 @@ pub struct RtoEstimator {
 impl RtoEstimator {
     /// Before any sample the RTO is 1 s (RFC 6298 §2.1), bounded by RTOmin/RTOmax.
     pub fn new(rto_min: Time, rto_max: Time, granularity: Time) -> Self {
-        let initial = Time(1_000_000_000_000).max(rto_min).min(rto_max);
-        RtoEstimator { srtt: None, rttvar: Time::ZERO, rto: initial, rto_min, rto_max, granularity, backoffs: 0 }
+        let mut e = RtoEstimator { srtt: None, rttvar: Time::ZERO, rto: Time::ZERO, rto_min, rto_max, granularity, backoffs: 0 };
+        e.rto = e.base_rto();
+        e
     }
 
     /// The measured RTT of a segment sent at `sent` and acknowledged at `now`, as seen by
@@ -59,11 +60,19 @@ impl RtoEstimator {
         self.rto = self.base_rto();
     }
 
-    /// RTO from the estimates, without backoff.
+    /// RTO from the estimates, without backoff (1 s before the first sample, §2.1).
     pub fn base_rto(&self) -> Time {
-        let srtt = self.srtt.unwrap_or(Time::ZERO);
-        let rto = srtt.0 + self.granularity.0.max(4 * self.rttvar.0);
-        Time(rto).max(self.rto_min).min(self.rto_max)
+        let rto = match self.srtt {
+            Some(srtt) => Time(srtt.0 + self.granularity.0.max(4 * self.rttvar.0)),
+            None => Time(crate::time::PS_PER_S),
+        };
+        rto.max(self.rto_min).min(self.rto_max)
+    }
+
+    /// End the backoff without a sample: the RTO from the estimates again (ns-3's rule).
+    pub fn clear_backoff(&mut self) {
+        self.backoffs = 0;
+        self.rto = self.base_rto();
     }
 
     /// The timer expired: double the RTO (RFC 6298 §5.5), capped at RTOmax.

@@ -7,7 +7,7 @@
 //! network: it appends the segments to transmit to an output vector and reports the
 //! time its retransmission timer must fire (see [`TcpSender::take_timer_request`]).
 
-use crate::scenario::TcpVariant;
+use crate::scenario::{RtoBackoff, TcpVariant};
 use crate::tcp::rto::RtoEstimator;
 use crate::tcp::timer::{Fired, LazyTimer};
 use crate::time::Time;
@@ -41,6 +41,9 @@ pub struct SenderConfig {
     /// RTO x (1 + U(0, x)) each time the timer is armed (`001_e0dada207805edc8.txt`:
     /// "RTO = est. RTO * (1 + RAND(0.5))"); 0 = off.
     pub rto_random: f64,
+    /// When the RTO's backoff ends: at an RTT sample (RFC 6298, ns-2) or at every ACK of
+    /// new data (ns-3).
+    pub rto_backoff: RtoBackoff,
 }
 
 /// A segment to put on the wire.
@@ -176,6 +179,22 @@ impl TcpSender {
     /// Everything written has been acknowledged.
     pub fn all_acked(&self) -> bool {
         self.snd_una == self.app_limit
+    }
+
+    /// The congestion state as ns-3 names it: fast recovery; after a timeout until what
+    /// was sent before it is acknowledged (`recover` is set then; leaving fast recovery
+    /// leaves `snd_una` at or above it); duplicate ACKs below the threshold; or open.
+    pub fn cong_state(&self) -> crate::trace::CongState {
+        use crate::trace::CongState;
+        if self.in_recovery {
+            CongState::Recovery
+        } else if self.snd_una < self.recover {
+            CongState::Loss
+        } else if self.dupacks > 0 {
+            CongState::Disorder
+        } else {
+            CongState::Open
+        }
     }
 
     /// When the retransmission timer fires, if it is running.
@@ -342,6 +361,9 @@ impl TcpSender {
                 self.timed = None;
             }
         }
+        if self.cfg.rto_backoff == RtoBackoff::NewAck {
+            self.rto.clear_backoff(); // ns-3's NewAck: RTO from SRTT and RTTVAR again
+        }
         self.snd_una = ack;
         self.dart = 0;
         if self.snd_nxt < ack {
@@ -462,6 +484,7 @@ pub(crate) mod tests {
             timestamps: false,
             timer_ticks: false,
             rto_random: 0.0,
+            rto_backoff: RtoBackoff::Sample,
         }
     }
 
@@ -784,6 +807,25 @@ mod knob_tests {
         s.on_ack(t + Time::from_us(100), ack_of(1), &[], &mut out);
         assert_eq!(s.rto.backoffs, 1);
         assert_eq!(s.rto.rto, Time::from_ms(400));
+    }
+
+    #[test]
+    fn with_the_ns3_backoff_rule_any_new_ack_ends_the_backoff() {
+        // ns-3's TcpSocketBase::NewAck recomputes the RTO from SRTT/RTTVAR on every new
+        // ACK, even one for retransmitted data (no RTT sample under Karn's rule)
+        let mut cfg = config();
+        cfg.rto_backoff = RtoBackoff::NewAck;
+        let mut s = TcpSender::new(cfg);
+        s.rto.sample(Time::from_us(100));
+        let mut out = vec![];
+        s.write(Time::ZERO, 10 * MSS, &mut out);
+        let t = s.take_timer_request().unwrap();
+        s.on_timer_event(t, &mut out);
+        assert_eq!(s.rto.rto, Time::from_ms(400));
+        s.on_ack(t + Time::from_us(100), ack_of(1), &[], &mut out);
+        assert_eq!(s.rto.backoffs, 0);
+        assert_eq!(s.rto.rto, Time::from_ms(200));
+        assert_eq!(s.rto.srtt, Some(Time::from_us(100)), "no sample was taken (Karn)");
     }
 
     #[test]
