@@ -279,6 +279,18 @@ impl World {
             StopAt::Time(t) => t,
             StopAt::Blocks(_) => Time::NEVER,
         };
+        if self.run_events(end) {
+            return;
+        }
+        if let StopAt::Time(t) = self.stop {
+            self.measured_until = t;
+        } else if !self.draining {
+            self.measured_until = self.now; // ran out of events (cannot happen in a star)
+        }
+    }
+
+    /// Process events up to `end`; true if the last block's data was all acknowledged.
+    fn run_events(&mut self, end: Time) -> bool {
         while let Some((t, ev)) = self.queue.pop() {
             if t > end {
                 break;
@@ -287,14 +299,10 @@ impl World {
             self.counters.events += 1;
             self.dispatch(ev);
             if self.draining && self.flows_unacked == 0 {
-                return;
+                return true;
             }
         }
-        if let StopAt::Time(t) = self.stop {
-            self.measured_until = t;
-        } else if !self.draining {
-            self.measured_until = self.now; // ran out of events (cannot happen in a star)
-        }
+        false
     }
 
     #[inline]
@@ -912,5 +920,66 @@ impl World {
     /// Number of active servers per block.
     pub fn active_per_block(&self) -> usize {
         self.active_servers
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::TieBreak;
+    use crate::scenario::ScenarioSpec;
+    use crate::time::PS_PER_US;
+    use crate::trace::EventKind;
+
+    /// Two servers, a one-packet buffer at the client's port, every event recorded.
+    fn two_server_world(tie_break: TieBreak, seed: u64) -> World {
+        let spec = ScenarioSpec { servers: 2, buffer_packets: Some(1), tie_break, seed, ..ScenarioSpec::default() };
+        World::with_records(&spec.validate().unwrap(), &RecordOptions { events: true, ..Default::default() })
+    }
+
+    /// (flow, sequence number) of each data packet the client's port dropped.
+    fn drops(w: &World) -> Vec<(FlowId, u64)> {
+        w.recorder.records.events.iter().filter(|e| e.kind == EventKind::Drop).map(|e| (e.flow, e.a)).collect()
+    }
+
+    /// Server 0 writes two segments at 100 us: the first starts at once, the second waits in
+    /// its NIC and starts at 112 us, when the first has left. Server 1 writes one segment at
+    /// 112 us onto its idle NIC, in an event scheduled before server 0's first transmission
+    /// started (as an ACK arriving then would be). Both reach the switch at 112 + 12 + 25 us,
+    /// where the client's port has room for one.
+    fn race(w: &mut World) {
+        let mss = w.sender_cfg.mss;
+        w.queue.push(Time(112 * PS_PER_US), Event::ServerRespond(1));
+        w.queue.push(Time(100 * PS_PER_US), Event::ServerRespond(0));
+        w.pending_request[0] = 2 * mss;
+        w.pending_request[1] = mss;
+        w.run_events(Time(500 * PS_PER_US));
+    }
+
+    #[test]
+    fn an_idle_nic_packet_beats_a_queued_one_to_a_full_port_as_in_ns3() {
+        // ns-3: the queued packet starts in TransmitComplete (scheduled at 100 us); server
+        // 1's send runs in an event scheduled before that, so its packet's arrival at the
+        // switch is scheduled first and takes the last slot (peers/ns3/README.md)
+        let mut w = two_server_world(TieBreak::Fifo, 1);
+        race(&mut w);
+        assert_eq!(drops(&w), vec![(0, 1 + w.sender_cfg.mss)], "server 0's second segment is dropped");
+        // conservation: sent = delivered + dropped + in flight
+        let c = &w.counters;
+        assert_eq!(c.data_bytes_sent, c.data_bytes_arrived + c.data_bytes_dropped + w.data_bytes_in_flight());
+        assert_eq!(c.data_bytes_sent, 3 * w.sender_cfg.mss);
+    }
+
+    #[test]
+    fn under_random_tie_breaking_either_packet_may_win_the_slot() {
+        let mss = 1460;
+        let winners: std::collections::BTreeSet<_> = (0..40)
+            .map(|seed| {
+                let mut w = two_server_world(TieBreak::Random, seed);
+                race(&mut w);
+                drops(&w)
+            })
+            .collect();
+        assert!(winners.contains(&vec![(0, 1 + mss)]) && winners.contains(&vec![(1, 1)]), "{winners:?}");
     }
 }

@@ -3,7 +3,9 @@
 //! application; no queue above its buffer; same seed, same result.
 
 use incast_sim::world::World;
-use incast_sim::scenario::Mitigation;
+use incast_sim::event::TieBreak;
+use incast_sim::net::Admission;
+use incast_sim::scenario::{Mitigation, RtoBackoff};
 use incast_sim::{ScenarioSpec, SimResult, TcpVariant};
 
 const MS: u64 = 1_000_000_000;
@@ -33,6 +35,12 @@ fn scenarios() -> Vec<ScenarioSpec> {
         v.push(ScenarioSpec { servers: 16, tcp, delayed_ack_ps: 40 * MS, rto_min_ps: 200 * US, ..base.clone() });
     }
     v.push(ScenarioSpec { servers: 8, timer_granularity_ps: 4 * MS, timer_ticks: true, rto_min_ps: MS, ..base.clone() });
+    // the modelling rules: each admission rule, ns-3's backoff rule, random tie order
+    for buffer_admission in [Admission::Bytes, Admission::Packets, Admission::MtuSlots] {
+        v.push(ScenarioSpec { servers: 16, buffer_admission: Some(buffer_admission), limited_transmit: true, ..base.clone() });
+    }
+    v.push(ScenarioSpec { servers: 16, rto_backoff: RtoBackoff::NewAck, ..base.clone() });
+    v.push(ScenarioSpec { servers: 16, tie_break: TieBreak::Random, seed: 5, ..base.clone() });
     // Osada et al.'s setting: missions with handshakes, active servers, UDP, packet buffers
     let osada = ScenarioSpec {
         servers: 64,
@@ -82,13 +90,17 @@ fn bytes_sent_equal_delivered_plus_dropped_plus_in_flight() {
 #[test]
 fn no_switch_queue_ever_exceeds_its_buffer() {
     for spec in scenarios() {
+        let sc = spec.validate().unwrap();
         let (r, w) = run(&spec);
-        match spec.buffer_packets {
-            Some(p) => assert!(r.max_queue_packets <= p as u64, "{spec:?}"),
-            None => {
+        let mtu = (spec.mss_bytes + spec.header_bytes) as u64;
+        match sc.admission {
+            Admission::Packets => assert!(r.max_queue_packets <= sc.buffer_packets as u64, "{spec:?}"),
+            Admission::Bytes => {
                 assert!(r.max_queue_bytes <= spec.buffer_bytes, "{spec:?}");
                 assert!(w.max_switch_occupancy() <= spec.buffer_bytes, "{spec:?}");
             }
+            // the buffer holds the waiting packets; the one on the wire has left it (ns-3)
+            Admission::MtuSlots => assert!(w.max_switch_occupancy() <= spec.buffer_bytes + mtu, "{spec:?}"),
         }
     }
 }
@@ -205,7 +217,7 @@ fn capture_sees_every_transmission_so_retransmissions_can_be_recounted() {
     // blocks mode ends with nothing in flight, so every byte sent was captured
     let spec = ScenarioSpec { servers: 8, blocks: Some(10), duration_ps: None, ..ScenarioSpec::default() };
     let sc = spec.validate().unwrap();
-    let opts = RecordOptions { capture_limit: 1 << 22, trace_flows: vec![3] };
+    let opts = RecordOptions { capture_limit: 1 << 22, trace_flows: vec![3], events: true };
     let (r, rec) = incast_sim::simulate_recording(&sc, &opts);
     assert!(!rec.capture_truncated);
     let data: Vec<_> = rec.capture.iter().filter(|c| c.packet.kind == Kind::Data).collect();
@@ -228,4 +240,12 @@ fn capture_sees_every_transmission_so_retransmissions_can_be_recounted() {
     // capture is in time order; the trace holds only the flow asked for
     assert!(rec.capture.windows(2).all(|w| w[0].time <= w[1].time));
     assert!(!rec.trace.is_empty() && rec.trace.iter().all(|t| t.flow == 3));
+    // the per-event trace counts the same transmissions, retransmissions and drops
+    use incast_sim::trace::EventKind;
+    let count = |k: EventKind| rec.events.iter().filter(|e| e.kind == k).count() as u64;
+    assert_eq!(count(EventKind::Rtx), r.retransmits);
+    assert_eq!(count(EventKind::Tx) + count(EventKind::Rtx), data.len() as u64);
+    assert_eq!(count(EventKind::Drop), r.drops);
+    assert_eq!(count(EventKind::Enq), count(EventKind::Deq), "everything queued left (blocks mode drains)");
+    assert!(rec.events.windows(2).all(|w| w[0].time <= w[1].time));
 }
