@@ -113,7 +113,7 @@ mod tests {
     fn run() -> (Scenario, Records) {
         let spec = ScenarioSpec { servers: 8, blocks: Some(3), duration_ps: None, ..ScenarioSpec::default() };
         let sc = spec.validate().unwrap();
-        let (_, rec) = incast_sim::simulate_recording(&sc, &RecordOptions { capture_limit: 1 << 20, trace_flows: vec![] });
+        let (_, rec) = incast_sim::simulate_recording(&sc, &RecordOptions { capture_limit: 1 << 20, ..Default::default() });
         (sc, rec)
     }
 
