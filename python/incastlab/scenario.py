@@ -59,9 +59,14 @@ RTO_BACKOFFS = ("sample", "new_ack")
 # How events at exactly the same instant are ordered (crates/sim/src/event.rs).
 TIE_BREAKS = ("fifo", "random")
 
+# Whose rules NewReno follows where implementations differ: the RFCs as written (as ns-2
+# implements them) or ns-3.44's TcpSocketBase (crates/sim/src/tcp/ns3_recovery.rs).
+TCP_RULES = ("rfc", "ns3")
+
 # Fields that take one word out of a list.
 _CHOICES = {"tcp": TCP_VARIANTS, "mitigation": MITIGATIONS, "condition_i": CONDITION_I,
-            "buffer_admission": BUFFER_ADMISSIONS, "rto_backoff": RTO_BACKOFFS, "tie_break": TIE_BREAKS}
+            "buffer_admission": BUFFER_ADMISSIONS, "rto_backoff": RTO_BACKOFFS, "tie_break": TIE_BREAKS,
+            "tcp_rules": TCP_RULES}
 
 # TCPFG (Osada et al. §5.1): RTOmin 200 us with a fine-grained timer.
 TCPFG_RTO_MIN_PS = 200 * PS_PER_US
@@ -192,6 +197,12 @@ class Scenario(BaseModel):
     #: only from a segment never retransmitted: RFC 6298, ns-2) or "new_ack" (at every ACK of
     #: new data, the RTO recomputed from SRTT and RTTVAR: ns-3).
     rto_backoff: str = "sample"
+    #: Whose rules NewReno follows where implementations differ: "rfc" (RFC 5681, 6582 and
+    #: 6298 as written, as ns-2 implements them) or "ns3" (ns-3.44's TcpSocketBase without
+    #: SACK: recovery on SACKs emulated from duplicate ACKs, ssthresh from the pipe, no
+    #: timer restart at fast retransmit, cwnd grown per whole segment acknowledged), for
+    #: comparison with the ns-3 peer. "ns3" needs tcp="newreno".
+    tcp_rules: str = "rfc"
     #: How events at exactly the same instant are ordered: "fifo" (in the order they were
     #: scheduled, as ns-2 and ns-3 do) or "random" (seeded by ``seed``; measures how much a
     #: result hangs on exact ties, docs/model.md).
@@ -388,6 +399,9 @@ class Scenario(BaseModel):
         if self.buffer < self.mss + self.header:
             raise UsageError("buffer", _exact_size(self.buffer),
                              f"at least one full packet ({self.mss + self.header} B)")
+        if self.tcp_rules == "ns3" and self.tcp != "newreno":
+            raise UsageError("tcp_rules", self.tcp_rules, "rfc unless tcp is newreno (ns-3's rules are modelled "
+                             "for NewReno without SACK)")
         if self.buffer_packets is not None and self.buffer_admission not in (None, "packets"):
             raise UsageError("buffer_admission", self.buffer_admission,
                              "packets (or unset) when buffer_packets is set")
@@ -439,6 +453,7 @@ class Scenario(BaseModel):
             "buffer_packets": self.buffer_packets,
             "buffer_admission": self.buffer_admission,
             "rto_backoff": self.rto_backoff,
+            "tcp_rules": self.tcp_rules,
             "tie_break": self.tie_break,
             "active_servers": self.active_servers,
             "handshake": self.handshake,

@@ -39,6 +39,22 @@ pub enum RtoBackoff {
     NewAck,
 }
 
+/// Whose rules TCP follows where implementations differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum TcpRules {
+    /// The RFCs as written (RFC 5681, 6582, 6298), as ns-2 implements them: NewReno
+    /// inflates cwnd by duplicate ACKs and deflates it by partial ACKs, ssthresh halves
+    /// FlightSize, every ACK of new data grows cwnd.
+    #[default]
+    Rfc,
+    /// ns-3.44's `TcpSocketBase` for NewReno without SACK (`tcp::ns3_recovery`): recovery
+    /// by RFC 6675's pipe on SACKs emulated from duplicate ACKs, ssthresh from that pipe,
+    /// no timer restart at fast retransmit, cwnd grown per whole segment acknowledged.
+    /// For comparison with the ns-3 peer.
+    Ns3,
+}
+
 /// How the client schedules its connections (Osada et al., `004_f48ce568b38e0ea9.txt` §4;
 /// the numbers come from the paper's model, `incastlab.model.serialization`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
@@ -109,6 +125,8 @@ pub struct ScenarioSpec {
     pub rto_random: f64,
     /// When the RTO's exponential backoff ends (ns-2's rule, `sample`, or ns-3's).
     pub rto_backoff: RtoBackoff,
+    /// Whose rules NewReno follows where implementations differ (the RFCs, or ns-3's).
+    pub tcp_rules: TcpRules,
     pub dupack_threshold: u32,
     pub limited_transmit: bool,
     pub slow_start: bool,
@@ -163,6 +181,7 @@ impl Default for ScenarioSpec {
             rto_random: 0.0,
             // ns-2's rule, which FAST'08's and Osada et al.'s simulations ran
             rto_backoff: RtoBackoff::Sample,
+            tcp_rules: TcpRules::Rfc,
             dupack_threshold: 3,
             limited_transmit: false, // FAST'08 Table 1
             slow_start: true,
@@ -282,6 +301,12 @@ impl ScenarioSpec {
         check(s.rate_bps >= 1_000 && s.rate_bps <= 10_000_000_000_000, "rate_bps", s.rate_bps, "1 kbps to 10 Tbps")?;
         check(s.link_delay_ps <= PS_PER_S, "link_delay_ps", s.link_delay_ps, "at most 1 s")?;
         check(s.rto_min_ps >= 1, "rto_min_ps", s.rto_min_ps, "above zero")?;
+        check(
+            s.tcp_rules == TcpRules::Rfc || s.tcp == TcpVariant::Newreno,
+            "tcp_rules",
+            "ns3",
+            "rfc unless tcp is newreno (ns-3's rules are modelled for NewReno without SACK)",
+        )?;
         check(s.rto_max_ps >= s.rto_min_ps, "rto_max_ps", s.rto_max_ps, "at least rto_min")?;
         check(s.timer_granularity_ps >= 1, "timer_granularity_ps", s.timer_granularity_ps, "above zero")?;
         check((0.0..=10.0).contains(&s.rto_random), "rto_random", s.rto_random, "a fraction from 0 (off) to 10")?;

@@ -5,7 +5,7 @@
 use incast_sim::world::World;
 use incast_sim::event::TieBreak;
 use incast_sim::net::Admission;
-use incast_sim::scenario::{Mitigation, RtoBackoff};
+use incast_sim::scenario::{Mitigation, RtoBackoff, TcpRules};
 use incast_sim::{ScenarioSpec, SimResult, TcpVariant};
 
 const MS: u64 = 1_000_000_000;
@@ -40,6 +40,10 @@ fn scenarios() -> Vec<ScenarioSpec> {
         v.push(ScenarioSpec { servers: 16, buffer_admission: Some(buffer_admission), limited_transmit: true, ..base.clone() });
     }
     v.push(ScenarioSpec { servers: 16, rto_backoff: RtoBackoff::NewAck, ..base.clone() });
+    for limited_transmit in [true, false] {
+        v.push(ScenarioSpec { servers: 16, tcp_rules: TcpRules::Ns3, limited_transmit, ..base.clone() });
+        v.push(ScenarioSpec { servers: 4, tcp_rules: TcpRules::Ns3, limited_transmit, rto_min_ps: 200 * US, ..base.clone() });
+    }
     v.push(ScenarioSpec { servers: 16, tie_break: TieBreak::Random, seed: 5, ..base.clone() });
     // Osada et al.'s setting: missions with handshakes, active servers, UDP, packet buffers
     let osada = ScenarioSpec {

@@ -39,6 +39,8 @@ _KNOBS: dict[str, tuple[str, str, str]] = {
                          "waiting)"),
     "rto_backoff": ("--rto-backoff", "RULE", "when the RTO backoff ends: sample (at the next RTT sample, Karn; "
                     "ns-2) or new_ack (at every ACK of new data; ns-3)"),
+    "tcp_rules": ("--tcp-rules", "RULES", "whose rules NewReno follows where implementations differ: rfc (the "
+                  "RFCs as written, as ns-2) or ns3 (ns-3.44's TcpSocketBase, for comparison with the ns-3 peer)"),
     "tie_break": ("--tie-break", "RULE", "order of exactly simultaneous events: fifo (as scheduled, ns-2/ns-3) "
                   "or random (seeded: how much a result hangs on ties)"),
     "header": ("--header", "BYTES", "header bytes per packet on the wire (TCP/IP 40; ns-3's PPP links 42)"),

@@ -7,6 +7,7 @@
 
 pub mod ictcp;
 pub mod newreno;
+pub mod ns3_recovery;
 pub mod reno;
 pub mod sack;
 pub mod receiver;

@@ -7,7 +7,7 @@
 //! network: it appends the segments to transmit to an output vector and reports the
 //! time its retransmission timer must fire (see [`TcpSender::take_timer_request`]).
 
-use crate::scenario::{RtoBackoff, TcpVariant};
+use crate::scenario::{RtoBackoff, TcpRules, TcpVariant};
 use crate::tcp::rto::RtoEstimator;
 use crate::tcp::timer::{Fired, LazyTimer};
 use crate::time::Time;
@@ -44,6 +44,9 @@ pub struct SenderConfig {
     /// When the RTO's backoff ends: at an RTT sample (RFC 6298, ns-2) or at every ACK of
     /// new data (ns-3).
     pub rto_backoff: RtoBackoff,
+    /// Whose rules NewReno follows where implementations differ: the RFCs (as ns-2) or
+    /// ns-3's (`tcp::ns3_recovery`).
+    pub rules: TcpRules,
 }
 
 /// A segment to put on the wire.
@@ -128,6 +131,8 @@ pub struct TcpSender {
     pub(crate) retransmitted_end: u64,
     /// SACK scoreboard (RFC 6675); empty for the other variants.
     pub(crate) scoreboard: crate::tcp::sack::Scoreboard,
+    /// ns-3's emulated SACK marks ([`TcpRules::Ns3`]); unused otherwise.
+    pub(crate) reno: crate::tcp::ns3_recovery::RenoSack,
     /// Draws for RTO randomization (seeded per flow, so runs are reproducible).
     rng: rand_pcg::Pcg32,
     pub stats: SenderStats,
@@ -165,6 +170,7 @@ impl TcpSender {
             dart: 0,
             retransmitted_end: 0,
             scoreboard: Default::default(),
+            reno: Default::default(),
             rng: rand_pcg::Pcg32::seed_from_u64(seed),
             stats: SenderStats::default(),
             cfg,
@@ -188,7 +194,7 @@ impl TcpSender {
         use crate::trace::CongState;
         if self.in_recovery {
             CongState::Recovery
-        } else if self.snd_una < self.recover {
+        } else if self.snd_una < self.recover || self.reno.after_timeout {
             CongState::Loss
         } else if self.dupacks > 0 {
             CongState::Disorder
@@ -328,6 +334,10 @@ impl TcpSender {
             self.on_ack_sack(now, ack, sack, out);
             return;
         }
+        if self.cfg.rules == TcpRules::Ns3 {
+            self.on_ack_ns3(now, ack, out);
+            return;
+        }
         if ack > self.snd_una {
             let acked = self.advance_una(now, ack);
             if self.in_recovery {
@@ -415,7 +425,9 @@ impl TcpSender {
         let mss = self.cfg.mss;
         // RFC 5681: ssthresh is not reduced again when the segment was already
         // retransmitted by a timeout (repeated expiry of the same segment).
-        if self.rto.backoffs == 0 {
+        if self.cfg.rules == TcpRules::Ns3 {
+            self.ssthresh = self.ns3_on_timeout();
+        } else if self.rto.backoffs == 0 {
             self.ssthresh = (self.flight_size() / 2).max(2 * mss);
         }
         self.cwnd = mss; // loss window, LW = 1 SMSS
@@ -485,6 +497,7 @@ pub(crate) mod tests {
             timer_ticks: false,
             rto_random: 0.0,
             rto_backoff: RtoBackoff::Sample,
+            rules: TcpRules::Rfc,
         }
     }
 
