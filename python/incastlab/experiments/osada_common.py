@@ -14,8 +14,8 @@ BASE = {"handshake": True, "udp": "0.1%", "rtt": "100us", "blocks": 20}
 # UDP phases), not by host timing noise: ns-2 has none. It matters: 100 ns of send jitter
 # moves NTCP's collapse from 16 to 8 active servers, because flows in lockstep share the
 # drops evenly and recover by fast retransmit, while jittered ones lose whole tails
-# (docs/model.md finding 5). So these runs keep the seeds' draws and add no jitter.
-SEED_JITTER = "0s"
+# (docs/model.md finding 5). So these runs keep the seeds' draws and nothing else.
+SEED_VARIATION: dict = {}
 # Fig. 13-18: N_s = 256 at 10 Gbps with S = 512 KB (5 missions per run: ~128 MB each)
 TEN_GBPS = {**BASE, "servers": 256, "sru": "512KiB", "rate": "10Gbps", "blocks": 5}
 

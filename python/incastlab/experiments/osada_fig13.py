@@ -6,7 +6,7 @@ background 0.1 %. The figure drawn is Fig. 13 (goodput); Q_max and MCT are in th
 from __future__ import annotations
 
 from .measure import curve, mbps
-from .osada_common import SEED_JITTER, OSADA, SCHEMES, TEN_GBPS, beyond, peak
+from .osada_common import SEED_VARIATION, OSADA, SCHEMES, TEN_GBPS, beyond, peak
 from .spec import Check, Experiment, Plot, Series
 
 SRC = f"{OSADA} §5.1"
@@ -45,7 +45,7 @@ EXPERIMENT = Experiment(
     values=ACTIVE,
     quick_values=(1, 64, 192),
     seeds=2,
-    seed_jitter=SEED_JITTER,
+    seed_variation=SEED_VARIATION,
     plot=Plot(xlabel="Number of active servers"),
     checks=(
         Check("\"In NCCS method with K = 8 ... Incast occurs ... goodputs of NCCS method with K = 8 becomes less "

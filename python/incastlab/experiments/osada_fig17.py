@@ -7,7 +7,7 @@ CSV and the checks.
 from __future__ import annotations
 
 from .measure import curve, mbps, rows
-from .osada_common import SEED_JITTER, OSADA, SCHEMES, TEN_GBPS
+from .osada_common import SEED_VARIATION, OSADA, SCHEMES, TEN_GBPS
 from .spec import Check, Experiment, Plot, Series
 
 SRC = f"{OSADA} §5.2"
@@ -52,7 +52,7 @@ EXPERIMENT = Experiment(
     values=ACTIVE,
     quick_values=(1, 64, 256),
     seeds=2,
-    seed_jitter=SEED_JITTER,
+    seed_variation=SEED_VARIATION,
     plot=Plot(xlabel="Number of active servers"),
     checks=(
         Check("TCPFG \"goodputs degrade\" when the number of servers is large (pass: 0.2 ms ends below 80 % of "

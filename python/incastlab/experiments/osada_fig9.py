@@ -8,7 +8,7 @@ read all three.
 from __future__ import annotations
 
 from .measure import curve, mbps, rows
-from .osada_common import SEED_JITTER, BASE, OSADA, SCHEMES, beyond, max_goodput, peak
+from .osada_common import SEED_VARIATION, BASE, OSADA, SCHEMES, beyond, max_goodput, peak
 from .spec import Check, Experiment, Plot, Series
 
 SRC = f"{OSADA} §5.1"
@@ -104,7 +104,7 @@ EXPERIMENT = Experiment(
     values=ACTIVE,
     quick_values=(1, 8, 24, 48),
     seeds=3,
-    seed_jitter=SEED_JITTER,
+    seed_variation=SEED_VARIATION,
     plot=Plot(xlabel="Number of active servers"),
     checks=(
         Check("\"Drastic goodput degradations occur in NTCP and ICTCP when the number of active servers is over "

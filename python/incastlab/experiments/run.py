@@ -67,9 +67,8 @@ def points(exp: Experiment, quick: bool = False, seeds: int | None = None,
                 if "blocks" not in fields:
                     fields.setdefault("duration", exp.point_duration(quick))
                 if runs > 1:
-                    # Without host timing noise the simulation has no randomness: every
-                    # seed would be the same run.
-                    fields.setdefault("send_jitter", exp.seed_jitter)
+                    for k, v in exp.seed_variation.items():
+                        fields.setdefault(k, v)
                 try:
                     scn = Scenario(**fields)
                 except UsageError as e:

@@ -94,10 +94,12 @@ class Experiment:
     quick_duration: str = "1s"
     #: Runs per point when ``--seeds`` is not given.
     seeds: int = 1
-    #: Host send jitter given to every point when several seeds are run, so that runs
-    #: differ (without it a FAST'08 run has no randomness and every seed is the same run).
-    #: "0s" where the workload draws at random per seed (Osada et al.'s active servers).
-    seed_jitter: str = "2us"
+    #: Scenario fields every point gets when several seeds are run, so that runs differ:
+    #: a FAST'08 run has no randomness, so by default its seeds differ only in the order of
+    #: exactly simultaneous events (``tie_break="random"``), which changes no physics.
+    #: Empty where the workload itself draws at random per seed (Osada et al.'s active
+    #: servers and UDP phases).
+    seed_variation: Mapping[str, Any] = field(default_factory=lambda: {"tie_break": "random"})
     plot: Plot = field(default_factory=Plot)
     #: Optional extra text printed after the run (e.g. Table 3 next to the paper's).
     report: Callable[[pd.DataFrame], str] | None = None
