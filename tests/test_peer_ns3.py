@@ -495,3 +495,23 @@ def test_a_tiny_grid_against_the_real_ns3_peer(capsys):
         for key in ("blocks", "goodput_mbps", "drops"):
             assert r["ratio"][key] > 0 and math.isfinite(r["ratio"][key])
     assert "blocks within ±25% of ns-3" in captured.err
+
+
+def test_several_seeds_need_a_random_draw_both_simulators_make():
+    with pytest.raises(UsageError) as e:
+        ns3.build_grid([4], [True], {}, {}, seeds=3)
+    assert e.value.param == "--seeds" and "jitter" in e.value.allowed
+    points = ns3.build_grid([4], [True], {"jitter": "3us"}, {}, seeds=3)
+    assert [p.shared.seed for p in points] == [1, 2, 3]
+    assert [p.tag for p in points] == ["n4-lt-on-seed1", "n4-lt-on-seed2", "n4-lt-on-seed3"]
+    assert all("--seed=%d" % p.shared.seed in p.ns3_args for p in points)
+
+
+def test_means_over_seeds_compare_the_means():
+    points = ns3.build_grid([4], [True], {"jitter": "3us"}, {}, seeds=2)
+    runs = [ns3.Comparison(p, {"blocks": b, "goodput_mbps": 1.0, "timeouts": 1, "drops": 1},
+                           {"blocks": 100, "goodput_mbps": 1.0, "timeouts": 1, "drops": 1}, 0.1, 1.0)
+            for p, b in zip(points, (110, 150))]
+    table, line = ns3.render_means(runs)
+    assert "130 (110-150)" in table and "1.30" in table  # mean 130 against 100
+    assert line.endswith("0 of 1 points")

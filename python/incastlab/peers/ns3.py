@@ -328,7 +328,9 @@ def ns3_warnings(s: Scenario) -> list[str]:
     if s.timestamps:
         notes.append("ns-3's timestamp clock ticks in ms (peer README), so its RTT samples are coarse")
     if s.jitter:
-        notes.append("jitter: ns-3 draws think times from its own generator; the same seed gives other draws")
+        notes.append("jitter: ns-3 draws think times from its own generator, in whole microseconds (incast.cc "
+                     "passes a double to MicroSeconds), ours uniform to the picosecond; seeds compare as "
+                     "distributions, not run by run")
     return notes
 
 
@@ -386,10 +388,13 @@ class Point:
     shared: Scenario
     ours: Scenario
     ns3_args: tuple[str, ...]
+    #: One of several seeds of the same point (the seed goes into trace file names).
+    seeded: bool = False
 
     @property
     def tag(self) -> str:
-        return f"n{self.shared.servers}-lt-{'on' if self.shared.limited_transmit else 'off'}"
+        tag = f"n{self.shared.servers}-lt-{'on' if self.shared.limited_transmit else 'off'}"
+        return f"{tag}-seed{self.shared.seed}" if self.seeded else tag
 
 
 # The compared numbers: key, table heading, ns-3 result column (None: from its trace).
@@ -451,15 +456,24 @@ _OWN_FLAGS = {"--set": {**_GRID_AXES, "duration": "--duration"}, "--ours": _GRID
 
 
 def build_grid(servers: Sequence[int], limited_transmit: Sequence[bool], shared: dict[str, Any],
-               ours: dict[str, Any], with_ns3_rules: bool = False) -> list[Point]:
-    """Every (servers, limited transmit) point, checked for both simulators before any runs."""
+               ours: dict[str, Any], with_ns3_rules: bool = False, seeds: int = 1) -> list[Point]:
+    """Every (servers, limited transmit, seed) point, checked for both simulators before
+    any runs. With ``seeds`` > 1 each point runs with seeds 1..seeds, which differ only if
+    something is drawn at random: the servers' think time (``jitter``) is the one draw
+    both simulators have, so it must be set."""
+    if seeds > 1 and not Scenario(**shared, servers=1).jitter:
+        raise UsageError("--seeds", seeds, "1, or several with --set jitter=TIME (a server think time: the only "
+                         "random draw both simulators make, so without it every seed is the same run)")
     points = []
     for n in servers:
         for lt in limited_transmit:
-            both = Scenario(**shared, servers=n, limited_transmit=lt)
-            args = tuple(ns3_args(both))
-            extra = {**(ns3_rules(both) if with_ns3_rules else {}), **ours}
-            points.append(Point(both, Scenario(**_merged(shared, extra), servers=n, limited_transmit=lt), args))
+            for seed in range(1, seeds + 1):
+                fields = {**shared, "seed": seed} if seeds > 1 else shared
+                both = Scenario(**fields, servers=n, limited_transmit=lt)
+                args = tuple(ns3_args(both))
+                extra = {**(ns3_rules(both) if with_ns3_rules else {}), **ours}
+                ours_scn = Scenario(**_merged(fields, extra), servers=n, limited_transmit=lt)
+                points.append(Point(both, ours_scn, args, seeded=seeds > 1))
     return points
 
 
@@ -600,6 +614,44 @@ def agreement_line(results: Sequence[Comparison]) -> str:
     return f"blocks within ±{AGREEMENT:.0%} of ns-3: {n} of {len(results)} points"
 
 
+def by_point(results: Sequence[Comparison]) -> dict[tuple[int, bool], list[Comparison]]:
+    """The runs of each (servers, limited transmit) point, in grid order."""
+    groups: dict[tuple[int, bool], list[Comparison]] = {}
+    for c in results:
+        groups.setdefault((c.point.shared.servers, c.point.shared.limited_transmit), []).append(c)
+    return groups
+
+
+def render_means(results: Sequence[Comparison]) -> tuple[str, str]:
+    """Over the seeds of each point: each simulator's mean (min-max) of each metric and the
+    ratio of the means; and the agreement line on mean blocks."""
+    metrics = _metrics_of(results)
+    heads = ["servers", "LT", "seeds"]
+    for _, heading, _ in metrics:
+        heads += [heading, "ns-3", "ratio"]
+    rows, agree, groups = [], 0, by_point(results)
+    for (n, lt), runs in groups.items():
+        row = [str(n), "on" if lt else "off", str(len(runs))]
+        for key, _, _ in metrics:
+            ours = [c.ours[key] for c in runs]
+            theirs = [c.ns3[key] for c in runs]
+            row += [_spread(key, ours), _spread(key, theirs), _fmt_ratio(ratio(_mean(ours), _mean(theirs)))]
+        agree += agrees(_mean([c.ours["blocks"] for c in runs]), _mean([c.ns3["blocks"] for c in runs]))
+        rows.append(row)
+    line = f"mean blocks within ±{AGREEMENT:.0%} of ns-3's mean: {agree} of {len(groups)} points"
+    return render(heads, rows), line
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values)
+
+
+def _spread(key: str, values: Sequence[float]) -> str:
+    if len(values) == 1:
+        return _fmt(key, values[0])
+    return f"{_fmt(key, _mean(values))} ({_fmt(key, min(values))}-{_fmt(key, max(values))})"
+
+
 def to_record(c: Comparison) -> dict[str, Any]:
     """One point as the JSON object ``--json`` prints."""
     rec: dict[str, Any] = {
@@ -650,6 +702,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="set a Scenario field for both simulators (refused if ns-3 cannot express it); repeatable")
     g.add_argument("--ours", action="append", default=[], metavar="FIELD=VALUE",
                    help="set a Scenario field for incastlab only, e.g. tcp_rules=ns3; repeatable")
+    g.add_argument("--seeds", type=argtypes.positive_int("--seeds", minimum=1, maximum=1000), default=1,
+                   metavar="K", help="run each point with seeds 1..K in both simulators and compare the means "
+                                     "(needs --set jitter=TIME: the only random draw both make); default 1")
     g.add_argument("--ns3-rules", action="store_true",
                    help="run incastlab with the rules ns-3 hard-wires (" + ", ".join(HARD_WIRED) + "); "
                         "--ours wins over it")
@@ -694,7 +749,7 @@ def _points_from_args(args: argparse.Namespace) -> list[Point]:
     if args.duration is not None:
         shared["duration"] = args.duration
     return build_grid(args.servers, args.limited_transmit, shared, _assignments(args.ours, "--ours"),
-                      with_ns3_rules=args.ns3_rules)
+                      with_ns3_rules=args.ns3_rules, seeds=args.seeds)
 
 
 def _trace_dir(args: argparse.Namespace) -> Path | None:
@@ -717,6 +772,12 @@ def _print_results(results: Sequence[Comparison], points: Sequence[Point], binar
         print(agreement_line(results), file=sys.stderr)
         return
     print("\n".join(heading(points, binary)))
+    if len(by_point(results)) < len(results):
+        table, line = render_means(results)
+        print("# mean (min-max) over the seeds")
+        print(table)
+        print(line)
+        return
     print(render_table(results))
     print(agreement_line(results))
 
