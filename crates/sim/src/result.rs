@@ -15,6 +15,19 @@ pub struct SimResult {
     pub tcp: String,
     pub rto_min_s: f64,
     pub seed: u64,
+    /// The modelling rules in force, so every output says which reading produced it.
+    pub mss_bytes: u32,
+    pub limited_transmit: bool,
+    /// `bytes`, `packets` or `mtu_slots`.
+    pub buffer_admission: String,
+    /// The packet limit under the `packets` admission (0 otherwise).
+    pub buffer_packets: u32,
+    /// `rfc`, `ns2` or `ns3`.
+    pub tcp_rules: String,
+    /// `sample` or `new_ack`.
+    pub rto_backoff: String,
+    /// `fifo` or `random`.
+    pub tie_break: String,
     /// Application payload delivered to the client, in Mbit per simulated second.
     pub goodput_mbps: f64,
     pub blocks: u64,
@@ -42,6 +55,9 @@ pub struct SimResult {
     pub delayed_ack_timeouts: u64,
     pub fast_retransmits: u64,
     pub limited_transmits: u64,
+    /// Retransmission-timer expiries with nothing outstanding, which cut cwnd to one
+    /// segment (ns-2's rules only: `tcp::ns2_rules`).
+    pub idle_restarts: u64,
     /// Packets dropped at any switch port.
     pub drops: u64,
     /// Largest occupancy seen at the client's port, in bytes.
@@ -78,8 +94,9 @@ pub struct SimResult {
     pub peak_events: u64,
 }
 
-/// Build the result of a finished world.
 use crate::tcp::sender::TimeoutKind;
+
+/// Build the result of a finished world.
 
 pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seconds: f64) -> SimResult {
     use crate::stats::percentile;
@@ -100,6 +117,13 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         tcp: format!("{:?}", s.tcp).to_lowercase(),
         rto_min_s: secs(s.rto_min_ps),
         seed: s.seed,
+        mss_bytes: s.mss_bytes,
+        limited_transmit: s.limited_transmit,
+        buffer_admission: sc.admission.name().into(),
+        buffer_packets: if sc.admission == crate::net::Admission::Packets { sc.buffer_packets } else { 0 },
+        tcp_rules: s.tcp_rules.name().into(),
+        rto_backoff: s.rto_backoff.name().into(),
+        tie_break: s.tie_break.name().into(),
         goodput_mbps: if sim_seconds > 0.0 { c.app_bytes as f64 * 8.0 / sim_seconds / 1e6 } else { 0.0 },
         blocks: w.client.blocks_done,
         block_time_p50_s: secs(percentile(times, 50.0)),
@@ -118,6 +142,7 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         delayed_ack_timeouts: w.receiver_total(|r| r.stats.delayed_ack_timeouts),
         fast_retransmits: w.sender_total(|t| t.stats.fast_retransmits),
         limited_transmits: w.sender_total(|t| t.stats.limited_transmits),
+        idle_restarts: w.sender_total(|t| t.stats.idle_restarts),
         drops: w.switch_drops(),
         max_queue_bytes: w.to_client().max_occupancy,
         max_queue_packets: w.to_client().max_packets,

@@ -48,11 +48,37 @@ pub enum TcpRules {
     /// FlightSize, every ACK of new data grows cwnd.
     #[default]
     Rfc,
+    /// ns-2.35's `Agent/TCP` family with its defaults (`tcp::ns2_rules`): the
+    /// retransmission timer keeps running on an idle connection and its expiry cuts cwnd to
+    /// one segment; fast retransmit needs an ACK one packet beyond `recover`; ssthresh
+    /// halves the window in whole segments. The simulator FAST'08 and Osada et al. ran.
+    Ns2,
     /// ns-3.44's `TcpSocketBase` for NewReno without SACK (`tcp::ns3_recovery`): recovery
     /// by RFC 6675's pipe on SACKs emulated from duplicate ACKs, ssthresh from that pipe,
     /// no timer restart at fast retransmit, cwnd grown per whole segment acknowledged.
     /// For comparison with the ns-3 peer.
     Ns3,
+}
+
+impl RtoBackoff {
+    /// The name the scenario uses (serde's).
+    pub fn name(self) -> &'static str {
+        match self {
+            RtoBackoff::Sample => "sample",
+            RtoBackoff::NewAck => "new_ack",
+        }
+    }
+}
+
+impl TcpRules {
+    /// The name the scenario uses (serde's).
+    pub fn name(self) -> &'static str {
+        match self {
+            TcpRules::Rfc => "rfc",
+            TcpRules::Ns2 => "ns2",
+            TcpRules::Ns3 => "ns3",
+        }
+    }
 }
 
 /// How the client schedules its connections (Osada et al., `004_f48ce568b38e0ea9.txt` §4;
@@ -183,7 +209,10 @@ impl Default for ScenarioSpec {
             rto_backoff: RtoBackoff::Sample,
             tcp_rules: TcpRules::Rfc,
             dupack_threshold: 3,
-            limited_transmit: false, // FAST'08 Table 1
+            // RFC 3042, which RFC 5681 §3.2 says a sender SHOULD use; ns-2 (since 2001), ns-3
+            // and Linux have it on. FAST'08 Table 1 says disabled, but its runs most likely
+            // had it (docs/model.md, "The ns-2 reading of FAST'08")
+            limited_transmit: true,
             slow_start: true,
             // RFC 5681 §4.1 restart after idle: off as in ns-2 (Linux has it on by default)
             slow_start_after_idle: false,
@@ -302,10 +331,10 @@ impl ScenarioSpec {
         check(s.link_delay_ps <= PS_PER_S, "link_delay_ps", s.link_delay_ps, "at most 1 s")?;
         check(s.rto_min_ps >= 1, "rto_min_ps", s.rto_min_ps, "above zero")?;
         check(
-            s.tcp_rules == TcpRules::Rfc || s.tcp == TcpVariant::Newreno,
+            s.tcp_rules != TcpRules::Ns3 || s.tcp == TcpVariant::Newreno,
             "tcp_rules",
             "ns3",
-            "rfc unless tcp is newreno (ns-3's rules are modelled for NewReno without SACK)",
+            "rfc or ns2 unless tcp is newreno (ns-3's rules are modelled for NewReno without SACK)",
         )?;
         check(s.rto_max_ps >= s.rto_min_ps, "rto_max_ps", s.rto_max_ps, "at least rto_min")?;
         check(s.timer_granularity_ps >= 1, "timer_granularity_ps", s.timer_granularity_ps, "above zero")?;

@@ -40,6 +40,10 @@ fn scenarios() -> Vec<ScenarioSpec> {
         v.push(ScenarioSpec { servers: 16, buffer_admission: Some(buffer_admission), limited_transmit: true, ..base.clone() });
     }
     v.push(ScenarioSpec { servers: 16, rto_backoff: RtoBackoff::NewAck, ..base.clone() });
+    for tcp in [TcpVariant::Reno, TcpVariant::Newreno, TcpVariant::Sack] {
+        v.push(ScenarioSpec { servers: 16, tcp, tcp_rules: TcpRules::Ns2, limited_transmit: true, ..base.clone() });
+    }
+    v.push(ScenarioSpec { servers: 8, tcp_rules: TcpRules::Ns2, blocks: Some(4), duration_ps: None, ..base.clone() });
     for limited_transmit in [true, false] {
         v.push(ScenarioSpec { servers: 16, tcp_rules: TcpRules::Ns3, limited_transmit, ..base.clone() });
         v.push(ScenarioSpec { servers: 4, tcp_rules: TcpRules::Ns3, limited_transmit, rto_min_ps: 200 * US, ..base.clone() });
@@ -252,4 +256,29 @@ fn capture_sees_every_transmission_so_retransmissions_can_be_recounted() {
     assert_eq!(count(EventKind::Drop), r.drops);
     assert_eq!(count(EventKind::Enq), count(EventKind::Deq), "everything queued left (blocks mode drains)");
     assert!(rec.events.windows(2).all(|w| w[0].time <= w[1].time));
+}
+
+#[test]
+fn results_name_the_rules_as_the_scenario_spells_them() {
+    // a result says which reading produced it, in the words a scenario would use
+    let spec = ScenarioSpec {
+        servers: 2,
+        duration_ps: Some(MS),
+        buffer_admission: Some(Admission::MtuSlots),
+        tcp_rules: TcpRules::Ns3,
+        rto_backoff: RtoBackoff::NewAck,
+        tie_break: TieBreak::Random,
+        ..ScenarioSpec::default()
+    };
+    let (r, _) = run(&spec);
+    let as_scenario = serde_json::to_value(&spec).unwrap();
+    for (result_field, spec_field) in
+        [("buffer_admission", "buffer_admission"), ("tcp_rules", "tcp_rules"), ("rto_backoff", "rto_backoff"), ("tie_break", "tie_break")]
+    {
+        let said = serde_json::to_value(&r).unwrap()[result_field].clone();
+        assert_eq!(said, as_scenario[spec_field], "{result_field}");
+    }
+    assert!(r.limited_transmit && r.buffer_packets == 0);
+    let (p, _) = run(&ScenarioSpec { buffer_admission: None, buffer_packets: Some(7), ..spec });
+    assert_eq!((p.buffer_admission.as_str(), p.buffer_packets), ("packets", 7));
 }

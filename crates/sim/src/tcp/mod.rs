@@ -7,6 +7,7 @@
 
 pub mod ictcp;
 pub mod newreno;
+pub mod ns2_rules;
 pub mod ns3_recovery;
 pub mod reno;
 pub mod sack;

@@ -11,9 +11,10 @@
 //! - a partial ACK (below `recover`) retransmits the next hole at once, deflates cwnd by
 //!   the amount acknowledged (adding back one SMSS if that was at least one SMSS), and
 //!   the first one resets the retransmission timer ("Impatient", RFC 6582 §4);
-//! - a full ACK ends recovery with cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
+//! - a full ACK ends recovery with cwnd = ssthresh (RFC 6582 §3.2 step 3 offers this or
+//!   min(ssthresh, max(FlightSize, SMSS) + SMSS); ns-2's NewReno without
+//!   `exit_recovery_fix_` and ns-3's TcpClassicRecovery take ssthresh).
 
-use crate::scenario::TcpVariant;
 use crate::tcp::sender::{Segment, TcpSender};
 use crate::time::Time;
 
@@ -31,10 +32,9 @@ impl TcpSender {
             self.limited_transmit(now, out);
         }
         // RFC 6582 §3.2 step 1: NewReno enters only if the ACK covers `recover`; Reno
-        // (RFC 5681) always does
-        let may_enter = self.cfg.variant == TcpVariant::Reno || self.snd_una >= self.recover;
-        if self.dupacks == self.cfg.dupack_threshold && may_enter {
-            self.ssthresh = (self.flight_size() / 2).max(2 * mss);
+        // (RFC 5681) always does (`ns2_rules.rs` for ns-2's check)
+        if self.dupacks == self.cfg.dupack_threshold && self.may_fast_retransmit() {
+            self.ssthresh = self.loss_ssthresh();
             self.recover = self.snd_max;
             self.in_recovery = true;
             self.partial_ack_seen = false;
@@ -53,7 +53,7 @@ impl TcpSender {
             // full ACK: leave fast recovery
             self.in_recovery = false;
             self.dupacks = 0;
-            self.cwnd = self.ssthresh.min(self.flight_size().max(mss) + mss);
+            self.cwnd = self.ssthresh; // RFC 6582 §3.2 step 3, option (2), as ns-2 and ns-3
             self.restart_timer(now);
         } else {
             // partial ACK: the next hole is lost too; retransmit it now

@@ -145,10 +145,10 @@ impl TcpSender {
         self.dupacks += 1;
         let mss = self.cfg.mss;
         let lost = self.scoreboard.is_lost(self.snd_una, self.cfg.dupack_threshold, mss);
-        if (self.dupacks >= self.cfg.dupack_threshold || lost) && self.snd_una >= self.recover {
+        if (self.dupacks >= self.cfg.dupack_threshold || lost) && self.may_fast_retransmit() {
             self.scoreboard.recovery_point = self.snd_max;
             self.recover = self.snd_max;
-            self.ssthresh = (self.flight_size() / 2).max(2 * mss);
+            self.ssthresh = self.loss_ssthresh();
             self.cwnd = self.ssthresh;
             self.in_recovery = true;
             self.stats.fast_retransmits += 1;

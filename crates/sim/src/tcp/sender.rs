@@ -92,6 +92,8 @@ pub struct SenderStats {
     pub lost_retransmits_dart_lt_threshold: u64,
     /// Duplicate ACKs received at the time of each timeout (FAST'08 Fig. 11).
     pub dart_histogram: [u64; DART_BINS],
+    /// Expiries of the retransmission timer with nothing outstanding (ns-2's rules only).
+    pub idle_restarts: u64,
 }
 
 /// One TCP sender.
@@ -233,7 +235,7 @@ impl TcpSender {
     /// RFC 6298 §5.2-5.3: after an ACK of new data, restart the timer, or stop it when
     /// nothing is outstanding.
     pub(crate) fn restart_timer(&mut self, now: Time) {
-        if self.snd_una >= self.snd_max {
+        if self.snd_una >= self.snd_max && !self.timer_runs_when_idle() {
             self.timer.cancel();
         } else {
             self.arm_timer(now);
@@ -400,13 +402,11 @@ impl TcpSender {
         }
     }
 
-    /// Deliver a retransmission-timer event; returns true if the timer expired.
+    /// Deliver a retransmission-timer event; returns true if it was a retransmission
+    /// timeout (not an expiry with nothing outstanding, which only ns-2's rules have).
     pub fn on_timer_event(&mut self, now: Time, out: &mut Vec<Segment>) -> bool {
         match self.timer.on_event(now) {
-            Fired::Expired => {
-                self.on_timeout(now, out);
-                true
-            }
+            Fired::Expired => self.on_timeout(now, out),
             Fired::Reschedule(t) => {
                 self.timer_request = Some(t);
                 false
@@ -415,21 +415,24 @@ impl TcpSender {
         }
     }
 
-    /// RFC 6298 §5.4-5.6 and RFC 5681 §3.1 eq. (4): the timer expired.
-    fn on_timeout(&mut self, now: Time, out: &mut Vec<Segment>) {
+    /// RFC 6298 §5.4-5.6 and RFC 5681 §3.1 eq. (4): the timer expired. Returns false
+    /// when nothing was outstanding (under the RFCs the timer is off then).
+    fn on_timeout(&mut self, now: Time, out: &mut Vec<Segment>) -> bool {
         if self.snd_una >= self.snd_max {
-            return; // nothing outstanding (cannot happen: the timer is off then)
+            if self.timer_runs_when_idle() {
+                self.idle_expiry(now);
+            }
+            return false;
         }
         self.stats.timeouts += 1;
         self.classify_timeout();
         let mss = self.cfg.mss;
         // RFC 5681: ssthresh is not reduced again when the segment was already
         // retransmitted by a timeout (repeated expiry of the same segment).
-        if self.cfg.rules == TcpRules::Ns3 {
-            self.ssthresh = self.ns3_on_timeout();
-        } else if self.rto.backoffs == 0 {
-            self.ssthresh = (self.flight_size() / 2).max(2 * mss);
-        }
+        self.ssthresh = match self.cfg.rules {
+            TcpRules::Ns3 => self.ns3_on_timeout(),
+            _ => self.timeout_ssthresh(),
+        };
         self.cwnd = mss; // loss window, LW = 1 SMSS
         if !self.cfg.slow_start {
             self.ssthresh = self.cwnd;
@@ -450,6 +453,7 @@ impl TcpSender {
         self.snd_nxt = self.snd_una + len;
         self.send_new_data(now, out);
         self.arm_timer(now);
+        true
     }
 
     /// Record why this timeout happened (FAST'08 §5.1, Table 3, Fig. 11).

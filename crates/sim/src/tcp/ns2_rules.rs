@@ -1,0 +1,141 @@
+//! ns-2's departures from the RFCs (`TcpRules::Ns2`: ns-2.35's `Agent/TCP` family with its
+//! defaults, the simulator FAST'08 and Osada et al. ran; `peers/ns2/README.md`), next to
+//! the rules the RFCs give (`TcpRules::Rfc`), so each decision reads both:
+//!
+//! - **The retransmission timer runs on an idle connection.** `TcpAgent::newtimer` re-arms
+//!   it at every new ACK while `t_seqno_ > ack`, which holds once everything sent is
+//!   acknowledged; RFC 6298 §5.2 stops it. When it expires with nothing outstanding
+//!   (`TcpAgent::timeout` with `slow_start_restart_` and `restart_bugfix_`, both on by
+//!   default) cwnd drops to one segment (`slowdown(CLOSE_CWND_ONE|NO_OUTSTANDING_DATA)`:
+//!   ssthresh kept, no backoff, not counted as a timeout), `recover` moves to the highest
+//!   sequence sent (`RenoTcpAgent::timeout` with `bug_fix_`), and the timer is re-armed.
+//!   In incast the servers that finished wait a whole RTO for a straggler, so this shapes
+//!   the next block: it starts from one segment.
+//! - **Fast retransmit needs an ACK beyond `recover`** (`dupack_action`'s `highest_ack_ >
+//!   recover_` counts packets, one past RFC 6582's "covers more than recover"): after an
+//!   idle expiry, a loss of the next block's first segment cannot be fast-retransmitted.
+//!   Reno checks it too (`bug_fix_`); RFC 5681's Reno does not.
+//! - **ssthresh halves the window, not FlightSize** (`slowdown(CLOSE_SSTHRESH_HALF)`:
+//!   `int(window() / 2)` packets, at least 2), and a timeout halves it again even when the
+//!   segment had already been resent by a timeout (RFC 5681 §3.1 holds it then).
+
+use crate::scenario::{TcpRules, TcpVariant};
+use crate::tcp::sender::TcpSender;
+
+impl TcpSender {
+    /// The duplicate-ACK threshold was reached: may this ACK start a fast retransmit?
+    pub(crate) fn may_fast_retransmit(&self) -> bool {
+        match self.cfg.rules {
+            TcpRules::Ns2 => self.snd_una > self.recover,
+            _ => self.cfg.variant == TcpVariant::Reno || self.snd_una >= self.recover,
+        }
+    }
+
+    /// ssthresh after a loss: max(FlightSize / 2, 2 SMSS) (RFC 5681 eq. (4)), or ns-2's
+    /// half window in whole segments.
+    pub(crate) fn loss_ssthresh(&self) -> u64 {
+        let mss = self.cfg.mss;
+        match self.cfg.rules {
+            TcpRules::Ns2 => (self.cwnd.min(self.rwnd) / mss / 2).max(2) * mss,
+            _ => (self.flight_size() / 2).max(2 * mss),
+        }
+    }
+
+    /// ssthresh after a timeout: RFC 5681 holds it when the segment was already resent by
+    /// a timeout (a repeated expiry); ns-2 halves the window every time.
+    pub(crate) fn timeout_ssthresh(&self) -> u64 {
+        match self.cfg.rules {
+            TcpRules::Ns2 => self.loss_ssthresh(),
+            _ if self.rto.backoffs > 0 => self.ssthresh,
+            _ => self.loss_ssthresh(),
+        }
+    }
+
+    /// Nothing is outstanding: does the retransmission timer keep running (ns-2)?
+    pub(crate) fn timer_runs_when_idle(&self) -> bool {
+        self.cfg.rules == TcpRules::Ns2
+    }
+
+    /// ns-2's timer expired on an idle connection: one segment of cwnd, `recover` at the
+    /// highest sequence sent, the timer re-armed without backoff.
+    pub(crate) fn idle_expiry(&mut self, now: crate::time::Time) {
+        self.cwnd = self.cfg.mss;
+        self.recover = self.snd_max;
+        self.dupacks = 0;
+        self.stats.idle_restarts += 1;
+        self.restart_timer(now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::TcpRules;
+    use crate::tcp::sender::tests::{ack_of, config, seg_numbers, MSS};
+    use crate::tcp::sender::TcpSender;
+    use crate::time::Time;
+
+    fn ns2_sender() -> TcpSender {
+        let mut cfg = config();
+        cfg.rules = TcpRules::Ns2;
+        TcpSender::new(cfg)
+    }
+
+    /// Send and acknowledge one 4-segment write: the connection is then idle.
+    fn one_block(s: &mut TcpSender) -> Time {
+        let mut out = vec![];
+        s.cwnd = 8 * MSS;
+        s.write(Time::ZERO, 4 * MSS, &mut out);
+        let t = Time::from_us(100);
+        s.on_ack(t, ack_of(4), &[], &mut out);
+        t
+    }
+
+    #[test]
+    fn the_timer_keeps_running_after_the_last_ack_and_an_idle_expiry_cuts_cwnd_to_one() {
+        let mut s = ns2_sender();
+        let t = one_block(&mut s);
+        assert_eq!(s.timer_deadline(), Some(t + s.rto.rto), "re-armed at the last ACK (TcpAgent::newtimer)");
+        let mut out = vec![];
+        let fire = s.take_timer_request().unwrap();
+        assert!(!s.on_timer_event(fire, &mut out), "an idle expiry is not a timeout");
+        assert!(out.is_empty());
+        assert_eq!(s.cwnd, MSS);
+        assert_eq!((s.stats.timeouts, s.stats.idle_restarts), (0, 1));
+        assert_eq!(s.rto.backoffs, 0, "no backoff without outstanding data");
+        assert!(s.timer_deadline().is_some(), "re-armed while idle");
+        // the RFCs stop the timer instead
+        let mut s = TcpSender::new(config());
+        one_block(&mut s);
+        assert_eq!(s.timer_deadline(), None);
+    }
+
+    #[test]
+    fn after_an_idle_expiry_the_next_writes_first_loss_is_not_fast_retransmitted() {
+        // ns-2's dupack_action: highest_ack_ > recover_ fails when recover_ is the last
+        // packet of the previous block (peers/ns2 test of the same name)
+        let mut s = ns2_sender();
+        one_block(&mut s);
+        let mut out = vec![];
+        let fire = s.take_timer_request().unwrap();
+        s.on_timer_event(fire, &mut out);
+        s.cwnd = 8 * MSS;
+        s.write(fire, 8 * MSS, &mut out);
+        out.clear();
+        for _ in 0..5 {
+            s.on_ack(fire + Time::from_us(100), ack_of(4), &[], &mut out); // segment 4 lost
+        }
+        assert_eq!(s.stats.fast_retransmits, 0);
+        assert!(seg_numbers(&out).iter().all(|&n| n > 11), "no retransmission: {:?}", seg_numbers(&out));
+    }
+
+    #[test]
+    fn ssthresh_halves_the_window_in_whole_segments() {
+        let mut s = ns2_sender();
+        s.cwnd = 7 * MSS + MSS / 2;
+        let mut out = vec![];
+        s.write(Time::ZERO, 100 * MSS, &mut out);
+        assert_eq!(s.loss_ssthresh(), 3 * MSS, "int(7 / 2) segments");
+        s.cwnd = MSS;
+        assert_eq!(s.timeout_ssthresh(), 2 * MSS, "at least 2, and halved again after a timeout");
+    }
+}
