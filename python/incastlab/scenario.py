@@ -59,9 +59,10 @@ RTO_BACKOFFS = ("sample", "new_ack")
 # How events at exactly the same instant are ordered (crates/sim/src/event.rs).
 TIE_BREAKS = ("fifo", "random")
 
-# Whose rules NewReno follows where implementations differ: the RFCs as written (as ns-2
-# implements them) or ns-3.44's TcpSocketBase (crates/sim/src/tcp/ns3_recovery.rs).
-TCP_RULES = ("rfc", "ns3")
+# Whose rules TCP follows where implementations differ: the RFCs as written, ns-2.35's
+# Agent/TCP (crates/sim/src/tcp/ns2_rules.rs) or ns-3.44's TcpSocketBase
+# (crates/sim/src/tcp/ns3_recovery.rs).
+TCP_RULES = ("rfc", "ns2", "ns3")
 
 # Fields that take one word out of a list.
 _CHOICES = {"tcp": TCP_VARIANTS, "mitigation": MITIGATIONS, "condition_i": CONDITION_I,
@@ -141,8 +142,11 @@ class Scenario(BaseModel):
     timer_granularity: int = PS_PER_US
     #: Fast retransmit after this many duplicate ACKs (FAST'08 Table 1: 3).
     dupack_threshold: int = 3
-    #: RFC 3042 limited transmit (FAST'08 Table 1: disabled; §5.1.1, Fig. 12).
-    limited_transmit: bool = False
+    #: RFC 3042 limited transmit: RFC 5681 §3.2 says a sender SHOULD use it; ns-2 (its
+    #: default since 2001), ns-3 and Linux do. FAST'08 Table 1 says disabled, but its runs
+    #: most likely had it (docs/model.md, "The ns-2 reading of FAST'08"); off is
+    #: ``limited_transmit=False`` (``--no-limited-transmit``).
+    limited_transmit: bool = True
     #: Timers fire on the next multiple of ``timer_granularity``, as jiffies timers do
     #: (WREN'09, 002_08b014e448da6385.txt: low-resolution timers); off = exact deadlines.
     timer_ticks: bool = False
@@ -197,11 +201,13 @@ class Scenario(BaseModel):
     #: only from a segment never retransmitted: RFC 6298, ns-2) or "new_ack" (at every ACK of
     #: new data, the RTO recomputed from SRTT and RTTVAR: ns-3).
     rto_backoff: str = "sample"
-    #: Whose rules NewReno follows where implementations differ: "rfc" (RFC 5681, 6582 and
-    #: 6298 as written, as ns-2 implements them) or "ns3" (ns-3.44's TcpSocketBase without
-    #: SACK: recovery on SACKs emulated from duplicate ACKs, ssthresh from the pipe, no
-    #: timer restart at fast retransmit, cwnd grown per whole segment acknowledged), for
-    #: comparison with the ns-3 peer. "ns3" needs tcp="newreno".
+    #: Whose rules TCP follows where implementations differ: "rfc" (RFC 5681, 6582 and 6298
+    #: as written), "ns2" (ns-2.35's Agent/TCP with its defaults: the retransmission timer
+    #: keeps running on an idle connection and its expiry cuts cwnd to one segment; fast
+    #: retransmit needs an ACK one packet beyond recover; ssthresh halves the window) or
+    #: "ns3" (ns-3.44's TcpSocketBase without SACK: recovery on SACKs emulated from
+    #: duplicate ACKs, ssthresh from the pipe, no timer restart at fast retransmit, cwnd
+    #: grown per whole segment acknowledged). "ns3" needs tcp="newreno".
     tcp_rules: str = "rfc"
     #: How events at exactly the same instant are ordered: "fifo" (in the order they were
     #: scheduled, as ns-2 and ns-3 do) or "random" (seeded by ``seed``; measures how much a
@@ -400,7 +406,7 @@ class Scenario(BaseModel):
             raise UsageError("buffer", _exact_size(self.buffer),
                              f"at least one full packet ({self.mss + self.header} B)")
         if self.tcp_rules == "ns3" and self.tcp != "newreno":
-            raise UsageError("tcp_rules", self.tcp_rules, "rfc unless tcp is newreno (ns-3's rules are modelled "
+            raise UsageError("tcp_rules", self.tcp_rules, "rfc or ns2 unless tcp is newreno (ns-3's rules are modelled "
                              "for NewReno without SACK)")
         if self.buffer_packets is not None and self.buffer_admission not in (None, "packets"):
             raise UsageError("buffer_admission", self.buffer_admission,
@@ -499,18 +505,39 @@ class Scenario(BaseModel):
         """This scenario with another number of servers (validated again)."""
         return Scenario(**{**self.model_dump(exclude_defaults=False), "servers": servers})
 
+    def admission(self) -> str:
+        """The buffer admission rule the core applies (an unset one follows buffer_packets)."""
+        if self.buffer_admission is not None:
+            return self.buffer_admission
+        return "packets" if self.buffer_packets is not None else "bytes"
+
+    def buffer_text(self) -> str:
+        """The switch buffer as the core counts it: "32KiB", "31 packets", "32KiB (MTU slots)"."""
+        rule = self.admission()
+        if rule == "packets":
+            limit = self.buffer_packets if self.buffer_packets is not None else self.buffer // (self.mss + self.header)
+            return f"{limit} packets"
+        return _exact_size(self.buffer) + (" (MTU slots)" if rule == "mtu_slots" else "")
+
     def label(self) -> str:
-        """A short description for plot legends and table headings."""
+        """A short description for plot legends and table headings: the workload, the
+        buffer, the timers, and the modelling rules in force (limited transmit, whose TCP
+        rules, segment size), so two runs that differ in any of them read differently."""
         parts = []
         if self.block is not None:
             parts.append(f"block {_exact_size(self.block)}")
         else:
             parts.append(f"SRU {_exact_size(self.sru)}")
-        parts.append(f"buffer {_exact_size(self.buffer)}")
+        parts.append(f"buffer {self.buffer_text()}")
         parts.append(f"RTOmin {_exact_duration(self.rto_min)}")
         parts.append(_exact_rate(self.rate))
         if self.delayed_ack:
             parts.append(f"delACK {_exact_duration(self.delayed_ack)}")
+        parts.append(f"LT {'on' if self.limited_transmit else 'off'}")
+        if self.tcp_rules != "rfc":
+            parts.append({"ns2": "ns-2's TCP", "ns3": "ns-3's TCP"}[self.tcp_rules])
+        if self.mss != 1460:
+            parts.append(f"MSS {self.mss}B")
         return ", ".join(parts)
 
 

@@ -39,8 +39,8 @@ _KNOBS: dict[str, tuple[str, str, str]] = {
                          "waiting)"),
     "rto_backoff": ("--rto-backoff", "RULE", "when the RTO backoff ends: sample (at the next RTT sample, Karn; "
                     "ns-2) or new_ack (at every ACK of new data; ns-3)"),
-    "tcp_rules": ("--tcp-rules", "RULES", "whose rules NewReno follows where implementations differ: rfc (the "
-                  "RFCs as written, as ns-2) or ns3 (ns-3.44's TcpSocketBase, for comparison with the ns-3 peer)"),
+    "tcp_rules": ("--tcp-rules", "RULES", "whose rules TCP follows where implementations differ: rfc (the RFCs "
+                  "as written), ns2 (ns-2.35's Agent/TCP, which FAST'08 ran) or ns3 (ns-3.44's TcpSocketBase)"),
     "tie_break": ("--tie-break", "RULE", "order of exactly simultaneous events: fifo (as scheduled, ns-2/ns-3) "
                   "or random (seeded: how much a result hangs on ties)"),
     "header": ("--header", "BYTES", "header bytes per packet on the wire (TCP/IP 40; ns-3's PPP links 42)"),
@@ -80,8 +80,9 @@ def add_scenario_arguments(parser: argparse.ArgumentParser, *, duration_default:
                    help="delayed ACKs with this timeout (40ms if no value; default off, as in FAST'08's ns-2 runs)")
     g.add_argument("--handshake", dest="handshake", action="store_true", default=None,
                    help="open a new connection for every block (Osada et al.); default: persistent")
-    g.add_argument("--limited-transmit", dest="limited_transmit", action="store_true", default=None,
-                   help="RFC 3042 limited transmit (default off, FAST'08 Table 1)")
+    g.add_argument("--limited-transmit", dest="limited_transmit", action=argparse.BooleanOptionalAction,
+                   default=None, help="RFC 3042 limited transmit (default on: RFC 5681 §3.2, ns-2, ns-3, Linux; "
+                                      "FAST'08 Table 1 says off, docs/model.md)")
     g.add_argument("--timestamps", dest="timestamps", action="store_true", default=None,
                    help="RFC 7323 timestamps: RTT samples from every ACK, backoff cleared (Linux); default off (ns-2)")
     g.add_argument("--timer-ticks", dest="timer_ticks", action="store_true", default=None,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from .measure import at, curve, fmt_x, mbps
-from .sources import FAST08, FAST08_SERVERS, QUICK_SERVERS
+from .sources import FAST08, FAST08_SERVERS, NS2_FAST08, QUICK_SERVERS
 from .spec import Check, Experiment, Series
 
 SRUS = ("10KiB", "64KiB", "256KiB", "1000KiB")
@@ -28,16 +28,19 @@ def variant(name: str, rto: str) -> str:
     return f"{name}, RTOmin {rto}"
 
 
+# §5.2: "Reducing RTOmin to 200us requires a TCP clock granularity of 100us"
+RTO = {"200ms": {"rto_min": "200ms"}, "200us": {"rto_min": "200us", "timer_granularity": "100us"}}
+
 # (a): one colour per SRU, dashed at 200 ms, solid at 200 us
 SERIES = tuple(
-    Series(reno(s, rto), {"tcp": "reno", "sru": s, "rto_min": rto}, PANEL_A,
+    Series(reno(s, rto), {"tcp": "reno", "sru": s, **RTO[rto]}, PANEL_A,
            style={"color": f"C{i}", "linestyle": "--" if rto == "200ms" else "-"})
     for i, s in enumerate(SRUS) for rto in ("200ms", "200us")
 ) + (
-    Series(variant("NewReno", "200ms"), {"tcp": "newreno", "rto_min": "200ms"}, PANEL_B),
-    Series(variant("NewReno", "200us"), {"tcp": "newreno", "rto_min": "200us"}, PANEL_B),
-    Series(variant("Reno", "200us"), {"tcp": "reno", "rto_min": "200us"}, PANEL_B),
-    Series(variant("SACK", "200us"), {"tcp": "sack", "rto_min": "200us"}, PANEL_B),
+    Series(variant("NewReno", "200ms"), {"tcp": "newreno", **RTO["200ms"]}, PANEL_B),
+    Series(variant("NewReno", "200us"), {"tcp": "newreno", **RTO["200us"]}, PANEL_B),
+    Series(variant("Reno", "200us"), {"tcp": "reno", **RTO["200us"]}, PANEL_B),
+    Series(variant("SACK", "200us"), {"tcp": "sack", **RTO["200us"]}, PANEL_B),
 )
 
 
@@ -77,7 +80,7 @@ EXPERIMENT = Experiment(
     summary="Goodput vs. servers with RTOmin 200 ms and 200 us: (a) Reno for SRUs of 10 KiB to 1000 KiB, "
             "(b) Reno, NewReno and SACK; 200 us gives an order of magnitude at 8-32 servers.",
     series=SERIES,
-    base={"buffer": "32KiB"},
+    base={**NS2_FAST08, "buffer": "32KiB"},
     values=FAST08_SERVERS,
     quick_values=QUICK_SERVERS,
     checks=(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from .measure import at, curve, mbps
-from .sources import FAST08
+from .sources import FAST08, NS2_FAST08
 from .spec import Check, Experiment, Series
 
 BUFFERS_KIB = (32, 64, 128, 256, 512, 1024)
@@ -69,6 +69,7 @@ EXPERIMENT = Experiment(
     summary="Goodput vs. servers for output buffers of 32 KiB to 1024 KiB (SRU 256 KiB): the collapse "
             "moves out roughly in proportion to the buffer; 1024 KiB still gives only ~65% at 64 servers.",
     series=tuple(Series(label(k), {"buffer": f"{k}KiB"}) for k in BUFFERS_KIB),
+    base=NS2_FAST08,
     values=SERVERS,
     quick_values=(1, 4, 16, 64, 128),
     checks=(

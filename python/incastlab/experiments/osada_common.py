@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from .measure import curve, link_payload_mbps, rows
+from .sources import NS2_OSADA
 
 OSADA = "004_f48ce568b38e0ea9.txt"  # Osada et al., IJCNC 2016
 
 # §5.1: every mission opens its connections (MCT counts from the first SYN), N_a of the
 # N_s servers are picked at random per mission, UDP background x = 0.1 %, BaseRTT
 # 100 us, 20 missions per run.
-BASE = {"handshake": True, "udp": "0.1%", "rtt": "100us", "blocks": 20}
+BASE = {**NS2_OSADA, "handshake": True, "udp": "0.1%", "rtt": "100us", "blocks": 20}
 # The paper's 20 runs differ by §5.1's random draws (which servers are active, and here the
 # UDP phases), not by host timing noise: ns-2 has none. It matters: 100 ns of send jitter
 # moves NTCP's collapse from 16 to 8 active servers, because flows in lockstep share the

@@ -12,10 +12,10 @@ FAST'08 synchronized-read workload written for ns-3 without our code. This modul
 - runs a grid of points (servers x limited transmit) in both simulators, in parallel,
   and prints blocks, goodput, timeouts, drops (and dropped retransmissions, from both
   simulators' per-event traces, with ``--lost-retransmits``) side by side with the
-  ratio incastlab / ns-3.
+  ratio incastlab / ns-3 (``peers.compare``, shared with the ns-2 harness).
 
 Some rules ns-3 hard-wires are knobs in our model (``HARD_WIRED``): our defaults follow
-the RFCs and ns-2, so the default comparison is "our model" against "ns-3's rules";
+the RFCs, so the default comparison is "our model" against "ns-3's rules";
 ``--ns3-rules`` (or ``--ours FIELD=VALUE``) runs ours with ns-3's rules instead.
 """
 
@@ -23,37 +23,30 @@ from __future__ import annotations
 
 import argparse
 import fcntl
-import json
 import os
 import shlex
 import subprocess
 import sys
-import tempfile
-import time
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
-from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from .. import units
 from ..errors import EnvironmentProblem, UsageError
-from ..recording import Recording
 from ..scenario import LINKS_PER_RTT, Scenario
-from ..sim import SimResult, available_cores, simulate
-from ..table import render
-from . import tracediff
+from . import compare
+from .compare import (  # noqa: F401  the grid and its output, re-exported under their old names
+    AGREEMENT, LOST_RETRANSMITS, METRICS, Axis, Comparison, Peer, Point, agreement_line, agrees, by_point,
+    heading, ours_only, ratio, render_means, render_table, run_ours, to_flat, to_record,
+)
+from .fields import FieldMap
 
 NS3_WHEEL = "ns3==3.44.post0"
 BINARY_NAME = "ns3-incast"
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_PEER = REPO_ROOT.parent / "shared" / "peers" / "ns3"
 PEER_FILES = ("incast.cc", "build.sh")
-DEFAULT_SERVERS = "4,8,16,32,64"
 DEFAULT_LIMITED_TRANSMIT = "on,off"
-# "within 25 %": the bar for calling a point's block count an agreement.
-AGREEMENT = 0.25
 
 
 # --- the peer's binary --------------------------------------------------------------------
@@ -272,54 +265,23 @@ HARD_WIRED: dict[str, tuple[Callable[[Scenario], Any], str]] = {
 }
 
 
+FIELDS = FieldMap("ns-3", "peers/ns3.py", MAPPED, HARD_WIRED, INEXPRESSIBLE)
+
+
 def classify_field(name: str) -> str | None:
     """How the ns-3 peer treats a Scenario field: mapped, hard-wired, inexpressible, or
     None for a field added to Scenario since (refused unless at its default)."""
-    for kind, table in (("mapped", MAPPED), ("hard-wired", HARD_WIRED), ("inexpressible", INEXPRESSIBLE)):
-        if name in table:
-            return kind
-    return None
+    return FIELDS.classify(name)
 
 
 def ns3_rules(s: Scenario) -> dict[str, Any]:
     """The Scenario fields that make our model follow ns-3's hard-wired rules."""
-    return {f: value for f, (rule, _) in HARD_WIRED.items() if (value := rule(s)) is not None}
+    return FIELDS.rules(s)
 
 
 def ns3_args(s: Scenario) -> list[str]:
     """The peer's flags for ``s``; ``UsageError`` naming the first field it cannot express."""
-    _refuse_inexpressible(s)
-    _refuse_other_rules(s)
-    return [flag for name, to_flags in MAPPED.items() for flag in to_flags(s)]
-
-
-def _refuse_inexpressible(s: Scenario) -> None:
-    shown = s.model_dump()
-    for name, spec in Scenario.model_fields.items():
-        if classify_field(name) in ("mapped", "hard-wired"):
-            continue
-        why = INEXPRESSIBLE.get(name, "a Scenario field newer than peers/ns3.py")
-        if getattr(s, name) != spec.default:
-            raise UsageError(name, shown[name], f"{_shown(spec.default)}: the ns-3 peer cannot express {why}")
-
-
-def _refuse_other_rules(s: Scenario) -> None:
-    # Left at our default, these describe our model alone; set explicitly for both
-    # simulators, they must be what ns-3 does.
-    for name, (rule, where) in HARD_WIRED.items():
-        value = getattr(s, name)
-        if name in s.model_fields_set and value != rule(s):
-            wanted = "unset" if rule(s) is None else f"{rule(s)} or unset"
-            raise UsageError(name, value, f"{wanted}: the ns-3 peer hard-wires this ({where}); "
-                             f"set it for incastlab alone with --ours {name}=VALUE")
-
-
-def _shown(default: Any) -> str:
-    if default is None:
-        return "unset"
-    if isinstance(default, bool):
-        return "on" if default else "off"
-    return f"{default} (the default)"
+    return FIELDS.args(s)
 
 
 def ns3_warnings(s: Scenario) -> list[str]:
@@ -334,398 +296,66 @@ def ns3_warnings(s: Scenario) -> list[str]:
     return notes
 
 
+# ns-3's timeouts are RTO doublings on any socket (incast.cc, RtoChanged); its drops are
+# the bottleneck's, in the device queue and the traffic-control layer (incast.cc, TcDrop).
+PEER = Peer(name="ns-3", key="ns3", arg_word="flags", metrics=(*METRICS, LOST_RETRANSMITS), fields=FIELDS,
+            args=ns3_args, warnings=ns3_warnings)
+
+
 # --- running one point --------------------------------------------------------------------
 
 
 def parse_result(text: str) -> dict[str, Any]:
     """The peer's ``--header=true`` output (a header line and one CSV line) as a dict,
     numbers as numbers."""
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    try:
-        at = next(i for i, ln in enumerate(lines) if ln.startswith("N,"))
-        names, values = lines[at].split(","), lines[at + 1].split(",")
-    except (StopIteration, IndexError):
-        raise EnvironmentProblem("ns-3 printed no result line (header N,... and one CSV line)") from None
-    if len(names) != len(values):
-        raise EnvironmentProblem(f"ns-3's result line has {len(values)} fields for {len(names)} names")
-    return {k: _number(v) for k, v in zip(names, values)}
-
-
-def _number(text: str) -> int | float | str:
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
+    return compare.parse_result(text, PEER.name)
 
 
 def run_ns3(binary: Path, args: Sequence[str], trace: Path | None = None) -> dict[str, Any]:
     """Run the peer once; its result line as a dict."""
-    cmd = [str(binary), *args, "--header=true"] + ([f"--trace={trace}"] if trace else [])
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        said = (proc.stderr.strip().splitlines() or ["no message"])[-1]
-        raise EnvironmentProblem(f"ns-3 failed (exit status {proc.returncode}: {said}): {shlex.join(cmd)}")
-    try:
-        return parse_result(proc.stdout)
-    except EnvironmentProblem as e:
-        raise EnvironmentProblem(f"{e}: {shlex.join(cmd)}") from None
-
-
-def run_ours(s: Scenario, events: Path | None = None) -> SimResult:
-    """Simulate ``s`` in incastlab, writing its per-event trace to ``events`` if given."""
-    return simulate(s, recording=Recording(events=str(events))) if events else simulate(s)
+    return compare.run_process([str(binary), *args, "--header=true"] + ([f"--trace={trace}"] if trace else []),
+                               PEER.name)
 
 
 # --- the grid -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Point:
-    """One grid point: what both simulators run, and what ours runs (with --ours)."""
-
-    shared: Scenario
-    ours: Scenario
-    ns3_args: tuple[str, ...]
-    #: One of several seeds of the same point (the seed goes into trace file names).
-    seeded: bool = False
-
-    @property
-    def tag(self) -> str:
-        tag = f"n{self.shared.servers}-lt-{'on' if self.shared.limited_transmit else 'off'}"
-        return f"{tag}-seed{self.shared.seed}" if self.seeded else tag
-
-
-# The compared numbers: key, table heading, ns-3 result column (None: from its trace).
-# ns-3's timeouts are RTO doublings on any socket (incast.cc, RtoChanged); its drops are
-# the bottleneck's, in the device queue and the traffic-control layer (incast.cc, TcDrop).
-METRICS: list[tuple[str, str, str | None]] = [
-    ("blocks", "blocks", "blocks_completed"),
-    ("goodput_mbps", "Mbps", "goodput_mbps"),
-    ("timeouts", "timeouts", "tcp_timeouts"),
-    ("drops", "drops", "drops_at_bottleneck"),
-    ("lost_retransmits", "lost rtx", None),
-]
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """One point's numbers from both simulators (lost_retransmits only when traced)."""
-
-    point: Point
-    ours: dict[str, float]
-    ns3: dict[str, float]
-    ours_wall_s: float
-    ns3_wall_s: float
-    traces: tuple[Path, Path] | None = None  # (ns-3's, ours)
-
-    def ratio(self, key: str) -> float | None:
-        return ratio(self.ours.get(key), self.ns3.get(key))
-
-    @property
-    def blocks_agree(self) -> bool:
-        return agrees(self.ours["blocks"], self.ns3["blocks"])
-
-
-def ratio(ours: float | None, ns3: float | None) -> float | None:
-    """incastlab / ns-3; None when ns-3's value is zero or a value is missing."""
-    if ours is None or ns3 is None or ns3 == 0:
-        return None
-    return ours / ns3
-
-
-def agrees(ours: float, ns3: float, within: float = AGREEMENT) -> bool:
-    """Within ``within`` of ns-3's value (both zero agrees)."""
-    return abs(ours - ns3) <= within * abs(ns3)
-
-
-def parse_assignment(text: str, flag: str) -> tuple[str, str]:
-    """``FIELD=VALUE`` (dashes in FIELD read as underscores) for ``--set``/``--ours``."""
-    name, eq, value = text.partition("=")
-    name = name.strip().lower().replace("-", "_")
-    if not eq or name not in Scenario.model_fields:
-        raise UsageError(flag, text, "FIELD=VALUE with FIELD one of the Scenario fields: "
-                         + ", ".join(Scenario.model_fields))
-    return name, value.strip()
-
-
-# Grid axes have their own flags, for both sides; so has the shared run length.
-_GRID_AXES = {"servers": "--servers", "limited_transmit": "--limited-transmit"}
-_OWN_FLAGS = {"--set": {**_GRID_AXES, "duration": "--duration"}, "--ours": _GRID_AXES}
+def lt_axis(limited_transmit: Sequence[bool]) -> Axis:
+    """The limited-transmit axis, headed LT (tags ``lt-on``)."""
+    return Axis("limited_transmit", "LT", tuple(("on" if v else "off", v) for v in limited_transmit))
 
 
 def build_grid(servers: Sequence[int], limited_transmit: Sequence[bool], shared: dict[str, Any],
                ours: dict[str, Any], with_ns3_rules: bool = False, seeds: int = 1) -> list[Point]:
     """Every (servers, limited transmit, seed) point, checked for both simulators before
-    any runs. With ``seeds`` > 1 each point runs with seeds 1..seeds, which differ only if
-    something is drawn at random: the servers' think time (``jitter``) is the one draw
-    both simulators have, so it must be set."""
-    if seeds > 1 and not Scenario(**shared, servers=1).jitter:
-        raise UsageError("--seeds", seeds, "1, or several with --set jitter=TIME (a server think time: the only "
-                         "random draw both simulators make, so without it every seed is the same run)")
-    points = []
-    for n in servers:
-        for lt in limited_transmit:
-            for seed in range(1, seeds + 1):
-                fields = {**shared, "seed": seed} if seeds > 1 else shared
-                both = Scenario(**fields, servers=n, limited_transmit=lt)
-                args = tuple(ns3_args(both))
-                extra = {**(ns3_rules(both) if with_ns3_rules else {}), **ours}
-                ours_scn = Scenario(**_merged(fields, extra), servers=n, limited_transmit=lt)
-                points.append(Point(both, ours_scn, args, seeded=seeds > 1))
-    return points
-
-
-def _merged(shared: dict[str, Any], ours: dict[str, Any]) -> dict[str, Any]:
-    """``ours`` over ``shared``; a block count for ours replaces the shared duration
-    (Scenario refuses both)."""
-    merged = {**shared, **ours}
-    if ours.get("blocks") is not None and "duration" not in ours:
-        merged.pop("duration", None)
-    return merged
-
-
-def _ns3_numbers(row: dict[str, Any], lost: int | None) -> dict[str, float]:
-    out = {key: row[column] for key, _, column in METRICS if column is not None}
-    return out if lost is None else {**out, "lost_retransmits": lost}
-
-
-def _our_numbers(r: SimResult, lost: int | None) -> dict[str, float]:
-    out = {key: r[key] for key, _, column in METRICS if column is not None}
-    return out if lost is None else {**out, "lost_retransmits": lost}
-
-
-def _run_ns3_side(point: Point, binary: Path, trace: Path | None) -> tuple[dict[str, float], float]:
-    row = run_ns3(binary, point.ns3_args, trace)
-    lost = tracediff.lost_retransmits(trace) if trace else None
-    return _ns3_numbers(row, lost), float(row["wall_seconds"])
-
-
-def _run_our_side(point: Point, trace: Path | None) -> tuple[dict[str, float], float]:
-    r = run_ours(point.ours, trace)
-    lost = tracediff.lost_retransmits(trace) if trace else None
-    return _our_numbers(r, lost), float(r.wall_seconds)
-
-
-def run_grid(points: Sequence[Point], binary: Path, jobs: int, trace_dir: Path | None = None,
-             progress: Callable[[int, int], None] | None = None) -> list[Comparison]:
-    """Run every point in both simulators, ``jobs`` processes/threads at a time; results in
-    grid order. Traces (and so dropped retransmissions) only with ``trace_dir``."""
-    def traces(p: Point) -> tuple[Path, Path] | None:
-        return (trace_dir / f"ns3-{p.tag}.csv", trace_dir / f"incastlab-{p.tag}.csv") if trace_dir else None
-
-    # ns-3's largest points first: they take longest, so the pool ends evenly
-    order = sorted(range(len(points)), key=lambda i: -points[i].shared.servers)
-    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="ns3-compare")
-    try:
-        theirs: dict[int, Future] = {}
-        for i in order:
-            t = traces(points[i])
-            theirs[i] = pool.submit(_run_ns3_side, points[i], binary, t[0] if t else None)
-        ours = {i: pool.submit(_run_our_side, p, t[1] if (t := traces(p)) else None) for i, p in enumerate(points)}
-        for done, f in enumerate(as_completed([*theirs.values(), *ours.values()]), start=1):
-            f.result()  # the first failure stops the grid
-            if progress:
-                progress(done, 2 * len(points))
-        return [Comparison(p, *_pair(ours[i].result(), theirs[i].result()), traces(p)) for i, p in enumerate(points)]
-    finally:
-        # on a failure or Ctrl-C, drop the runs not started yet instead of waiting for them
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _pair(ours: tuple[dict[str, float], float], theirs: tuple[dict[str, float], float]) -> tuple:
-    """(ours, ns3, ours_wall_s, ns3_wall_s) in Comparison's order."""
-    return ours[0], theirs[0], ours[1], theirs[1]
-
-
-# --- output ------------------------------------------------------------------------------
-
-
-def _fmt(key: str, v: float | None) -> str:
-    if v is None:
-        return "-"
-    return f"{v:.1f}" if key == "goodput_mbps" else f"{int(v)}"
-
-
-def _fmt_ratio(r: float | None) -> str:
-    return "-" if r is None else f"{r:.2f}"
-
-
-def _metrics_of(results: Sequence[Comparison]) -> list[tuple[str, str, str | None]]:
-    traced = all("lost_retransmits" in c.ns3 for c in results)
-    return [m for m in METRICS if m[0] != "lost_retransmits" or traced]
-
-
-def render_table(results: Sequence[Comparison]) -> str:
-    """One row per point: each metric for incastlab, ns-3 and incastlab/ns-3."""
-    metrics = _metrics_of(results)
-    heads = ["servers", "LT"]
-    for _, heading, _ in metrics:
-        heads += [heading, "ns-3", "ratio"]
-    rows = []
-    for c in results:
-        row = [str(c.point.shared.servers), "on" if c.point.shared.limited_transmit else "off"]
-        for key, _, _ in metrics:
-            row += [_fmt(key, c.ours.get(key)), _fmt(key, c.ns3.get(key)), _fmt_ratio(c.ratio(key))]
-        rows.append(row)
-    return render(heads, rows)
-
-
-def ours_only(points: Sequence[Point]) -> dict[str, Any]:
-    """Fields where ours runs something else than the shared scenario (human units)."""
-    if not points:
-        return {}
-    shared, own = points[0].shared.model_dump(), points[0].ours.model_dump()
-    return {k: own[k] for k in own if own[k] != shared[k]}
-
-
-def heading(points: Sequence[Point], binary: Path) -> list[str]:
-    """The lines above the table: what ran, and how the two sides differ."""
-    first = points[0].shared
-    stop = f"{first.model_dump()['duration']} simulated per point"
-    lines = [f"# incastlab vs ns-3 ({binary}): {first.label()}, {stop}",
-             f"# ns-3 flags (first point): {' '.join(points[0].ns3_args)}"]
-    extra = ours_only(points)
-    if extra:
-        lines.append("# incastlab only: " + ", ".join(f"{k}={v}" for k, v in extra.items()))
-    own = points[0].ours
-    apart = [f"{k}={_effective(own, k)} (ns-3: {v})" for k, v in ns3_rules(first).items() if _effective(own, k) != v]
-    if apart:
-        lines.append("# incastlab's rules where ns-3 hard-wires others: " + ", ".join(apart) + " (--ns3-rules to match)")
-    else:
-        lines.append("# incastlab follows the rules ns-3 hard-wires: "
-                     + ", ".join(f"{k}={v}" for k, v in ns3_rules(first).items()))
-    lines += [f"# note: {w}" for w in ns3_warnings(first)]
-    lines.append("# each metric: incastlab, ns-3, incastlab/ns-3")
-    return lines
-
-
-def _effective(s: Scenario, name: str) -> Any:
-    """A field's value as our model reads it (an unset buffer admission counts bytes)."""
-    value = getattr(s, name)
-    if name == "buffer_admission" and value is None:
-        return "packets" if s.buffer_packets is not None else "bytes"
-    return value
-
-
-def agreement_line(results: Sequence[Comparison]) -> str:
-    n = sum(c.blocks_agree for c in results)
-    return f"blocks within ±{AGREEMENT:.0%} of ns-3: {n} of {len(results)} points"
-
-
-def by_point(results: Sequence[Comparison]) -> dict[tuple[int, bool], list[Comparison]]:
-    """The runs of each (servers, limited transmit) point, in grid order."""
-    groups: dict[tuple[int, bool], list[Comparison]] = {}
-    for c in results:
-        groups.setdefault((c.point.shared.servers, c.point.shared.limited_transmit), []).append(c)
-    return groups
-
-
-def render_means(results: Sequence[Comparison]) -> tuple[str, str]:
-    """Over the seeds of each point: each simulator's mean (min-max) of each metric and the
-    ratio of the means; and the agreement line on mean blocks."""
-    metrics = _metrics_of(results)
-    heads = ["servers", "LT", "seeds"]
-    for _, heading, _ in metrics:
-        heads += [heading, "ns-3", "ratio"]
-    rows, agree, groups = [], 0, by_point(results)
-    for (n, lt), runs in groups.items():
-        row = [str(n), "on" if lt else "off", str(len(runs))]
-        for key, _, _ in metrics:
-            ours = [c.ours[key] for c in runs]
-            theirs = [c.ns3[key] for c in runs]
-            row += [_spread(key, ours), _spread(key, theirs), _fmt_ratio(ratio(_mean(ours), _mean(theirs)))]
-        agree += agrees(_mean([c.ours["blocks"] for c in runs]), _mean([c.ns3["blocks"] for c in runs]))
-        rows.append(row)
-    line = f"mean blocks within ±{AGREEMENT:.0%} of ns-3's mean: {agree} of {len(groups)} points"
-    return render(heads, rows), line
-
-
-def _mean(values: Sequence[float]) -> float:
-    return sum(values) / len(values)
-
-
-def _spread(key: str, values: Sequence[float]) -> str:
-    if len(values) == 1:
-        return _fmt(key, values[0])
-    return f"{_fmt(key, _mean(values))} ({_fmt(key, min(values))}-{_fmt(key, max(values))})"
-
-
-def to_record(c: Comparison) -> dict[str, Any]:
-    """One point as the JSON object ``--json`` prints."""
-    rec: dict[str, Any] = {
-        "servers": c.point.shared.servers,
-        "limited_transmit": c.point.shared.limited_transmit,
-        "incastlab": c.ours,
-        "ns3": c.ns3,
-        "ratio": {k: c.ratio(k) for k in c.ns3},
-        "blocks_within_25pct": c.blocks_agree,
-        "incastlab_wall_seconds": c.ours_wall_s,
-        "ns3_wall_seconds": c.ns3_wall_s,
-        "ns3_args": list(c.point.ns3_args),
-        "incastlab_only": ours_only([c.point]),
-    }
-    if c.traces:
-        rec["traces"] = {"ns3": str(c.traces[0]), "incastlab": str(c.traces[1])}
-    return rec
-
-
-def to_flat(c: Comparison) -> dict[str, Any]:
-    """One point as a CSV row."""
-    row: dict[str, Any] = {"servers": c.point.shared.servers, "limited_transmit": c.point.shared.limited_transmit}
-    for key in c.ns3:
-        row |= {f"{key}_incastlab": c.ours.get(key), f"{key}_ns3": c.ns3[key], f"{key}_ratio": c.ratio(key)}
-    return row | {"incastlab_wall_seconds": c.ours_wall_s, "ns3_wall_seconds": c.ns3_wall_s}
+    any runs (``compare.build_grid``)."""
+    return compare.build_grid(PEER, servers, [lt_axis(limited_transmit)], shared, ours,
+                              with_rules=with_ns3_rules, seeds=seeds)
 
 
 # --- command line --------------------------------------------------------------------------
 
+DESCRIPTION = ("Run a grid of points in incastlab and in the ns-3 peer (../shared/peers/ns3) and compare blocks, "
+               "goodput, timeouts and drops. Scenario defaults: incastlab's (FAST'08: NewReno, 1 Gbps, RTT 100 us, "
+               "SRU 256 KiB, 32 KiB buffer, RTOmin 200 ms, no delayed ACK, IW 2, rwnd 29200 B).")
 
-def build_parser() -> argparse.ArgumentParser:
-    from ..cli import argtypes
-    from ..cli.main import ArgumentParser  # one-line usage errors, exit status 2
 
-    p = ArgumentParser(prog="python -m incastlab.peers.ns3",
-                       description="Run a grid of points in incastlab and in the ns-3 peer "
-                                   "(../shared/peers/ns3) and compare blocks, goodput, timeouts and drops. "
-                                   "Scenario defaults: incastlab's (FAST'08: NewReno, 1 Gbps, RTT 100 us, "
-                                   "SRU 256 KiB, 32 KiB buffer, RTOmin 200 ms, no delayed ACK, IW 2, rwnd 29200 B).")
-    g = p.add_argument_group("grid")
-    g.add_argument("--servers", type=argtypes.int_list("--servers", minimum=1, maximum=4096),
-                   default=DEFAULT_SERVERS, metavar="N[,N...]", help=f"numbers of servers (default {DEFAULT_SERVERS})")
+def _add_axes(g: argparse._ArgumentGroup) -> None:
     g.add_argument("--limited-transmit", type=_on_off_list, default=DEFAULT_LIMITED_TRANSMIT, metavar="on,off",
                    help=f"RFC 3042 limited transmit values (default {DEFAULT_LIMITED_TRANSMIT})")
-    g.add_argument("--duration", metavar="TIME", default=None,
-                   help="simulated time per point (default 20s, FAST'08 §3.1)")
-    g.add_argument("--set", dest="shared", action="append", default=[], metavar="FIELD=VALUE",
-                   help="set a Scenario field for both simulators (refused if ns-3 cannot express it); repeatable")
-    g.add_argument("--ours", action="append", default=[], metavar="FIELD=VALUE",
-                   help="set a Scenario field for incastlab only, e.g. tcp_rules=ns3; repeatable")
-    g.add_argument("--seeds", type=argtypes.positive_int("--seeds", minimum=1, maximum=1000), default=1,
-                   metavar="K", help="run each point with seeds 1..K in both simulators and compare the means "
-                                     "(needs --set jitter=TIME: the only random draw both make); default 1")
-    g.add_argument("--ns3-rules", action="store_true",
-                   help="run incastlab with the rules ns-3 hard-wires (" + ", ".join(HARD_WIRED) + "); "
-                        "--ours wins over it")
-    r = p.add_argument_group("running")
-    r.add_argument("--jobs", type=argtypes.positive_int("--jobs", minimum=1, maximum=256), default=None, metavar="J",
-                   help="runs at once (default: the available cores)")
+
+
+def _add_locations(r: argparse._ArgumentGroup) -> None:
     r.add_argument("--ns3-binary", metavar="PATH", default=None,
                    help="a built ns3-incast, used as is (default: $INCASTLAB_NS3_BINARY, else built in "
                         "$INCASTLAB_NS3_DIR or ~/.cache/incastlab/ns3 on first use, ~3 minutes)")
     r.add_argument("--peer", metavar="DIR", default=None,
                    help="the ns-3 peer's sources (default: $INCASTLAB_NS3_PEER, else ../shared/peers/ns3 "
                         "from the repository)")
-    r.add_argument("--lost-retransmits", action="store_true",
-                   help="trace both simulators and count dropped retransmissions (slower in ns-3)")
-    r.add_argument("--trace-dir", metavar="DIR", default=None,
-                   help="keep both per-event traces there (ns3-n16-lt-on.csv, incastlab-n16-lt-on.csv; "
-                        "compare with python -m incastlab.peers.tracediff); implies --lost-retransmits")
-    o = p.add_argument_group("output")
-    o.add_argument("--json", action="store_true", help="one JSON object per point")
-    o.add_argument("--csv", metavar="FILE", help="write one row per point as CSV")
-    return p
+
+
+def build_parser() -> argparse.ArgumentParser:
+    return compare.build_parser(PEER, DESCRIPTION, _add_axes, _add_locations, example_tag="n16-lt-on")
 
 
 def _on_off_list(text: str) -> list[bool]:
@@ -736,90 +366,30 @@ def _on_off_list(text: str) -> list[bool]:
     return [values[t] for t in parts]
 
 
-def _assignments(texts: Sequence[str], flag: str) -> dict[str, str]:
-    fields = dict(parse_assignment(t, flag) for t in texts)
-    for name, own in _OWN_FLAGS[flag].items():
-        if name in fields:
-            raise UsageError(flag, f"{name}={fields[name]}", f"another field: {name} has its own flag, {own}")
-    return fields
+# Grid axes have their own flags, for both sides; so has the shared run length.
+_GRID_AXES = {"servers": "--servers", "limited_transmit": "--limited-transmit"}
 
 
 def _points_from_args(args: argparse.Namespace) -> list[Point]:
-    shared = _assignments(args.shared, "--set")
+    shared = compare.assignments(args.shared, "--set", {**_GRID_AXES, "duration": "--duration"})
     if args.duration is not None:
         shared["duration"] = args.duration
-    return build_grid(args.servers, args.limited_transmit, shared, _assignments(args.ours, "--ours"),
-                      with_ns3_rules=args.ns3_rules, seeds=args.seeds)
-
-
-def _trace_dir(args: argparse.Namespace) -> Path | None:
-    if args.trace_dir is None:
-        return None
-    d = Path(args.trace_dir)
-    try:
-        d.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise UsageError("--trace-dir", args.trace_dir, f"a directory we can create ({e.strerror})") from None
-    if not os.access(d, os.W_OK):
-        raise UsageError("--trace-dir", args.trace_dir, "a writable directory")
-    return d
-
-
-def _print_results(results: Sequence[Comparison], points: Sequence[Point], binary: Path, as_json: bool) -> None:
-    if as_json:
-        for c in results:
-            print(json.dumps(to_record(c)))
-        print(agreement_line(results), file=sys.stderr)
-        return
-    print("\n".join(heading(points, binary)))
-    if len(by_point(results)) < len(results):
-        table, line = render_means(results)
-        print("# mean (min-max) over the seeds")
-        print(table)
-        print(line)
-        return
-    print(render_table(results))
-    print(agreement_line(results))
+    return build_grid(args.servers, args.limited_transmit, shared, compare.assignments(args.ours, "--ours", _GRID_AXES),
+                      with_ns3_rules=args.with_rules, seeds=args.seeds)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..cli.progress import tty_progress
-    from ..outfiles import check_writable, write_csv
-
     points = _points_from_args(args)  # every refusal before anything runs
-    if args.csv:
-        check_writable(args.csv, "--csv")
-    trace_dir = _trace_dir(args)
-    binary = ns3_binary(args.ns3_binary, args.peer)
-    jobs = args.jobs or available_cores()
-    progress = tty_progress("ns3-compare", 2 * len(points))
-    start = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="incastlab-ns3-") as scratch:
-        traced = trace_dir or (Path(scratch) if args.lost_retransmits else None)
-        results = run_grid(points, binary, jobs, traced, progress)
-        if trace_dir is None:  # the traces vanish with the scratch directory
-            results = [Comparison(c.point, c.ours, c.ns3, c.ours_wall_s, c.ns3_wall_s) for c in results]
-    _print_results(results, points, binary, args.json)
-    if args.csv:
-        import pandas as pd
 
-        write_csv(pd.DataFrame([to_flat(c) for c in results]), args.csv)
-    print(f"{len(points)} points in {time.monotonic() - start:.1f} s", file=sys.stderr)
-    return 0
+    def locate() -> tuple[compare.RunPeer, str]:
+        binary = ns3_binary(args.ns3_binary, args.peer)
+        return (lambda p, trace: run_ns3(binary, p.peer_args, trace)), str(binary)
+
+    return compare.run(args, points, locate)
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        return run(args)
-    except (UsageError, EnvironmentProblem) as e:
-        print(f"ns3-compare: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("ns3-compare: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return 0
+    return compare.main(PEER.prog, build_parser(), run, argv)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,87 @@
+"""How a peer simulator treats each Scenario field: mapped to its options, hard-wired, or
+inexpressible.
+
+A peer is written without our code, so a Scenario field is one of three things to it:
+
+- **mapped**: the peer takes it as options (``servers`` -> ``--servers=16``);
+- **hard-wired**: the peer has one fixed rule where our model has a knob (ns-2's DropTail
+  counts packets, ns-3 recomputes the RTO on every new ACK). Left at our default, such a
+  field describes our model alone; set for both simulators, it must be the peer's rule;
+  ``rules`` gives the fields that make our model follow the peer's;
+- **inexpressible**: the peer cannot do it, so a value other than Scenario's default is
+  refused rather than silently dropped.
+
+A field classified nowhere (one added to Scenario after the peer's table was written) is
+refused unless at its default, and each peer's tests fail until it is classified.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..errors import UsageError
+from ..scenario import Scenario
+
+# A mapped field's options for one scenario.
+ToArgs = Callable[[Scenario], list[str]]
+# A hard-wired rule: the peer's value of the field for a scenario (None: our model has no
+# counterpart for that scenario), and where the peer fixes it.
+Rule = tuple[Callable[[Scenario], Any], str]
+
+
+@dataclass(frozen=True, eq=False)
+class FieldMap:
+    """One peer's classification of every Scenario field."""
+
+    peer: str  # "ns-3": named in refusals
+    module: str  # "peers/ns3.py": where an unclassified field must be added
+    mapped: dict[str, ToArgs]
+    hard_wired: dict[str, Rule]
+    inexpressible: dict[str, str]  # field -> what the peer cannot express
+
+    def classify(self, name: str) -> str | None:
+        """mapped, hard-wired, inexpressible, or None for a field the tables miss."""
+        for kind, table in (("mapped", self.mapped), ("hard-wired", self.hard_wired),
+                            ("inexpressible", self.inexpressible)):
+            if name in table:
+                return kind
+        return None
+
+    def rules(self, s: Scenario) -> dict[str, Any]:
+        """The Scenario fields that make our model follow the peer's hard-wired rules."""
+        return {f: value for f, (rule, _) in self.hard_wired.items() if (value := rule(s)) is not None}
+
+    def args(self, s: Scenario) -> list[str]:
+        """The peer's options for ``s``; ``UsageError`` naming the first field it cannot
+        express."""
+        self._refuse_inexpressible(s)
+        self._refuse_other_rules(s)
+        return [arg for to_args in self.mapped.values() for arg in to_args(s)]
+
+    def _refuse_inexpressible(self, s: Scenario) -> None:
+        shown = s.model_dump()
+        for name, spec in Scenario.model_fields.items():
+            if self.classify(name) in ("mapped", "hard-wired"):
+                continue
+            why = self.inexpressible.get(name, f"a Scenario field newer than {self.module}")
+            if getattr(s, name) != spec.default:
+                raise UsageError(name, shown[name], f"{_shown(spec.default)}: the {self.peer} peer cannot express {why}")
+
+    def _refuse_other_rules(self, s: Scenario) -> None:
+        # left at our default, these describe our model alone; set explicitly for both
+        # simulators, they must be what the peer does
+        for name, (rule, where) in self.hard_wired.items():
+            value, theirs = getattr(s, name), rule(s)
+            if name in s.model_fields_set and value != theirs:
+                wanted = "unset" if theirs is None else f"{theirs} or unset"
+                raise UsageError(name, value, f"{wanted}: the {self.peer} peer hard-wires this ({where}); "
+                                 f"set it for incastlab alone with --ours {name}=VALUE")
+
+
+def _shown(default: Any) -> str:
+    if default is None:
+        return "unset"
+    if isinstance(default, bool):
+        return "on" if default else "off"
+    return f"{default} (the default)"
