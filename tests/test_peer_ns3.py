@@ -1,9 +1,11 @@
 """The ns-3 differential harness (``incastlab.peers.ns3``) and the trace differ
 (``incastlab.peers.tracediff``).
 
-Unit tests need no ns-3: a stand-in shell script plays the peer's binary where a run is
-needed. The end-to-end test (``-m ns3``) runs the real peer; point it at a built binary
-with ``INCASTLAB_NS3_BINARY=/path/to/ns3-incast``, or let it build one (minutes).
+What it shares with the ns-2 harness (the grid, ratios, tables, records) is tested in
+test_peer_compare.py. Unit tests need no ns-3: a stand-in shell script plays the peer's
+binary where a run is needed. The end-to-end test (``-m ns3``) runs the real peer; point
+it at a built binary with ``INCASTLAB_NS3_BINARY=/path/to/ns3-incast``, or let it build
+one (minutes).
 """
 
 from __future__ import annotations
@@ -93,7 +95,7 @@ def test_fast08_defaults_map_to_the_readme_settings_that_match_incastlab():
     assert ns3.ns3_args(Scenario(servers=16)) == [
         "--servers=16", "--sru=262144", "--buffer=32768", "--rate=1Gbps", "--delay=25us", "--rtoMin=200ms",
         "--clockGranularity=1us", "--simTime=20", "--tcp=TcpNewReno", "--sack=false",
-        "--ns3::TcpSocketBase::LimitedTransmit=false", "--delAckCount=1", "--initCwnd=2", "--rcvBuf=29200",
+        "--ns3::TcpSocketBase::LimitedTransmit=true", "--delAckCount=1", "--initCwnd=2", "--rcvBuf=29200",
         "--mss=1460", "--timestamps=false", "--jitterUs=0", "--seed=1"]
 
 
@@ -204,24 +206,10 @@ def test_the_result_line_parses_into_numbers_and_words():
     assert row["rto_min"] == "200ms" and row["tcp"] == "TcpNewReno"
 
 
-@pytest.mark.parametrize("text", ["", "General Arguments:\n  --PrintHelp\n", NS3_OUTPUT.splitlines()[0],
-                                  NS3_OUTPUT.splitlines()[0] + "\n4,262144\n"])
-def test_output_without_a_result_line_is_an_environment_problem(text):
-    with pytest.raises(EnvironmentProblem):
-        ns3.parse_result(text)
-
-
 def test_run_ns3_passes_header_and_trace_and_reads_the_line(fake_ns3, tmp_path):
     row = ns3.run_ns3(fake_ns3, ["--servers=4"], trace=tmp_path / "t.csv")
     assert row["blocks_completed"] == 19
     assert (tmp_path / "t.csv").read_text() == HAND_TRACE
-
-
-def test_a_failing_ns3_run_names_its_message_and_command(tmp_path):
-    broken = executable(tmp_path / "ns3-incast", "#!/bin/sh\necho 'msg=\"invalid Seed 0\"' >&2\nexit 1\n")
-    with pytest.raises(EnvironmentProblem) as e:
-        ns3.run_ns3(broken, ["--seed=0"])
-    assert "invalid Seed 0" in str(e.value) and "--seed=0" in str(e.value)
 
 
 def test_a_missing_peer_says_where_it_looked_and_how_to_point_at_it(tmp_path, monkeypatch):
@@ -290,56 +278,35 @@ def test_a_cached_binary_older_than_the_peer_source_is_rebuilt(tmp_path, monkeyp
 # --- the grid and the table --------------------------------------------------------------
 
 
-def test_grid_points_share_a_scenario_and_ours_adds_its_own_fields():
-    points = ns3.build_grid([4, 16], [True, False], {"duration": "1s", "rto_min": "1ms"}, {"rwnd": "1GiB"})
+def test_points_go_servers_by_limited_transmit_and_are_tagged_by_it():
+    points = ns3.build_grid([4, 16], [True, False], {"duration": "1s"}, {})
     assert [(p.shared.servers, p.shared.limited_transmit) for p in points] == [
         (4, True), (4, False), (16, True), (16, False)]
-    assert all(p.ours.rto_min == p.shared.rto_min == 10**9 for p in points)
-    assert points[0].ours.rwnd == 2**30 and points[0].shared.rwnd == 29200
-    assert ns3.ours_only(points) == {"rwnd": "1GiB"}
+    assert [p.tag for p in points] == ["n4-lt-on", "n4-lt-off", "n16-lt-on", "n16-lt-off"]
+    assert points[1].peer_args == tuple(ns3.ns3_args(points[1].shared))
 
 
-def test_ns3_rules_apply_to_ours_only_and_ours_wins_over_them():
-    [p] = ns3.build_grid([4], [True], {}, {"header": 40}, with_ns3_rules=True)
-    assert p.ours.tcp_rules == "ns3" and p.ours.buffer_admission == "mtu_slots" and p.ours.header == 40
+def test_seeded_points_pass_their_seed_and_name_it_in_file_names():
+    points = ns3.build_grid([4], [True], {"jitter": "3us"}, {}, seeds=3)
+    assert [p.tag for p in points] == ["n4-lt-on-seed1", "n4-lt-on-seed2", "n4-lt-on-seed3"]
+    assert all("--seed=%d" % p.shared.seed in p.peer_args for p in points)
+
+
+def test_ns3_rules_are_ns3s_on_our_side_only():
+    [p] = ns3.build_grid([4], [True], {}, {}, with_ns3_rules=True)
+    assert {k: getattr(p.ours, k) for k in ns3.HARD_WIRED} == ns3.ns3_rules(p.shared)
     assert p.shared.tcp_rules == "rfc"
 
 
-def test_a_block_count_for_ours_replaces_the_shared_duration():
-    [p] = ns3.build_grid([4], [True], {"duration": "1s"}, {"blocks": 3})
-    assert p.ours.blocks == 3 and p.ours.duration is None and p.shared.duration == 10**12
-
-
-def comparison(servers: int, ours: dict, theirs: dict) -> ns3.Comparison:
-    [p] = ns3.build_grid([servers], [True], {"duration": "1s"}, {})
-    return ns3.Comparison(p, ours, theirs, 0.01, 1.0)
-
-
-def test_ratios_are_ours_over_ns3_and_undefined_at_zero():
-    c = comparison(4, {"blocks": 30, "goodput_mbps": 120.0, "timeouts": 0, "drops": 5},
-                   {"blocks": 20, "goodput_mbps": 80.0, "timeouts": 0, "drops": 10})
-    assert c.ratio("blocks") == 1.5 and c.ratio("drops") == 0.5 and c.ratio("timeouts") is None
-
-
-def test_blocks_agree_within_25_percent_either_way():
-    assert ns3.agrees(125, 100) and ns3.agrees(75, 100) and ns3.agrees(0, 0)
-    assert not ns3.agrees(126, 100) and not ns3.agrees(74, 100) and not ns3.agrees(1, 0)
-
-
-def test_the_table_has_both_simulators_a_ratio_and_an_agreement_count():
-    results = [comparison(4, {"blocks": 30, "goodput_mbps": 120.0, "timeouts": 3, "drops": 5},
-                          {"blocks": 20, "goodput_mbps": 80.0, "timeouts": 0, "drops": 10}),
-               comparison(16, {"blocks": 8, "goodput_mbps": 150.0, "timeouts": 35, "drops": 3185},
-                          {"blocks": 8, "goodput_mbps": 151.0, "timeouts": 38, "drops": 3190})]
-    table = ns3.render_table(results)
-    header, _, first, second = table.splitlines()
-    assert header.split() == ["servers", "LT", "blocks", "ns-3", "ratio", "Mbps", "ns-3", "ratio", "timeouts",
-                              "ns-3", "ratio", "drops", "ns-3", "ratio"]
-    assert first.split() == ["4", "on", "30", "20", "1.50", "120.0", "80.0", "1.50", "3", "0", "-", "5", "10", "0.50"]
-    assert second.split()[:5] == ["16", "on", "8", "8", "1.00"]
-    assert ns3.agreement_line(results) == "blocks within ±25% of ns-3: 1 of 2 points"
-    record = json.loads(json.dumps(ns3.to_record(results[0])))
-    assert record["ratio"]["timeouts"] is None and record["incastlab"]["blocks"] == 30
+def test_the_table_is_headed_by_lt_and_ns3():
+    [p] = ns3.build_grid([4], [False], {"duration": "1s"}, {})
+    c = ns3.Comparison(p, {"blocks": 30, "goodput_mbps": 1.0, "timeouts": 3, "drops": 5},
+                       {"blocks": 20, "goodput_mbps": 1.0, "timeouts": 0, "drops": 10}, 0.01, 1.0)
+    header, _, row = ns3.render_table([c]).splitlines()
+    assert header.split()[:5] == ["servers", "LT", "blocks", "ns-3", "ratio"] and row.split()[:2] == ["4", "off"]
+    assert ns3.agreement_line([c]) == "blocks within ±25% of ns-3: 0 of 1 points"
+    assert ns3.render_means([c])[1] == "mean blocks within ±25% of ns-3's mean: 0 of 1 points"
+    assert set(ns3.to_record(c)) >= {"ns3", "ns3_args", "ns3_wall_seconds", "limited_transmit"}
 
 
 def test_the_command_runs_both_simulators_with_a_stand_in_peer(fake_ns3, tmp_path, capsys):
@@ -495,23 +462,3 @@ def test_a_tiny_grid_against_the_real_ns3_peer(capsys):
         for key in ("blocks", "goodput_mbps", "drops"):
             assert r["ratio"][key] > 0 and math.isfinite(r["ratio"][key])
     assert "blocks within ±25% of ns-3" in captured.err
-
-
-def test_several_seeds_need_a_random_draw_both_simulators_make():
-    with pytest.raises(UsageError) as e:
-        ns3.build_grid([4], [True], {}, {}, seeds=3)
-    assert e.value.param == "--seeds" and "jitter" in e.value.allowed
-    points = ns3.build_grid([4], [True], {"jitter": "3us"}, {}, seeds=3)
-    assert [p.shared.seed for p in points] == [1, 2, 3]
-    assert [p.tag for p in points] == ["n4-lt-on-seed1", "n4-lt-on-seed2", "n4-lt-on-seed3"]
-    assert all("--seed=%d" % p.shared.seed in p.ns3_args for p in points)
-
-
-def test_means_over_seeds_compare_the_means():
-    points = ns3.build_grid([4], [True], {"jitter": "3us"}, {}, seeds=2)
-    runs = [ns3.Comparison(p, {"blocks": b, "goodput_mbps": 1.0, "timeouts": 1, "drops": 1},
-                           {"blocks": 100, "goodput_mbps": 1.0, "timeouts": 1, "drops": 1}, 0.1, 1.0)
-            for p, b in zip(points, (110, 150))]
-    table, line = ns3.render_means(runs)
-    assert "130 (110-150)" in table and "1.30" in table  # mean 130 against 100
-    assert line.endswith("0 of 1 points")

@@ -2,10 +2,13 @@
 
 A peer is written without our code, so where its numbers and ours differ one of the two
 models has a rule the other lacks. ``peers.ns3`` builds and runs the ns-3.44 scenario in
-``../shared/peers/ns3`` over a grid of points and tabulates both; ``peers.tracediff``
-compares two per-event traces in that peer's format (ns-3's or ours, from
-``Recording(events=...)``) to find the first packet where the two runs part.
+``../shared/peers/ns3``, ``peers.ns2`` the ns-2.35 one in ``peers/ns2``, each over a grid
+of points beside ours (``peers.compare``: the grid, the runs, the side-by-side tables;
+``peers.fields``: how a peer treats each Scenario field); ``peers.tracediff`` compares two
+per-event traces in the peers' format (theirs or ours, from ``Recording(events=...)``) to
+find the first packet where the two runs part.
 
     python -m incastlab.peers.ns3 --servers 4,16 --duration 2s --limited-transmit on,off
+    python -m incastlab.peers.ns2 --servers 4,16 --duration 2s --vary limited_transmit=on,off --ns2-rules
     python -m incastlab.peers.tracediff ns3.csv incastlab.csv --flow 0 --until 0.2
 """

@@ -435,11 +435,9 @@ def heading(points: Sequence[Point], where: str) -> list[str]:
 
 
 def _effective(s: Scenario, name: str) -> Any:
-    """A field's value as our model reads it (an unset buffer admission counts bytes)."""
-    value = getattr(s, name)
-    if name == "buffer_admission" and value is None:
-        return "packets" if s.buffer_packets is not None else "bytes"
-    return value
+    """A field's value as our model reads it (an unset buffer admission follows
+    buffer_packets)."""
+    return s.admission() if name == "buffer_admission" else getattr(s, name)
 
 
 def _coordinates(p: Point) -> dict[str, Any]:

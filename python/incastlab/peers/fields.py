@@ -66,7 +66,8 @@ class FieldMap:
                 continue
             why = self.inexpressible.get(name, f"a Scenario field newer than {self.module}")
             if getattr(s, name) != spec.default:
-                raise UsageError(name, shown[name], f"{_shown(spec.default)}: the {self.peer} peer cannot express {why}")
+                raise UsageError(name, shown[name],
+                                 f"{_shown(spec.default)}: the {self.peer} peer cannot express {why}")
 
     def _refuse_other_rules(self, s: Scenario) -> None:
         # left at our default, these describe our model alone; set explicitly for both

@@ -31,13 +31,13 @@ import subprocess
 import sys
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from ..errors import EnvironmentProblem, UsageError
 from ..scenario import LINKS_PER_RTT, Scenario
 from . import compare
 from .compare import LOST_RETRANSMITS, METRICS, Axis, Metric, Peer, Point
-from .fields import FieldMap
+from .fields import FieldMap, Rule, ToArgs
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_PEER = REPO_ROOT / "peers" / "ns2"
@@ -134,7 +134,7 @@ def _seed(s: Scenario) -> list[str]:
 # Fields the script takes as options, each to its options; all are passed explicitly, so
 # the script's own defaults (ns-2's) never leak into a Scenario's run. ``block`` and
 # ``buffer_packets`` are expressed through ``sru`` and ``buffer`` (their mappers read them).
-MAPPED: dict[str, Callable[[Scenario], list[str]]] = {
+MAPPED: dict[str, ToArgs] = {
     "servers": lambda s: _flag("servers", s.servers),
     # fixed-block mode is a fixed SRU of block // N per server (Scenario.block_part_bytes)
     "sru": lambda s: _flag("sru", s.block_part_bytes()),
@@ -162,7 +162,7 @@ MAPPED: dict[str, Callable[[Scenario], list[str]]] = {
 }
 
 # Rules ns-2 hard-wires that are knobs in our model: field -> (ns-2's value, where).
-HARD_WIRED: dict[str, tuple[Callable[[Scenario], Any], str]] = {
+HARD_WIRED: dict[str, Rule] = {
     "tcp_rules": (lambda s: "ns2", "its Agent/TCP with slow_start_restart_ on, its default: the RTO timer runs "
                   "on an idle connection and its expiry cuts cwnd to one segment, fast retransmit needs an ACK "
                   "beyond recover_, ssthresh halves the window (README; crates/sim/src/tcp/ns2_rules.rs)"),
@@ -275,7 +275,7 @@ def build_grid(servers: Sequence[int], vary: dict[str, Sequence[str]], shared: d
 DESCRIPTION = ("Run a grid of points in incastlab and in the ns-2 peer (peers/ns2/incast.tcl) and compare blocks, "
                "goodput, timeouts, drops and idle RTO expiries. Scenario defaults: incastlab's (FAST'08: NewReno, "
                "1 Gbps, RTT 100 us, SRU 256 KiB, 32 KiB buffer = 21 packets of 1500 B in ns-2, RTOmin 200 ms, no "
-               "delayed ACK, IW 2, rwnd 29200 B = window_ 20, limited transmit off).")
+               "delayed ACK, IW 2, rwnd 29200 B = window_ 20).")
 
 
 def _add_axes(g: argparse._ArgumentGroup) -> None:

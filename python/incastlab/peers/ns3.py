@@ -30,7 +30,7 @@ import sys
 from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from ..errors import EnvironmentProblem, UsageError
 from ..scenario import LINKS_PER_RTT, Scenario
@@ -39,7 +39,7 @@ from .compare import (  # noqa: F401  the grid and its output, re-exported under
     AGREEMENT, LOST_RETRANSMITS, METRICS, Axis, Comparison, Peer, Point, agreement_line, agrees, by_point,
     heading, ours_only, ratio, render_means, render_table, run_ours, to_flat, to_record,
 )
-from .fields import FieldMap
+from .fields import FieldMap, Rule, ToArgs
 
 NS3_WHEEL = "ns3==3.44.post0"
 BINARY_NAME = "ns3-incast"
@@ -201,7 +201,7 @@ def _seed(s: Scenario) -> list[str]:
 
 # Fields the peer takes as flags, each to its flags; all passed explicitly, so the
 # peer's own defaults (IW 10, delayed ACK 2, rcvBuf 128 KiB: README) never leak in.
-MAPPED: dict[str, Callable[[Scenario], list[str]]] = {
+MAPPED: dict[str, ToArgs] = {
     "servers": lambda s: [f"--servers={s.servers}"],
     "sru": lambda s: [f"--sru={s.sru}"],
     "buffer": lambda s: [f"--buffer={s.buffer}"],
@@ -256,7 +256,7 @@ def _ns3_header(s: Scenario) -> int:
 # "Things ns-3 does that a comparison must account for" (admission, backoff, equal-time
 # order); incast.cc's ParseData, which strips a PppHeader from packets at the bottleneck
 # (header); Scenario.tcp_rules, which models TcpSocketBase's NewReno without SACK.
-HARD_WIRED: dict[str, tuple[Callable[[Scenario], Any], str]] = {
+HARD_WIRED: dict[str, Rule] = {
     "header": (_ns3_header, "2 bytes of PPP framing on its point-to-point links"),
     "buffer_admission": (lambda s: "mtu_slots", "its device queue admits a packet while one more MTU fits"),
     "rto_backoff": (lambda s: "new_ack", "it recomputes the RTO from srtt/rttvar on every new ACK"),
