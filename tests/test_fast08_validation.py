@@ -12,9 +12,11 @@ from __future__ import annotations
 import pytest
 
 from incastlab import Scenario, sweep
+from incastlab.experiments.sources import NS2_FAST08
 
-# Payload capacity of a 1 Gbps link with 1460 B of payload per 1500 B packet.
-PAYLOAD_CAPACITY_MBPS = 1000 * 1460 / 1500
+# FAST'08 as ns-2 ran it (docs/model.md): 1000 B of payload per 1040 B packet.
+MSS, WIRE = NS2_FAST08["mss"], NS2_FAST08["mss"] + 40
+PAYLOAD_CAPACITY_MBPS = 1000 * MSS / WIRE
 
 SHORT = "5s"
 
@@ -23,12 +25,17 @@ def run(points: list[Scenario]):
     df = sweep(points)
     for _, r in df.iterrows():
         assert r.bytes_sent == r.bytes_delivered + r.bytes_dropped + r.bytes_in_flight, "byte conservation"
-        assert r.max_queue_bytes <= r.buffer_bytes, "queue above its buffer"
+        assert r.max_queue_packets <= r.buffer_packets, "queue above its buffer (counted in packets)"
     return df.set_index("servers", drop=False)
 
 
+def fast08(**knobs) -> Scenario:
+    return Scenario(**{**NS2_FAST08, **knobs})
+
+
 def servers_sweep(servers, **knobs):
-    return run([Scenario(servers=n, duration=knobs.pop("duration", SHORT), **knobs) for n in servers])
+    duration = knobs.pop("duration", SHORT)
+    return run([fast08(servers=n, duration=duration, **knobs) for n in servers])
 
 
 def onset(goodput_by_n, one_server: float) -> int:
@@ -84,6 +91,8 @@ def test_fig6_doubling_the_buffer_roughly_doubles_the_servers_before_collapse():
 def test_fig6_1024KB_buffer_at_64_servers_uses_about_65_percent():
     # §4.2: "for a 1024KB buffer, 64 servers only utilize about 65% of the client's link
     # bandwidth". A full 20 s run as in the paper; +-10 points for one deterministic run.
+    # (Under the RFC rules with 1460 B packets and a byte buffer it is 88 %: the reading
+    # matters here, docs/model.md.)
     df = servers_sweep([64], buffer="1024KiB", duration="20s")
     share = df.goodput_mbps[64] / 1000
     assert 0.55 <= share <= 0.75, share
@@ -94,7 +103,7 @@ def test_fig7_larger_sru_raises_goodput():
     # than the 10KB SRU size run". We require the ordering and at least 10x: our 64 KiB
     # buffer (the paper does not give Fig. 7's) and 5 s runs put us at ~30x, not 100x.
     srus = ["10KiB", "32KiB", "64KiB", "128KiB", "256KiB", "1000KiB"]
-    df = run([Scenario(servers=64, sru=s, buffer="64KiB", duration=SHORT) for s in srus])
+    df = run([fast08(servers=64, sru=s, buffer="64KiB", duration=SHORT) for s in srus])
     g = list(df.goodput_mbps)
     assert all(a <= b * 1.1 for a, b in zip(g, g[1:])), g  # 10 %: one run per point
     assert g[-1] >= 10 * g[0], g
@@ -109,10 +118,19 @@ def test_fig9_fixed_block_goodput_falls_with_servers():
     assert g[-1] < 0.1 * g[0], g
 
 
+# RTOmin 200 us over 200 ms in ns-2.35 itself, under the same reading (peers/ns2, 5 s runs:
+# ns peers/ns2/incast.tcl --servers N --simTime 5 --packetSize 1000 --qlim 31 --window 20
+# --singledup 1 --minrto 0.2|0.0002 --tcpTick 0.0001): 45 -> 282, 17 -> 131, 9 -> 50 blocks.
+NS2_GAIN = {8: 947.4 / 153.6, 16: 884.1 / 118.4, 32: 671.6 / 133.2}
+
+
 @pytest.mark.parametrize("n", [8, 16, 32])
-def test_fig13_rto_min_200us_gives_an_order_of_magnitude_at_8_to_32_servers(n):
+def test_fig13_rto_min_200us_gains_what_ns2_gains_at_8_to_32_servers(n):
     # Fig. 13: "reducing RTOmin from 200ms to 200us improves goodput by an order of
-    # magnitude for between 8 to 32 servers". 10x is that claim, with no extra margin.
-    df = run([Scenario(servers=n, duration=SHORT), Scenario(servers=n, rto_min="200us", duration=SHORT)])
+    # magnitude for between 8 to 32 servers". ns-2 itself gains 5-7.5x here, not 10x
+    # (docs/model.md); we hold ours to ns-2's gain, 25 % below it at most (the agreement
+    # bar of the peer comparisons, docs/model.md), and to a large gain in any case.
+    df = run([fast08(servers=n, duration=SHORT),
+              fast08(servers=n, rto_min="200us", timer_granularity="100us", duration=SHORT)])
     slow, fast = df.goodput_mbps.iloc[0], df.goodput_mbps.iloc[1]
-    assert fast >= 10 * slow, (slow, fast)
+    assert fast >= 0.75 * NS2_GAIN[n] * slow, (slow, fast, NS2_GAIN[n])

@@ -10,13 +10,14 @@ from __future__ import annotations
 import pytest
 
 from incastlab import Scenario, simulate
+from incastlab.experiments.sources import NS2_OSADA
 
 # Maximum goodput of the paper's §5.1: 1 Gbps less UDP, payload only: ~972 Mbps.
 MAX_GOODPUT = 1000 * (1 - 0.001) * 1460 / 1500
 
 
 def osada(active: int, mitigation: str, **kw):
-    sc = Scenario(servers=64, active_servers=active, sru="32KiB", buffer_packets=40, handshake=True,
+    sc = Scenario(**NS2_OSADA, servers=64, active_servers=active, sru="32KiB", buffer_packets=40, handshake=True,
                   udp="0.1%", mitigation=mitigation, blocks=10, **kw)
     return simulate(sc)
 
@@ -44,7 +45,8 @@ def test_ntcp_collapses_at_32_active_servers_while_nccs_and_ocs_stay_near_the_ma
 def test_ntcp_holds_at_12_active_servers_in_lockstep_and_collapses_with_host_jitter():
     # Fig. 9 has NTCP collapse "over about 15" active servers. Without host timing noise
     # (ns-2 has none) flows in lockstep lose the same mid-window packets and fast
-    # retransmit recovers them: we measure ~910 Mbps at 12 servers, so 80 % is the bar.
+    # retransmit recovers them: under ns-2's rules we measure ~835 Mbps at 12 servers
+    # (seeds 1-3), so 80 % is the bar.
     # 1 us of send jitter per packet makes the losses uneven, tails are lost and only an
     # RTO recovers them: ~16 Mbps (docs/model.md finding 5); a tenth is the bar.
     assert osada(12, "ntcp").goodput_mbps > 0.8 * MAX_GOODPUT
