@@ -18,6 +18,14 @@
 //! - **ssthresh halves the window, not FlightSize** (`slowdown(CLOSE_SSTHRESH_HALF)`:
 //!   `int(window() / 2)` packets, at least 2), and a timeout halves it again even when the
 //!   segment had already been resent by a timeout (RFC 5681 §3.1 holds it then).
+//! - **Whole packets.** An ns-2 agent sends `packetSize_` bytes per packet whatever the
+//!   application wrote (`TcpAgent::output`), so a write's short last segment is a full
+//!   packet on the wire (`World` pads it), takes a whole packet of the window
+//!   (`TcpAgent::output` runs while `t_seqno_ <= highest_ack_ + win`, in packets), and its
+//!   ACK opens cwnd by one packet in slow start (`TcpAgent::opencwnd`: `cwnd_ += 1`, where
+//!   RFC 5681 eq. (2) adds min(N, SMSS)). With bytes, a short last segment would slip into
+//!   less than a segment of window room and leave in the same burst as the segments
+//!   before it.
 
 use crate::scenario::{TcpRules, TcpVariant};
 use crate::tcp::sender::TcpSender;
@@ -48,6 +56,23 @@ impl TcpSender {
             TcpRules::Ns2 => self.loss_ssthresh(),
             _ if self.rto.backoffs > 0 => self.ssthresh,
             _ => self.loss_ssthresh(),
+        }
+    }
+
+    /// Slow start's increase for an ACK of `acked` new bytes: min(N, SMSS) (RFC 5681
+    /// eq. (2)), or one whole segment per ACK (ns-2's `opencwnd`).
+    pub(crate) fn slow_start_increase(&self, acked: u64) -> u64 {
+        match self.cfg.rules {
+            TcpRules::Ns2 => self.cfg.mss,
+            _ => acked.min(self.cfg.mss),
+        }
+    }
+
+    /// How much window a segment of `len` bytes takes: its bytes, or a whole packet (ns-2).
+    pub(crate) fn window_charge(&self, len: u64) -> u64 {
+        match self.cfg.rules {
+            TcpRules::Ns2 => self.cfg.mss,
+            _ => len,
         }
     }
 
@@ -94,10 +119,17 @@ mod tests {
     fn the_timer_keeps_running_after_the_last_ack_and_an_idle_expiry_cuts_cwnd_to_one() {
         let mut s = ns2_sender();
         let t = one_block(&mut s);
-        assert_eq!(s.timer_deadline(), Some(t + s.rto.rto), "re-armed at the last ACK (TcpAgent::newtimer)");
+        assert_eq!(
+            s.timer_deadline(),
+            Some(t + s.rto.rto),
+            "re-armed at the last ACK (TcpAgent::newtimer)"
+        );
         let mut out = vec![];
         let fire = s.take_timer_request().unwrap();
-        assert!(!s.on_timer_event(fire, &mut out), "an idle expiry is not a timeout");
+        assert!(
+            !s.on_timer_event(fire, &mut out),
+            "an idle expiry is not a timeout"
+        );
         assert!(out.is_empty());
         assert_eq!(s.cwnd, MSS);
         assert_eq!((s.stats.timeouts, s.stats.idle_restarts), (0, 1));
@@ -125,7 +157,11 @@ mod tests {
             s.on_ack(fire + Time::from_us(100), ack_of(4), &[], &mut out); // segment 4 lost
         }
         assert_eq!(s.stats.fast_retransmits, 0);
-        assert!(seg_numbers(&out).iter().all(|&n| n > 11), "no retransmission: {:?}", seg_numbers(&out));
+        assert!(
+            seg_numbers(&out).iter().all(|&n| n > 11),
+            "no retransmission: {:?}",
+            seg_numbers(&out)
+        );
     }
 
     #[test]
@@ -136,6 +172,35 @@ mod tests {
         s.write(Time::ZERO, 100 * MSS, &mut out);
         assert_eq!(s.loss_ssthresh(), 3 * MSS, "int(7 / 2) segments");
         s.cwnd = MSS;
-        assert_eq!(s.timeout_ssthresh(), 2 * MSS, "at least 2, and halved again after a timeout");
+        assert_eq!(
+            s.timeout_ssthresh(),
+            2 * MSS,
+            "at least 2, and halved again after a timeout"
+        );
+    }
+
+    #[test]
+    fn slow_start_opens_a_whole_segment_for_the_ack_of_a_short_last_segment() {
+        // ns-2's opencwnd adds one packet per new ACK; RFC 5681 eq. (2) adds the bytes acked
+        for (mut s, growth) in [(ns2_sender(), MSS), (TcpSender::new(config()), 100)] {
+            let mut out = vec![];
+            s.write(Time::ZERO, MSS + 100, &mut out);
+            s.on_ack(Time::from_us(100), ack_of(1), &[], &mut out);
+            let before = s.cwnd;
+            s.on_ack(Time::from_us(110), ack_of(1) + 100, &[], &mut out);
+            assert_eq!(s.cwnd - before, growth, "{:?}", s.cfg.rules);
+        }
+    }
+
+    #[test]
+    fn a_short_last_segment_takes_a_whole_segment_of_window() {
+        // cwnd 2.5 segments: the RFCs send a 100 B third segment into the half segment of
+        // room; ns-2 counts packets and sends two
+        for (mut s, sent) in [(ns2_sender(), 2), (TcpSender::new(config()), 3)] {
+            s.cwnd = 2 * MSS + MSS / 2;
+            let mut out = vec![];
+            s.write(Time::ZERO, 2 * MSS + 100, &mut out);
+            assert_eq!(out.len(), sent, "{:?}", s.cfg.rules);
+        }
     }
 }

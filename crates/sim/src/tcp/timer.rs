@@ -16,7 +16,10 @@ pub struct LazyTimer {
 
 impl Default for LazyTimer {
     fn default() -> Self {
-        LazyTimer { deadline: Time::NEVER, scheduled: Time::NEVER }
+        LazyTimer {
+            deadline: Time::NEVER,
+            scheduled: Time::NEVER,
+        }
     }
 }
 
