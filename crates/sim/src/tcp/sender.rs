@@ -124,6 +124,8 @@ pub struct TcpSender {
     timer_request: Option<Time>,
     /// The one segment being timed for an RTT sample: (end sequence, send time).
     timed: Option<(u64, Time)>,
+    /// Under ns-3's rules, every segment's send time instead (`tcp::ns3_recovery`).
+    pub(crate) rtt_history: crate::tcp::ns3_recovery::RttHistory,
     last_activity: Time,
     /// The TSecr of the ACK being processed (timestamps on).
     pub(crate) echo: Option<Time>,
@@ -171,6 +173,7 @@ impl TcpSender {
             timer: LazyTimer::default(),
             timer_request: None,
             timed: None,
+            rtt_history: Default::default(),
             last_activity: Time::ZERO,
             echo: None,
             dart: 0,
@@ -290,6 +293,9 @@ impl TcpSender {
         out: &mut Vec<Segment>,
     ) {
         let retransmit = seq < self.snd_max;
+        if self.cfg.rules == TcpRules::Ns3 {
+            self.rtt_history.on_send(seq, len, now, retransmit);
+        }
         if retransmit {
             self.stats.retransmits += 1;
             self.retransmitted_end = self.retransmitted_end.max(seq + len);
@@ -382,6 +388,11 @@ impl TcpSender {
         if let (true, Some(sent)) = (self.cfg.timestamps, self.echo) {
             let r = self.rto.measure(sent, now);
             self.rto.sample(r);
+        } else if self.cfg.rules == TcpRules::Ns3 {
+            if let Some(sent) = self.rtt_history.on_ack(ack) {
+                let r = self.rto.measure(sent, now);
+                self.rto.sample(r);
+            }
         } else if let Some((end, sent)) = self.timed {
             if ack >= end {
                 let r = self.rto.measure(sent, now);
@@ -457,6 +468,7 @@ impl TcpSender {
         self.recover = self.snd_max; // RFC 6582 §3.2 step 4 (after a timeout)
         self.dupacks = 0;
         self.timed = None;
+        self.rtt_history.clear();
         self.dart = 0;
         // RFC 2018 §8: after a timeout, SACK information is no longer trusted
         self.scoreboard.clear();
