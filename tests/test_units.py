@@ -21,6 +21,9 @@ def test_sizes(text, expected):
 
 @pytest.mark.parametrize("text, expected", [
     ("1Gbps", 10**9), ("10Gbps", 10**10), ("100Mbps", 10**8), ("2.5Gbps", 2_500_000_000),
+    ("1Gb/s", 10**9), ("1Gbit/s", 10**9), ("100Mbit/s", 10**8), ("1gbps", 10**9), ("400bps", 400),
+    # bytes per second, as the monitor and many tools print them: x8, never read as bits
+    ("1GBps", 8 * 10**9), ("125MBps", 10**9), ("125MB/s", 10**9), ("1kBps", 8000),
 ])
 def test_rates(text, expected):
     assert units.parse_rate(text, "rate") == expected
@@ -39,6 +42,8 @@ def test_durations_are_exact_picoseconds(text, expected_ps):
     (units.parse_size, "0", "sru"),
     (units.parse_rate, "1Qbps", "rate"),
     (units.parse_rate, "0Gbps", "rate"),
+    (units.parse_rate, "1G", "rate"),
+    (units.parse_rate, "1Gbit/h", "rate"),
     (units.parse_duration_ps, "banana", "rto_min"),
     (units.parse_duration_ps, "-5ms", "rto_min"),
 ])

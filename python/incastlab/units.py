@@ -20,23 +20,23 @@ _SIZE_UNITS = {
     "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
     "ki": 2**10, "kib": 2**10, "mi": 2**20, "mib": 2**20, "gi": 2**30, "gib": 2**30,
 }
-_RATE_UNITS = {
-    "bps": 1, "kbps": 10**3, "mbps": 10**6, "gbps": 10**9, "tbps": 10**12,
-    "kbit": 10**3, "mbit": 10**6, "gbit": 10**9,
-}
+_RATE_PREFIX = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
+# bits per second: 1Gbps, 1Gb/s, 1Gbit/s, 1Gbit; bytes per second (x8): 1GBps, 1GB/s, 125MBps
+_RATE_UNIT = re.compile(r"(?P<prefix>[kKmMgGtT]?)(?:(?P<bits>bps|b/s|bit/s|bits/s|bit)|(?P<bytes>Bps|B/s))")
 _TIME_UNITS_PS = {
     "s": 10**12, "ms": 10**9, "us": 10**6, "µs": 10**6, "ns": 10**3, "ps": 1,
 }
 
 _SIZE_HELP = "a size such as 32KiB, 64KB, 1MiB or 1500 (bytes)"
-_RATE_HELP = "a rate such as 1Gbps, 10Gbps or 100Mbps"
+_RATE_HELP = ("a rate such as 1Gbps, 10Gb/s, 100Mbit/s (bits per second) or 125MBps, 125MB/s "
+              "(bytes per second)")
 _TIME_HELP = "a duration such as 200ms, 200us, 2s or 10ns"
 
 
 def _split(text: str, param: str, allowed: str) -> tuple[float, str]:
     if not isinstance(text, str):
         text = str(text)
-    m = re.fullmatch(_NUMBER + r"\s*(?P<unit>[A-Za-zµ]*)", text.strip())
+    m = re.fullmatch(_NUMBER + r"\s*(?P<unit>[A-Za-zµ/]*)", text.strip())
     if not m:
         raise UsageError(param, text, allowed)
     return float(m.group("num")), m.group("unit")
@@ -68,9 +68,11 @@ def parse_rate(text: str | int, param: str = "rate") -> int:
         value = text
     else:
         num, unit = _split(text, param, _RATE_HELP)
-        scale = _RATE_UNITS.get(unit.lower())
-        if scale is None:
+        # case matters for the unit: B is a byte, b a bit (a silent 8x otherwise)
+        m = _RATE_UNIT.fullmatch(unit)
+        if m is None:
             raise UsageError(param, text, _RATE_HELP)
+        scale = _RATE_PREFIX[m["prefix"].lower()] * (8 if m["bytes"] else 1)
         value = round(num * scale)
     if value <= 0:
         raise UsageError(param, text, f"{_RATE_HELP}, above zero")
