@@ -163,3 +163,10 @@ def test_bench_quick_json_fields():
         assert rec["events"] > 0 and rec["events_per_s"] > 0 and rec["max_rss_mib"] > 0
     oneshot = recs[1]
     assert oneshot["servers"] == 64
+
+
+def test_version_names_the_installed_package():
+    from importlib.metadata import version
+
+    p = incastlab("--version")
+    assert p.returncode == 0 and p.stdout.strip() == f"incastlab {version('incastlab')}"
