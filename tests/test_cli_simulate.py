@@ -36,6 +36,13 @@ def incastlab(*args, timeout=300):
     (["--delayed-ack", "2s"], "--delayed-ack", "2s"),
     (["--jobs", "0"], "--jobs", "0"),
     (["--plot", "goodput.txt"], "--plot", "goodput.txt"),
+    # issue 11: each of these was silent, misattributed or a traceback
+    (["--rto-min", "200"], "--rto-min", "200s"),  # seconds: blamed on --rto-min, not --rto-max
+    (["--rto-min", "-5ms"], "--rto-min", "-5ms"),  # a value, not "expected one argument"
+    (["--csv", ""], "--csv", "''"),
+    (["--plot", ""], "--plot", "''"),
+    (["--block", "1MiB", "--sru", "64KiB"], "--block", "1MiB"),
+    (["--seed", "99999999999999999999999"], "--seed", "99999999999999999999999"),
 ])
 def test_bad_input_is_one_line_exit_2_naming_the_flag(args, flag, value, tmp_path):
     r = incastlab("simulate", "--servers", "1", *SHORT, *args) if args[0] != "--servers" \

@@ -14,6 +14,8 @@ from .errors import UsageError
 
 def check_writable(path: str | os.PathLike, param: str, suffixes: tuple[str, ...] | None = None) -> Path:
     """Refuse a path we could not write (wrong extension, missing or read-only directory)."""
+    if str(path).strip() == "":
+        raise UsageError(param, str(path), "a file path")
     p = Path(path)
     if suffixes is not None and p.suffix.lower().lstrip(".") not in suffixes:
         raise UsageError(param, str(path), "a file name ending in " + ", ".join("." + s for s in suffixes))

@@ -82,7 +82,7 @@ _INT_MINIMUM = {"servers": 1, "dupack_threshold": 1, "init_cwnd": 1, "blocks": 1
                 "buffer_packets": 1, "active_servers": 1, "nccs_k": 1, "header": 0}
 # Integer fields that may be None (unset).
 _OPTIONAL_INTS = ("blocks", "buffer_packets", "active_servers")
-_INT_MAXIMUM = {"servers": 1 << 20, "dupack_threshold": 1000, "init_cwnd": 1000, "mss": 65495, "header": 120}
+_INT_MAXIMUM = {"seed": 2**64 - 1, "servers": 1 << 20, "dupack_threshold": 1000, "init_cwnd": 1000, "mss": 65495, "header": 120}
 
 
 def _exact_duration(ps: int) -> str:
@@ -398,8 +398,18 @@ class Scenario(BaseModel):
         if self.rwnd < self.mss:
             raise UsageError("rwnd", _exact_size(self.rwnd), f"at least one MSS ({self.mss} B)")
         if self.rto_max < self.rto_min:
-            raise UsageError("rto_max", _exact_duration(self.rto_max),
-                             f"at least rto_min ({_exact_duration(self.rto_min)})")
+            # blame the one the user set: a large rto_min against the default rto_max is the
+            # usual mistake (--rto-min 200 is 200 s)
+            if "rto_max" in self.model_fields_set:
+                raise UsageError("rto_max", _exact_duration(self.rto_max),
+                                 f"at least rto_min ({_exact_duration(self.rto_min)})")
+            raise UsageError("rto_min", _exact_duration(self.rto_min),
+                             f"at most rto_max ({_exact_duration(self.rto_max)}; a bare number is seconds)")
+        # (an sru equal to its default is what model_dump() writes beside a block)
+        if self.block is not None and "sru" in self.model_fields_set and \
+                self.sru != type(self).model_fields["sru"].get_default(call_default_factory=True):
+            raise UsageError("block", _exact_size(self.block),
+                             "either block (fixed-block mode) or sru (fixed-SRU mode), not both")
         if self.block is not None and self.block < self.servers:
             raise UsageError("block", _exact_size(self.block), f"at least one byte per server ({self.servers} B)")
         if self.buffer < self.mss + self.header:

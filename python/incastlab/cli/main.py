@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 
 from ..errors import EnvironmentProblem, UsageError
@@ -30,7 +31,15 @@ COMMANDS = [
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """argparse, but a usage mistake is one line and exit status 2 (no usage dump)."""
+    """argparse, but a usage mistake is one line and exit status 2 (no usage dump), and a
+    negative quantity (``--rto-min -5ms``) is a value to refuse with its reason, not a
+    missing argument."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # argparse takes "-5ms" for an option because only bare numbers count as negative
+        # values (its _negative_number_matcher); none of our options looks like a number
+        self._negative_number_matcher = re.compile(r"^-[0-9.]+[A-Za-zµ/%]*$")
 
     def error(self, message: str):  # noqa: D401 - argparse API
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")

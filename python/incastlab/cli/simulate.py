@@ -48,9 +48,9 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     scenarios = build_scenarios(args, args.servers)
     # refuse unwritable outputs before spending time simulating
-    if args.plot:
+    if args.plot is not None:
         plots.check_plot_path(args.plot)
-    if args.csv:
+    if args.csv is not None:
         check_writable(args.csv, "--csv")
     recordings = recordings_for(args, args.servers)
 
