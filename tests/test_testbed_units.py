@@ -39,3 +39,18 @@ def test_names_fit_linux_interface_names_and_own_only_their_prefix():
 def test_a_buffer_smaller_than_one_frame_is_refused():
     with pytest.raises(ValueError):
         TopologySpec(servers=2, buffer_bytes=1000)
+
+
+@pytest.mark.parametrize("args, flag", [
+    (["testbed", "sweep", "--servers", "1", "--prefix", "bad name"], "--prefix"),
+    (["testbed", "sweep", "--servers", "1", "--rate", "1bps"], "--rate"),
+    (["validate", "--servers", "1", "--prefix", "X"], "--prefix"),
+])
+def test_bad_testbed_flags_are_refused_before_anything_runs(args, flag):
+    # issue 11: a traceback (--prefix) and a raw tc usage fragment (--rate 1bps) before
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "incastlab.cli.main", *args], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and flag in r.stderr and "expected" in r.stderr

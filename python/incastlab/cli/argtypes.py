@@ -24,8 +24,25 @@ def size(flag: str, minimum: int = 1):
     return _wrap(lambda t, p: units.parse_size(t, p, minimum=minimum), flag)
 
 
-def rate(flag: str):
-    return _wrap(units.parse_rate, flag)
+def rate(flag: str, minimum: int = 1):
+    def parse(text, param):
+        value = units.parse_rate(text, param)
+        if value < minimum:
+            raise UsageError(param, text, f"a rate of at least {minimum:,} bit/s")
+        return value
+    return _wrap(parse, flag)
+
+
+def testbed_prefix(flag: str):
+    """A testbed name prefix: interface names hold 15 bytes, so prefix + "-s1000-p" must fit."""
+    def parse(text, param):
+        from ..testbed.names import Names
+        try:
+            Names(text)
+        except ValueError:
+            raise UsageError(param, text, "2-7 lower-case letters or digits, starting with a letter") from None
+        return text
+    return _wrap(parse, flag)
 
 
 def duration(flag: str, allow_zero: bool = False):

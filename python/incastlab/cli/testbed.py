@@ -33,7 +33,9 @@ def _lock(prefix: str):
 def _add_network(p: argparse.ArgumentParser) -> None:
     p.add_argument("--buffer", type=argtypes.size("--buffer", minimum=1514), default=64 * 1024,
                    help="switch buffer at the client's port: tbf drop-tail limit in bytes (default 64KiB)")
-    p.add_argument("--rate", type=argtypes.rate("--rate"), default=10**9, help="bottleneck rate (default 1Gbps)")
+    # a floor we chose for tbf shaping 1514-byte frames (tc answered 1 bit/s with a raw usage dump)
+    p.add_argument("--rate", type=argtypes.rate("--rate", minimum=10**6), default=10**9,
+                   help="bottleneck rate, at least 1Mbps (default 1Gbps)")
     p.add_argument("--rto-min", type=argtypes.duration("--rto-min"), default=None,
                    help="senders' RTOmin (default: the kernel's 200ms)")
     p.add_argument("--rto-min-via", choices=["route", "sysctl", "socket"], default="route",
@@ -47,7 +49,7 @@ def _add_network(p: argparse.ArgumentParser) -> None:
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--prefix", default="iltb", help="name prefix of every namespace and link (default iltb)")
+    p.add_argument("--prefix", type=argtypes.testbed_prefix("--prefix"), default="iltb", help="name prefix of every namespace and link (default iltb)")
 
 
 def _spec(args, servers: int):

@@ -91,7 +91,8 @@ def register(subparsers) -> None:
     p.add_argument("--servers", type=argtypes.int_list("--servers", maximum=1000), default=[1, 2, 4, 8, 16],
                    help="server counts (default 1,2,4,8,16)")
     p.add_argument("--buffer", type=argtypes.size("--buffer", minimum=1514), default=64 * 1024, help="default 64KiB")
-    p.add_argument("--rate", type=argtypes.rate("--rate"), default=10**9, help="default 1Gbps")
+    p.add_argument("--rate", type=argtypes.rate("--rate", minimum=10**6), default=10**9,
+                   help="at least 1Mbps (the testbed's tbf), default 1Gbps")
     p.add_argument("--rtt", type=argtypes.duration("--rtt"), default=100 * 10**6,
                    help="the simulator's round-trip propagation (default 100us; the namespaces' is tens of us)")
     p.add_argument("--rto-min", type=argtypes.duration("--rto-min"), default=None,
@@ -105,7 +106,7 @@ def register(subparsers) -> None:
                    help="receive-window cap on both sides")
     p.add_argument("--cc", default=None, metavar="ALGO",
                    help="the testbed senders' congestion control (the simulator runs SACK loss recovery)")
-    p.add_argument("--prefix", default="iltb", help="testbed name prefix (default iltb)")
+    p.add_argument("--prefix", type=argtypes.testbed_prefix("--prefix"), default="iltb", help="testbed name prefix (default iltb)")
     p.add_argument("--plot", default=None, metavar="FILE", help="both goodput curves to FILE (.png, .svg, .pdf)")
     p.add_argument("--json", action="store_true", help="one JSON object per point (both results nested)")
     p.set_defaults(func=cmd_validate)
