@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
@@ -178,25 +178,33 @@ def available_cores() -> int:
 
 def _run_all(points: list[Scenario], jobs: int, progress: ProgressFn | None,
              recordings: list[Recording | None]) -> list[SimResult]:
+    """Run every point in worker threads (the core releases the GIL) while the main thread
+    waits in short slices, so Ctrl-C reaches it at once; it then asks the core to stop
+    (``_native.cancel``: every running point stops within a few thousand events and writes
+    nothing) and re-raises KeyboardInterrupt."""
+    from . import _native
+
     total = len(points)
-    if jobs == 1 or total <= 1:
-        results = []
-        for i, (p, rec) in enumerate(zip(points, recordings)):
-            results.append(simulate(p, recording=rec))
-            if progress:
-                progress(i + 1, total)
-        return results
-    pool = ThreadPoolExecutor(max_workers=min(jobs, total), thread_name_prefix="incastlab-sim")
+    _native.clear_cancel()
+    pool = ThreadPoolExecutor(max_workers=max(1, min(jobs, total)), thread_name_prefix="incastlab-sim")
     try:
         futures = [pool.submit(simulate, p, recording=rec) for p, rec in zip(points, recordings)]
-        if progress:
-            for done, _ in enumerate(as_completed(futures), start=1):
+        pending, done = set(futures), 0
+        while pending:
+            finished, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+            for f in finished:
+                f.result()  # the first failure stops the run
+            done += len(finished)
+            if progress and finished:
                 progress(done, total)
-        return [f.result() for f in futures]  # input order; re-raises the first failure
+        return [f.result() for f in futures]  # input order
+    except BaseException:
+        _native.cancel()  # Ctrl-C or a failed point: stop the points still running
+        raise
     finally:
-        # On Ctrl-C or a failed point, drop the points not started yet instead of running
-        # them all; the ones already inside the core finish their (bounded) run.
+        # drop the points not started yet instead of running them all
         pool.shutdown(wait=True, cancel_futures=True)
+        _native.clear_cancel()
 
 
 def _as_scenario(s: Scenario | Mapping[str, Any]) -> Scenario:

@@ -11,6 +11,8 @@ mod wire;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(sim::version, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::cancel, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::clear_cancel, m)?)?;
     m.add_function(wrap_pyfunction!(sim::default_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(wire::wire_read, m)?)?;
     m.add_class::<wire::WireServer>()?;

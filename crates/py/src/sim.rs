@@ -1,6 +1,6 @@
 //! Bindings for the simulator core: JSON in, JSON out, GIL released while running.
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 
 /// Run one simulation described by `scenario_json`; return the result as JSON.
@@ -11,7 +11,29 @@ pub fn simulate(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
     let result = py
         .detach(|| incast_sim::run(&scenario))
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    check_not_cancelled()?;
     serde_json::to_string(&result).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// A run cut short by [`cancel`] has an incomplete result: raise instead of returning it.
+fn check_not_cancelled() -> PyResult<()> {
+    if incast_sim::cancel_requested() {
+        return Err(PyKeyboardInterrupt::new_err("simulation cancelled"));
+    }
+    Ok(())
+}
+
+/// Ask every simulation running in this process to stop within a few thousand events
+/// (Ctrl-C); each raises KeyboardInterrupt.
+#[pyfunction]
+pub fn cancel() {
+    incast_sim::request_cancel();
+}
+
+/// Let simulations run again after `cancel`.
+#[pyfunction]
+pub fn clear_cancel() {
+    incast_sim::clear_cancel();
 }
 
 /// The simulator core's version.
@@ -64,7 +86,9 @@ pub fn simulate_recording(
     let (result, written) = py
         .detach(|| incast_simio::simulate_to_files(&scenario, &req))
         .map_err(|e| {
-            if e.is::<std::io::Error>() {
+            if incast_sim::cancel_requested() {
+                PyKeyboardInterrupt::new_err("simulation cancelled")
+            } else if e.is::<std::io::Error>() {
                 pyo3::exceptions::PyOSError::new_err(e.to_string())
             } else {
                 PyValueError::new_err(e.to_string())

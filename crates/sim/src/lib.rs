@@ -23,6 +23,26 @@ pub use scenario::{Scenario, ScenarioError, ScenarioSpec, TcpVariant};
 /// The core's version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// Set when the process was asked to stop (Ctrl-C): every running world checks it every
+/// [`world::CANCEL_CHECK_EVENTS`] events and stops early; its result is then incomplete
+/// and the caller must discard it ([`cancel_requested`]).
+static CANCEL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Ask every simulation running in this process to stop soon.
+pub fn request_cancel() {
+    CANCEL.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Allow simulations to run again after a cancellation.
+pub fn clear_cancel() {
+    CANCEL.store(false, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Has a stop been asked for since the last [`clear_cancel`]?
+pub fn cancel_requested() -> bool {
+    CANCEL.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Validate `spec` and simulate it.
 pub fn run(spec: &ScenarioSpec) -> Result<SimResult, ScenarioError> {
     let scenario = spec.validate()?;

@@ -92,6 +92,10 @@ pub fn simulate_to_files(sc: &Scenario, req: &FileRequest) -> Result<(SimResult,
         events: req.events.is_some(),
     };
     let (result, records) = incast_sim::simulate_recording(sc, &opts);
+    if incast_sim::cancel_requested() {
+        // cut short: write nothing rather than half a run
+        return Err(Box::new(Refused("cancelled: no file written".into())));
+    }
     let mut written = Written::default();
     if let Some(path) = &req.pcap {
         let summary = write_atomically(path, |w| {

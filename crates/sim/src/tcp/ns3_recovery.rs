@@ -437,7 +437,9 @@ mod tests {
         // TcpSocketBase::EstimateRtt samples each ACK against the oldest segment it
         // covers: 100, 200, 300, 400 us; srtt = 100, then 7/8 srtt + 1/8 sample (in ps)
         let us = Time::from_us(1).0;
-        let srtt = [200, 300, 400].iter().fold(100 * us, |srtt, r| (7 * srtt + r * us) / 8);
+        let srtt = [200, 300, 400]
+            .iter()
+            .fold(100 * us, |srtt, r| (7 * srtt + r * us) / 8);
         assert_eq!(srtt_after_four_acks(TcpRules::Ns3), Time(srtt));
         // RFC 6298 / ns-2: one timed segment per RTT, the first (100 us); the next timed
         // segment is only sent after that sample
