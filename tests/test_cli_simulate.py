@@ -199,3 +199,19 @@ def test_ctrl_c_stops_a_long_point_within_a_second_and_writes_nothing(tmp_path):
     assert "interrupted" in err and "Traceback" not in err
     assert latency < 1.0, latency
     assert not csv.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_percentiles_of_few_blocks_are_marked():
+    # issue 11: 64 servers in 20 s complete one block and p50 = p99 was printed as a
+    # distribution; under 10 blocks the table marks them and says why
+    from incastlab.table import FEW_BLOCKS, render_results
+    import pandas as pd
+
+    row = {"servers": 64, "goodput_mbps": 13.4, "blocks": 1, "block_time_p50_s": 1.6, "block_time_p99_s": 1.6,
+           "block_time_max_s": 1.6, "timeouts": 40, "retransmits": 900, "drops": 950, "max_queue_bytes": 32000,
+           "events": 10**5, "wall_seconds": 0.1}
+    out = render_results(pd.DataFrame([row, {**row, "servers": 1, "blocks": FEW_BLOCKS}]))
+    lines = out.splitlines()
+    assert lines[2].split()[3:5] == ["1600.00*", "1600.00*"]
+    assert "*" not in lines[3]
+    assert lines[-1].startswith(f"* percentile of fewer than {FEW_BLOCKS} blocks")

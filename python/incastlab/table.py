@@ -46,10 +46,28 @@ def render(headings: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
 
 # Block completion times mean nothing when no block completed.
 _NEEDS_A_BLOCK = {"block_time_p50_s", "block_time_p99_s", "block_time_max_s"}
+# Percentiles drawn from fewer blocks than this are marked: with one block p50 = p99 = max.
+FEW_BLOCKS = 10
+_PERCENTILES = {"block_time_p50_s", "block_time_p99_s"}
+
+
+def _cell(rec: dict, key: str, fmt: Callable[[Any], str]) -> str:
+    blocks = rec.get("blocks")
+    if key in _NEEDS_A_BLOCK and blocks == 0:
+        return "-"
+    text = fmt(rec[key])
+    if key in _PERCENTILES and blocks is not None and blocks < FEW_BLOCKS:
+        return text + "*"
+    return text
 
 
 def render_results(df: pd.DataFrame, columns: list[Column] = SIM_COLUMNS) -> str:
-    """One row per simulated point, the columns of ``incastlab simulate``."""
-    rows = [[("-" if key in _NEEDS_A_BLOCK and rec.get("blocks") == 0 else fmt(rec[key]))
-             for _, key, fmt in columns] for rec in df.to_dict("records")]
-    return render([h for h, _, _ in columns], rows)
+    """One row per simulated point, the columns of ``incastlab simulate``; percentiles
+    drawn from fewer than ``FEW_BLOCKS`` blocks carry a * and a note under the table."""
+    records = df.to_dict("records")
+    rows = [[_cell(rec, key, fmt) for _, key, fmt in columns] for rec in records]
+    out = render([h for h, _, _ in columns], rows)
+    shows_percentiles = any(key in _PERCENTILES for _, key, _ in columns)
+    if shows_percentiles and any(r.get("blocks") is not None and 0 < r["blocks"] < FEW_BLOCKS for r in records):
+        out += f"\n* percentile of fewer than {FEW_BLOCKS} blocks: read it as one block's time, not a distribution"
+    return out
