@@ -15,6 +15,7 @@ import pandas as pd
 from ..outfiles import write_atomically
 from ..scenario import Scenario
 from . import measure
+from .sources import cite
 from .spec import Experiment
 
 MARKERS = "osD^v<>px*hH"
@@ -54,7 +55,17 @@ def scenario_text(exp: Experiment) -> str:
             key, dump[key])
         if key == "buffer" and dump.get("buffer_packets"):
             value = f"{dump['buffer_packets']} packets"  # counted in packets (Osada et al.), not bytes
+        elif key == "buffer" and dump.get("buffer_admission") == "packets":
+            scn = Scenario(**{"servers": 1, **base})
+            value = f"{value} = {scn.buffer // (scn.mss + scn.header)} packets"  # as ns-2's DropTail counts it
         parts.append(f"{name} {value}".strip())
+    # the reading: what the core does differently from its defaults (docs/model.md)
+    if dump.get("mss") != 1460 and "mss" not in varied:
+        parts.append(f"{dump['mss']} B packets")
+    if "limited_transmit" not in varied:
+        parts.append("LT on" if dump.get("limited_transmit") else "LT off")
+    if dump.get("tcp_rules", "rfc") != "rfc" and "tcp_rules" not in varied:
+        parts.append({"ns2": "ns-2's TCP rules", "ns3": "ns-3's TCP rules"}[dump["tcp_rules"]])
     return ", ".join(parts)
 
 
@@ -82,7 +93,7 @@ def draw(exp: Experiment, df: pd.DataFrame, path: Path, note: str = "") -> Path:
     else:
         raise ValueError(f"unknown plot kind {kind!r}")
     width = int(12.5 * fig.get_figwidth())  # characters of a 9-point line
-    lines = [exp.title, f"reproducing {exp.source} with incastlab"]
+    lines = [f"{exp.title} ({cite(exp.source)}, reproduced with incastlab)"]
     lines += textwrap.wrap("; ".join(t for t in (scenario_text(exp), note) if t), width)
     fig.suptitle("\n".join(lines), fontsize=9)
     fig.tight_layout()

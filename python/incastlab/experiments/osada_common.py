@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from .measure import curve, link_payload_mbps, rows
-from .sources import NS2_OSADA
+from .sources import NS2_OSADA, OSADA
 
-OSADA = "004_f48ce568b38e0ea9.txt"  # Osada et al., IJCNC 2016
 
 # §5.1: every mission opens its connections (MCT counts from the first SYN), N_a of the
 # N_s servers are picked at random per mission, UDP background x = 0.1 %, BaseRTT

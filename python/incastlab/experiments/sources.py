@@ -3,6 +3,17 @@
 FAST08 = "000_315d806dde942a9f.txt"   # Phanishayee et al., FAST 2008
 SIGCOMM09 = "001_e0dada207805edc8.txt"  # Vasudevan et al., SIGCOMM 2009 slides
 WREN09 = "002_08b014e448da6385.txt"   # Chen et al., WREN 2009 talk notes
+OSADA = "004_f48ce568b38e0ea9.txt"    # Osada et al., IJCNC 2016
+
+# What a reader calls each source (figure titles); checks and CSVs keep the file names.
+PAPER_NAMES = {FAST08: "FAST'08", SIGCOMM09: "SIGCOMM'09", WREN09: "WREN'09", OSADA: "Osada et al."}
+
+
+def cite(text: str) -> str:
+    """``text`` with each seed file name replaced by the paper's name."""
+    for file, name in PAPER_NAMES.items():
+        text = text.replace(file, name)
+    return text
 
 # FAST'08's simulation figures sweep 1 to 64 servers (Fig. 4, 7, 10, 12, 13).
 FAST08_SERVERS = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64)
