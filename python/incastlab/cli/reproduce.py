@@ -44,8 +44,8 @@ def register(subparsers) -> None:
     p.add_argument("--jobs", type=argtypes.positive_int("--jobs", minimum=1, maximum=1024), default=None,
                    metavar="J", help="points simulated at once (default: the available cores)")
     p.add_argument("--seeds", type=argtypes.positive_int("--seeds", minimum=1, maximum=1000), default=None,
-                   metavar="K", help="runs per point, differing in the order of exactly simultaneous events "
-                   "(tie_break=random) or, where the workload draws at random (Osada et al.'s active "
+                   metavar="K", help="runs per point, differing in the servers' think time (U(0, 3us) per block, as "
+                   "the ns-2/ns-3 comparisons draw it) or, where the workload draws at random (Osada et al.'s active "
                    "servers), by those draws alone; plots show the mean and the min-max spread "
                    "(default: each reproduction's own, usually 1)")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="FIELD=VALUE",
