@@ -51,7 +51,7 @@ def test_ntcp_holds_in_lockstep_below_the_papers_onset_and_collapses_with_host_j
     # seeds is the bar. 12 and 20 servers are knife-edges in lockstep (one seed of three
     # collapses: 133 of 816-818 Mbps at 12), so they are not tested here.
     # 1 us of send jitter per packet makes the losses uneven, tails are lost and only an
-    # RTO recovers them: 10-21 Mbps (docs/model.md finding 5); a tenth is the bar.
+    # RTO recovers them: 10-21 Mbps (docs/model.md finding 10); a tenth is the bar.
     def mean(**kw):
         return sum(osada(active, "ntcp", seed=seed, **kw).goodput_mbps for seed in (1, 2, 3)) / 3
     assert mean() > 0.75 * MAX_GOODPUT

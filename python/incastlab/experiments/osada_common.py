@@ -11,10 +11,10 @@ from .sources import NS2_OSADA, OSADA
 # 100 us, 20 missions per run.
 BASE = {**NS2_OSADA, "handshake": True, "udp": "0.1%", "rtt": "100us", "blocks": 20}
 # The paper's 20 runs differ by §5.1's random draws (which servers are active, and here the
-# UDP phases), not by host timing noise: ns-2 has none. It matters: 100 ns of send jitter
-# moves NTCP's collapse from 16 to 8 active servers, because flows in lockstep share the
+# UDP phases), not by host timing noise: ns-2 has none. It matters: 1 us of send jitter
+# moves NTCP's collapse from 24 to 8 active servers, because flows in lockstep share the
 # drops evenly and recover by fast retransmit, while jittered ones lose whole tails
-# (docs/model.md finding 5). So these runs keep the seeds' draws and nothing else.
+# (docs/model.md finding 10). So these runs keep the seeds' draws and nothing else.
 SEED_VARIATION: dict = {}
 # Fig. 13-18: N_s = 256 at 10 Gbps with S = 512 KB (5 missions per run: ~128 MB each)
 TEN_GBPS = {**BASE, "servers": 256, "sru": "512KiB", "rate": "10Gbps", "blocks": 5}

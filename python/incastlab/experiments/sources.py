@@ -23,7 +23,7 @@ QUICK_SERVERS = (1, 4, 8, 16, 32, 64)
 # FAST'08 as ns-2 ran it (docs/model.md, "The ns-2 reading of FAST'08"): the paper ran
 # ns-2 and names only what it changed (Table 1); everything else is ns-2.35's default
 # (tcl/lib/ns-default.tcl, measured against the ns-2 peer, peers/ns2): Agent/TCP's rules
-# (the idle retransmission timer, ns-2's recover check and window halving), DropTail
+# (the idle retransmission timer, ns-2's recover check, window halving, whole packets), DropTail
 # counting packets, packetSize_ 1000, window_ 20 packets, windowInit_ 2. Limited transmit
 # is on, ns-2's default since 2001, although Table 1 says disabled: only with it do
 # Table 3's NewReno (89 blocks) and dathresh=1 (84) come out about equal, as they do in
