@@ -234,8 +234,14 @@ class SerializationModel:
     condition_i_bytes: float
 
     def to_dict(self) -> dict:
-        """Plain JSON-ready dict (the ``--json`` output)."""
-        return asdict(self)
+        """Plain JSON-ready dict (the ``--json`` output), times in seconds."""
+        return _in_seconds(asdict(self))
+
+
+def _in_seconds(fields: dict) -> dict:
+    """Public outputs carry SI units named in the key: ``t1_ps`` becomes ``t1_s``."""
+    return {(k[:-3] + "_s" if k.endswith("_ps") else k): (v / PS_PER_S if k.endswith("_ps") and v is not None else v)
+            for k, v in fields.items()}
 
 
 def _check_positive(param: str, value: object, allowed: str) -> None:
@@ -367,7 +373,8 @@ class SruThresholds:
     eq7_min_sru_bytes: int | None
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """Plain JSON-ready dict (the ``--json`` output), times in seconds."""
+        return _in_seconds(asdict(self))
 
 
 def sru_thresholds(
