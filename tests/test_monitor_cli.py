@@ -54,6 +54,10 @@ def test_table_output_names_the_timescales_and_the_verdict():
     (["--iface", "lo", "--tcp-netns", "ilmon-nosuch"], "--tcp-netns"),
     (["--iface", "lo", "--netns", "ilmon-nosuch"], "--netns"),
     (["--iface", "lo", "--line-rate", "fast"], "--line-rate"),
+    # issue 11: an interval longer than the per-second report ran, then failed
+    (["--iface", "lo", "--interval", "2s"], "--interval"),
+    (["--iface", "lo", "--duration", "500ms"], "--duration"),
+    (["--iface", "lo", "--duration", "25h"], "--duration"),
 ])
 def test_bad_input_is_one_line_naming_the_flag_and_exit_2(args, flag, tmp_path):
     r = incastlab("monitor", "--duration", "1s", *args)
@@ -84,3 +88,11 @@ def test_plot_of_a_file_that_is_not_a_recording_is_a_usage_error(tmp_path, conte
 def test_plot_of_a_missing_file_is_a_usage_error(tmp_path):
     r = incastlab("monitor", "plot", str(tmp_path / "none.parquet"))
     assert r.returncode == 2 and "FILE" in r.stderr
+
+
+def test_durations_in_minutes_and_hours_are_understood():
+    # the help says "at most 24h": 24h and 10min must parse (issue 11)
+    from incastlab.units import parse_duration_ps
+
+    assert parse_duration_ps("24h", "--duration") == 24 * 3600 * 10**12
+    assert parse_duration_ps("10min", "--duration") == 600 * 10**12

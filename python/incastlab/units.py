@@ -24,13 +24,14 @@ _RATE_PREFIX = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
 # bits per second: 1Gbps, 1Gb/s, 1Gbit/s, 1Gbit; bytes per second (x8): 1GBps, 1GB/s, 125MBps
 _RATE_UNIT = re.compile(r"(?P<prefix>[kKmMgGtT]?)(?:(?P<bits>bps|b/s|bit/s|bits/s|bit)|(?P<bytes>Bps|B/s))")
 _TIME_UNITS_PS = {
+    "h": 3600 * 10**12, "min": 60 * 10**12,
     "s": 10**12, "ms": 10**9, "us": 10**6, "µs": 10**6, "ns": 10**3, "ps": 1,
 }
 
 _SIZE_HELP = "a size such as 32KiB, 64KB, 1MiB or 1500 (bytes)"
 _RATE_HELP = ("a rate such as 1Gbps, 10Gb/s, 100Mbit/s (bits per second) or 125MBps, 125MB/s "
               "(bytes per second)")
-_TIME_HELP = "a duration such as 200ms, 200us, 2s or 10ns"
+_TIME_HELP = "a duration such as 200ms, 200us, 2s, 10min, 1h or 10ns"
 
 
 def _split(text: str, param: str, allowed: str) -> tuple[float, str]:
