@@ -273,3 +273,18 @@ def test_one_sender_stalling_on_its_own_timeouts_is_not_incast():
     assert one.level == "none" and "one sender" in one.evidence
     assert many.level == "incast" and "16 TCP senders" in many.evidence
     assert unknown.level == "incast"
+
+
+def test_quiet_second_with_a_sender_count_reads_cleanly():
+    # issue 11: the evidence read "no sign of incast (; 0 TCP senders)"
+    import dataclasses
+
+    f = dataclasses.replace(facts(0.0, 0.0, timeouts=0), senders=0)
+    assert str(verdict.judge(f).evidence) == "no sign of incast (0 TCP senders)"
+
+
+def test_plot_legend_rounds_a_measured_interval():
+    # issue 11: the monitor plot's legend read "0.0999865 ms"
+    from incastlab.monitor.plot import _scale_label
+
+    assert [_scale_label(s) for s in (0.0000999865, 0.001, 0.1, 1.0)] == ["100 us", "1 ms", "100 ms", "1 s"]

@@ -180,7 +180,8 @@ def _emit_table(rec: dict) -> None:
     for d in ("rx", "tx"):
         scales = [k for k in rec[d] if k not in ("packets", "avg_mbps", "1s")]
         avg = rec[d]["avg_mbps"]
-        cols = "  ".join(f"{k} {_fmt_rate(rec[d][k])}" for k in scales)
+        finest = f"finest ({rec['interval']['finest_us']:.0f}us)"
+        cols = "  ".join(f"{finest if k == 'finest' else k} {_fmt_rate(rec[d][k])}" for k in scales)
         print(f"  {d}  avg {avg:8.1f} Mbit/s  peak Mbit/s (peak/avg): {cols}")
     tcp = rec["tcp"]
 

@@ -14,6 +14,16 @@ from . import record, timescales
 NS_PER_S = timescales.NS_PER_S
 
 
+def _scale_label(s: float) -> str:
+    """A timescale for a legend, to 3 significant digits: a measured median of 99.9865 us
+    reads "100 us", not "0.0999865 ms"."""
+    if s >= 1:
+        return f"{s:.3g} s"
+    if s >= 1e-3:
+        return f"{s * 1e3:.3g} ms"
+    return f"{s * 1e6:.3g} us"
+
+
 def _series(df, column: str, scale_s: float):
     t_end_ns = (df["t_s"].to_numpy() * NS_PER_S).astype(np.float64)
     dt_ns = (df["dt_s"].to_numpy() * NS_PER_S).astype(np.float64)
@@ -49,7 +59,7 @@ def plot(path: str, out: str) -> dict:
             t, mbps = _series(df, f"{d}_bytes", s)
             if t is None:
                 continue
-            label = f"{s * 1e3:g} ms" if s < 1 else f"{s:g} s"
+            label = _scale_label(s)
             ax.plot(t, mbps, label=label, linewidth=0.6 if s < 0.01 else 1.4, drawstyle="steps-mid")
             drawn.setdefault(d, {})[label] = float(mbps.max())
         ax.set_ylabel(f"{d} rate (Mbit/s)")

@@ -249,7 +249,9 @@ class Monitor:
                 finest = max(finest, eff)
         scales = [(label, ns) for label, ns in timescales.TIMESCALES if ns >= finest]
         if all(ns != finest for _, ns in scales):
-            scales.append((f"finest ({_fmt_scale(finest)})", finest))
+            # a fixed key (JSON consumers must not depend on the interval achieved);
+            # the interval itself is interval.finest_us
+            scales.append(("finest", finest))
         directions, rates = [], {}
         for d in ("rx", "tx"):
             nbytes = np.asarray(series[f"{d}_bytes"], dtype=np.float64)

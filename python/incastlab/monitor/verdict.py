@@ -95,11 +95,11 @@ def judge(f: SecondFacts) -> Verdict:
         parts.append("drops at " + ", ".join(f"qdisc {q} ({n}/s)" for q, n in drops.items()))
     if f.retrans_segs:
         parts.append(f"{f.retrans_segs} retransmitted segments/s")
+    if f.senders is not None:
+        parts.append(f"{f.senders} TCP sender{'s' if f.senders != 1 else ''}")
     evidence = "; ".join(parts)
     timeouts = f.rto_timeouts is not None and f.rto_timeouts >= MIN_TIMEOUTS
     loss = bool(drops) or bool(f.retrans_segs)
-    if f.senders is not None:
-        evidence += f"; {f.senders} TCP sender{'s' if f.senders != 1 else ''}"
     if bursts and timeouts and f.senders is not None and f.senders < MIN_SENDERS:
         # one flow stalling on its own RTOs, not many answering at once
         return Verdict("none", f"no sign of incast (one sender: a flow's own loss stalls; {evidence})")
