@@ -50,6 +50,9 @@ def goodput_vs_servers(
     ax.set_ylabel("Goodput (Mbps)")
     ax.set_title(title)
     ax.set_xlim(left=0)
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # servers come whole (no tick at 0.5)
     top = max([link_rate_bps / 1e6 if link_rate_bps else 0.0]
               + [float(df["goodput_mbps"].max()) for df in series.values() if len(df)])
     ax.set_ylim(0, top * 1.25 if top > 0 else 1.0)  # headroom so the legend sits above the curves
