@@ -93,7 +93,7 @@ def draw(exp: Experiment, df: pd.DataFrame, path: Path, note: str = "") -> Path:
     else:
         raise ValueError(f"unknown plot kind {kind!r}")
     width = int(12.5 * fig.get_figwidth())  # characters of a 9-point line
-    lines = [f"{exp.title} ({cite(exp.source)}, reproduced with incastlab)"]
+    lines = textwrap.wrap(f"{exp.title} ({cite(exp.source)}, reproduced with incastlab)", width)
     lines += textwrap.wrap("; ".join(t for t in (scenario_text(exp), note) if t), width)
     fig.suptitle("\n".join(lines), fontsize=9)
     fig.tight_layout()
@@ -106,7 +106,10 @@ def _lines(ax, exp: Experiment, df: pd.DataFrame, panel: str) -> None:
     for i, s in enumerate(x for x in exp.series if x.panel == panel):
         d = df[df["series"] == s.label].groupby("x")[y]
         mean, lo, hi = d.mean(), d.min(), d.max()
-        look = {"marker": MARKERS[i % len(MARKERS)], "markersize": 4, "linewidth": 1.5, **s.style}
+        # every second line dashed, so a curve lying exactly on another shows through it
+        # (osada-fig9: NCCS K=4 and K=8); a series' own style wins
+        look = {"marker": MARKERS[i % len(MARKERS)], "markersize": 4, "linewidth": 1.5,
+                "linestyle": "-" if i % 2 == 0 else (0, (5, 2)), **s.style}
         line, = ax.plot(mean.index, mean.values, label=s.label, **look)
         if (hi > lo).any():
             ax.fill_between(mean.index, lo.values, hi.values, color=line.get_color(), alpha=0.18, linewidth=0)
@@ -120,13 +123,21 @@ def _lines(ax, exp: Experiment, df: pd.DataFrame, panel: str) -> None:
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))  # 64, not 2^6
     else:
         ax.set_xlim(left=0)
-    ax.set_ylim(bottom=0)
+    if exp.plot.logy:
+        from matplotlib.ticker import FuncFormatter, NullFormatter
+
+        ax.set_yscale("log")  # collapsed curves differ by orders of magnitude, not Mbps
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))  # 100, not 10^2
+        ax.yaxis.set_minor_formatter(NullFormatter())
+    else:
+        ax.set_ylim(bottom=0)
     ax.set_xlabel(exp.plot.xlabel)
     ax.set_ylabel(exp.plot.ylabel)
     if panel:
         ax.set_title(panel, fontsize=10)
     ax.grid(True, linestyle="--", linewidth=0.6, alpha=0.7)
-    ax.legend(fontsize=7, loc="best")
+    # below the axes, so it never covers a curve (issue 11: fast08-fig13, -fig6, osada-fig9)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
 
 
 def _dart(ax, df: pd.DataFrame, label: str) -> None:

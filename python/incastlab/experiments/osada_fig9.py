@@ -93,7 +93,7 @@ def mct_near_ideal(df):
 
 EXPERIMENT = Experiment(
     name="osada-fig9",
-    title="Connection serialization at 1 Gbps (N_s = 64, S = 32 KB, 40-packet buffer)",
+    title="Connection serialization at 1 Gbps: goodput (Q_max and MCT, Fig. 10-12, in the checks)",
     source=f"{OSADA} Fig. 9-12",
     summary="Goodput, Q_max and MCT vs. active servers for NTCP, TCPFG, ICTCP, CCS, NCCS (K=2, 4, 8) and OCS: "
             "NTCP and ICTCP collapse past ~15-20 servers, CCS stays low and flat, NCCS K=4 and K=8 and OCS stay near "

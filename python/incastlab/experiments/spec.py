@@ -61,6 +61,8 @@ class Plot:
     xlabel: str = "Number of servers"
     #: Log-scale x axis (sweeps to 1024 servers); the FAST'08 figures are linear.
     logx: bool = False
+    #: Log-scale y axis (curves that differ by orders of magnitude, FAST'08 Fig. 13).
+    logy: bool = False
     #: Draw the payload capacity of the link as a dotted line (lines plots of goodput).
     link_rate: bool = True
     #: kind="categories": {series label: {result field: the source's number}}.
