@@ -114,7 +114,7 @@ def test_parallel_and_serial_runs_give_identical_results():
 def test_table_lists_every_point():
     r = incastlab("simulate", "--servers", "1,3", *SHORT)
     assert r.returncode == 0, r.stderr
-    assert r.stderr == ""  # progress is drawn only when stderr is a terminal
+    assert r.stderr == ""  # without a terminal, progress only for work longer than a few seconds
     assert "goodput Mbps" in r.stdout and "timeouts" in r.stdout
     rows = [line.split() for line in r.stdout.splitlines() if re.match(r"\s*\d+\s", line)]
     assert [row[0] for row in rows] == ["1", "3"]
@@ -215,3 +215,24 @@ def test_percentiles_of_few_blocks_are_marked():
     assert lines[2].split()[3:5] == ["1600.00*", "1600.00*"]
     assert "*" not in lines[3]
     assert lines[-1].startswith(f"* percentile of fewer than {FEW_BLOCKS} blocks")
+
+
+def test_progress_gives_an_eta_and_a_plain_line_per_point_without_a_terminal(monkeypatch, capsys):
+    # issue 11: progress showed only on a terminal and had no ETA
+    from incastlab.cli import progress
+
+    clock = iter([0.0, 10.0, 20.0])
+    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
+    show = progress.tty_progress("simulate", 4)
+    show(1, 4)
+    show(2, 4)
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["simulate: 1/4 points, 10.0 s, ETA 30 s", "simulate: 2/4 points, 20.0 s, ETA 20 s"]
+
+
+def test_progress_stays_quiet_for_short_work_without_a_terminal(capsys):
+    from incastlab.cli import progress
+
+    show = progress.tty_progress("simulate", 3)
+    show(1, 3)
+    assert capsys.readouterr().err == ""
