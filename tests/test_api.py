@@ -77,3 +77,14 @@ def test_core_refusal_becomes_usage_error():
 def test_with_servers_validates():
     with pytest.raises(UsageError, match="^servers"):
         Scenario(servers=1).with_servers(0)
+
+
+def test_reprs_are_in_the_units_people_write():
+    # issue 11: Scenario(rtt="100us") printed rtt=100000000 and SimResult its picoseconds
+    from incastlab import Scenario, simulate
+
+    s = Scenario(servers=4, rtt="40us", buffer="64KiB")
+    assert repr(s) == "Scenario(servers=4, buffer='64KiB', rtt='40us')"
+    assert eval(repr(s), {"Scenario": Scenario}) == s
+    r = simulate(Scenario(servers=2, duration="50ms"))
+    assert repr(r).startswith("SimResult(servers=2, goodput_mbps=") and "scenario=Scenario(servers=2, duration='50ms')" in repr(r)

@@ -16,6 +16,8 @@ cluster, not to the simulation).
 
 from __future__ import annotations
 
+import functools
+
 import math
 import numbers
 from typing import Any
@@ -107,6 +109,12 @@ def _exact_rate(bps: int) -> str:
         if bps % scale == 0:
             return f"{bps // scale}{unit}"
     return f"{bps}bps"
+
+
+@functools.cache
+def _default_dump() -> dict:
+    """Every field's default as ``model_dump`` writes it (for ``repr``)."""
+    return Scenario(servers=1).model_dump()
 
 
 class Scenario(BaseModel):
@@ -424,6 +432,14 @@ class Scenario(BaseModel):
         return self
 
     # --- output ------------------------------------------------------------------------
+
+    def __repr_args__(self):
+        # the fields that differ from the defaults, in the units people write
+        # (Scenario(servers=16, rtt='100us'), not rtt=100000000 picoseconds): eval-able
+        defaults = _default_dump()
+        for name, value in self.model_dump().items():
+            if name == "servers" or defaults.get(name) != value:
+                yield name, value
 
     # Dumps use exact human units, so Scenario(**s.model_dump()) == s.
     @field_serializer(*_SIZE_FIELDS)

@@ -66,6 +66,13 @@ class SimResult:
         except KeyError:
             raise AttributeError(f"SimResult has no field {name!r}") from None
 
+    def __repr__(self) -> str:
+        # the headline numbers in their units, not the whole mapping (issue 11: picoseconds)
+        d = self.data
+        head = ", ".join(f"{k}={d[k]!r}" for k in ("servers", "goodput_mbps", "blocks", "timeouts", "drops",
+                                                   "sim_seconds") if k in d)
+        return f"SimResult({head}, scenario={self.scenario!r})" if self.scenario is not None else f"SimResult({head})"
+
     def __reduce__(self):  # MappingProxyType does not pickle; rebuild from a plain dict
         return (SimResult, (dict(self.data), self.scenario))
 
