@@ -38,27 +38,15 @@ const TWO_32: u64 = 1 << 32;
 /// - anything else: a reset, reported as 0.
 pub fn delta(prev: u64, cur: u64) -> Delta {
     if cur >= prev {
-        return Delta {
-            value: cur - prev,
-            event: CounterEvent::None,
-        };
+        return Delta { value: cur - prev, event: CounterEvent::None };
     }
     if prev >= 1 << 63 {
-        return Delta {
-            value: cur.wrapping_sub(prev),
-            event: CounterEvent::Wrap64,
-        };
+        return Delta { value: cur.wrapping_sub(prev), event: CounterEvent::Wrap64 };
     }
     if prev < TWO_32 && cur < TWO_32 && prev >= 1 << 31 {
-        return Delta {
-            value: TWO_32 - prev + cur,
-            event: CounterEvent::Wrap32,
-        };
+        return Delta { value: TWO_32 - prev + cur, event: CounterEvent::Wrap32 };
     }
-    Delta {
-        value: 0,
-        event: CounterEvent::Reset,
-    }
+    Delta { value: 0, event: CounterEvent::Reset }
 }
 
 #[cfg(test)]
@@ -67,50 +55,26 @@ mod tests {
 
     #[test]
     fn increasing_counter_gives_plain_difference() {
-        assert_eq!(
-            delta(100, 250),
-            Delta {
-                value: 150,
-                event: CounterEvent::None
-            }
-        );
+        assert_eq!(delta(100, 250), Delta { value: 150, event: CounterEvent::None });
         assert_eq!(delta(7, 7).value, 0);
     }
 
     #[test]
     fn wrap_at_64_bits_counts_bytes_across_the_wrap() {
         let d = delta(u64::MAX - 9, 5);
-        assert_eq!(
-            d,
-            Delta {
-                value: 15,
-                event: CounterEvent::Wrap64
-            }
-        );
+        assert_eq!(d, Delta { value: 15, event: CounterEvent::Wrap64 });
     }
 
     #[test]
     fn wrap_at_32_bits_counts_bytes_across_the_wrap() {
         let d = delta((1u64 << 32) - 1000, 500);
-        assert_eq!(
-            d,
-            Delta {
-                value: 1500,
-                event: CounterEvent::Wrap32
-            }
-        );
+        assert_eq!(d, Delta { value: 1500, event: CounterEvent::Wrap32 });
     }
 
     #[test]
     fn decrease_from_low_value_is_a_reset_not_a_negative_rate() {
         // 5000 -> 10 cannot be a wrap of either width: report 0 and flag it
-        assert_eq!(
-            delta(5000, 10),
-            Delta {
-                value: 0,
-                event: CounterEvent::Reset
-            }
-        );
+        assert_eq!(delta(5000, 10), Delta { value: 0, event: CounterEvent::Reset });
     }
 
     #[test]

@@ -107,12 +107,7 @@ impl Sampler {
             .name("incastlab-poll".into())
             .spawn(move || poll(source, interval_ns, spin_ns, &worker))
             .expect("spawn the polling thread");
-        Sampler {
-            shared,
-            thread: Some(thread),
-            prev: None,
-            interval_ns,
-        }
+        Sampler { shared, thread: Some(thread), prev: None, interval_ns }
     }
 
     /// The interval that was asked for.
@@ -135,12 +130,7 @@ impl Sampler {
             if let Some((pt, pv)) = self.prev {
                 out.t_end_ns.push(t);
                 out.dt_ns.push(t.saturating_sub(pt));
-                let cols = [
-                    &mut out.rx_bytes,
-                    &mut out.tx_bytes,
-                    &mut out.rx_packets,
-                    &mut out.tx_packets,
-                ];
+                let cols = [&mut out.rx_bytes, &mut out.tx_bytes, &mut out.rx_packets, &mut out.tx_packets];
                 for (i, col) in cols.into_iter().enumerate() {
                     let d = delta(pv[i], v[i]);
                     match d.event {
@@ -178,9 +168,7 @@ impl Drop for Sampler {
 
 fn poll<S: CounterSource>(source: S, interval_ns: u64, spin_ns: u64, shared: &Shared) {
     minimize_timer_slack();
-    shared
-        .realtime
-        .store(try_realtime_priority(), Ordering::Relaxed);
+    shared.realtime.store(try_realtime_priority(), Ordering::Relaxed);
     let start = now_ns();
     let mut k: u64 = 0;
     while !shared.stop.load(Ordering::Relaxed) {
@@ -192,11 +180,7 @@ fn poll<S: CounterSource>(source: S, interval_ns: u64, spin_ns: u64, shared: &Sh
                 // it would squeeze bytes into a too-short interval and invent a peak. Drop
                 // it: the counters are cumulative, so the next reading covers its bytes.
                 if after - before <= MAX_READ_NS {
-                    shared
-                        .raw
-                        .lock()
-                        .unwrap()
-                        .push((before + (after - before) / 2, v));
+                    shared.raw.lock().unwrap().push((before + (after - before) / 2, v));
                 } else {
                     shared.uncertain.fetch_add(1, Ordering::Relaxed);
                 }
@@ -242,10 +226,7 @@ mod tests {
         fn read(&self) -> Result<[u64; 4], SourceError> {
             let n = self.n.fetch_add(1, Ordering::Relaxed);
             if n >= self.fail_after {
-                return Err(SourceError::Unreadable {
-                    path: "fake".into(),
-                    reason: "the interface disappeared".into(),
-                });
+                return Err(SourceError::Unreadable { path: "fake".into(), reason: "the interface disappeared".into() });
             }
             let b = self.base.wrapping_add(n * 1000);
             Ok([b, b, n, n])
@@ -269,15 +250,7 @@ mod tests {
 
     #[test]
     fn deltas_of_a_steady_ramp_are_exact() {
-        let mut s = Sampler::start(
-            Ramp {
-                n: AtomicU64::new(0),
-                base: 0,
-                fail_after: u64::MAX,
-            },
-            200_000,
-            0,
-        );
+        let mut s = Sampler::start(Ramp { n: AtomicU64::new(0), base: 0, fail_after: u64::MAX }, 200_000, 0);
         let got = wait_for(&mut s, 20);
         s.stop();
         assert!(got.rx_bytes.len() >= 20);
@@ -286,33 +259,17 @@ mod tests {
 
     #[test]
     fn a_64_bit_wrap_during_sampling_never_gives_a_negative_or_huge_delta() {
-        let src = Ramp {
-            n: AtomicU64::new(0),
-            base: u64::MAX - 4_500,
-            fail_after: u64::MAX,
-        };
+        let src = Ramp { n: AtomicU64::new(0), base: u64::MAX - 4_500, fail_after: u64::MAX };
         let mut s = Sampler::start(src, 200_000, 0);
         let got = wait_for(&mut s, 10);
         s.stop();
-        assert!(
-            got.rx_bytes.iter().all(|&b| b == 1000),
-            "{:?}",
-            got.rx_bytes
-        );
+        assert!(got.rx_bytes.iter().all(|&b| b == 1000), "{:?}", got.rx_bytes);
         assert!(got.wraps >= 2); // rx and tx bytes wrapped once each
     }
 
     #[test]
     fn a_failing_source_stops_the_thread_with_its_message() {
-        let mut s = Sampler::start(
-            Ramp {
-                n: AtomicU64::new(0),
-                base: 0,
-                fail_after: 3,
-            },
-            100_000,
-            0,
-        );
+        let mut s = Sampler::start(Ramp { n: AtomicU64::new(0), base: 0, fail_after: 3 }, 100_000, 0);
         std::thread::sleep(std::time::Duration::from_millis(50));
         let first = s.drain().unwrap();
         assert_eq!(first.dt_ns.len(), 2);
@@ -322,15 +279,7 @@ mod tests {
 
     #[test]
     fn median_interval_tracks_a_1ms_request() {
-        let mut s = Sampler::start(
-            Ramp {
-                n: AtomicU64::new(0),
-                base: 0,
-                fail_after: u64::MAX,
-            },
-            1_000_000,
-            0,
-        );
+        let mut s = Sampler::start(Ramp { n: AtomicU64::new(0), base: 0, fail_after: u64::MAX }, 1_000_000, 0);
         std::thread::sleep(std::time::Duration::from_millis(300));
         let got = s.drain().unwrap();
         s.stop();

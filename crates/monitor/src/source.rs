@@ -49,11 +49,7 @@ impl std::error::Error for SourceError {}
 
 fn valid_iface_name(name: &str) -> bool {
     // IFNAMSIZ is 16 including the NUL; '/' or '..' would escape the sysfs directory
-    !name.is_empty()
-        && name.len() < 16
-        && !name.contains('/')
-        && name != "."
-        && name != ".."
+    !name.is_empty() && name.len() < 16 && !name.contains('/') && name != "." && name != ".."
         && !name.chars().any(|c| c.is_whitespace())
 }
 
@@ -72,11 +68,7 @@ impl SysfsCounters {
             })?;
             files.push(file);
         }
-        let counters = SysfsCounters {
-            files,
-            iface: iface.to_string(),
-            dir: sysfs_root.join(iface),
-        };
+        let counters = SysfsCounters { files, iface: iface.to_string(), dir: sysfs_root.join(iface) };
         counters.read()?; // fail now, not in the polling thread
         Ok(counters)
     }
@@ -91,9 +83,7 @@ impl SysfsCounters {
         let mut out = [0u64; 4];
         let mut buf = [0u8; 32];
         for (i, file) in self.files.iter().enumerate() {
-            let n = file
-                .read_at(&mut buf, 0)
-                .map_err(|e| self.read_error(i, e))?;
+            let n = file.read_at(&mut buf, 0).map_err(|e| self.read_error(i, e))?;
             out[i] = parse_counter(&buf[..n]).ok_or_else(|| SourceError::Garbled {
                 path: self.path(i),
                 text: String::from_utf8_lossy(&buf[..n]).into_owned(),
@@ -109,20 +99,11 @@ impl SysfsCounters {
     fn read_error(&self, i: usize, e: io::Error) -> SourceError {
         // net-sysfs answers EINVAL for a device being unregistered (netstat_show checks
         // dev_isalive), ENODEV/ENOENT once it is gone
-        let gone = matches!(
-            e.raw_os_error(),
-            Some(libc::ENODEV) | Some(libc::EINVAL) | Some(libc::ENOENT)
-        );
+        let gone = matches!(e.raw_os_error(), Some(libc::ENODEV) | Some(libc::EINVAL) | Some(libc::ENOENT));
         if gone || !self.dir.exists() {
-            SourceError::Unreadable {
-                path: self.path(i),
-                reason: "the interface disappeared".into(),
-            }
+            SourceError::Unreadable { path: self.path(i), reason: "the interface disappeared".into() }
         } else {
-            SourceError::Unreadable {
-                path: self.path(i),
-                reason: e.to_string(),
-            }
+            SourceError::Unreadable { path: self.path(i), reason: e.to_string() }
         }
     }
 }
@@ -162,10 +143,7 @@ mod tests {
 
     #[test]
     fn path_escapes_are_not_interfaces() {
-        assert!(matches!(
-            SysfsCounters::open("../../etc"),
-            Err(SourceError::NoSuchInterface(_))
-        ));
+        assert!(matches!(SysfsCounters::open("../../etc"), Err(SourceError::NoSuchInterface(_))));
     }
 
     #[test]

@@ -29,11 +29,7 @@ impl IntervalStats {
         let mut sorted = intervals_ns.to_vec();
         sorted.sort_unstable();
         let median = percentile(&sorted, 50.0);
-        let mad: u128 = sorted
-            .iter()
-            .map(|&x| x.abs_diff(median) as u128)
-            .sum::<u128>()
-            / sorted.len() as u128;
+        let mad: u128 = sorted.iter().map(|&x| x.abs_diff(median) as u128).sum::<u128>() / sorted.len() as u128;
         Some(IntervalStats {
             count: sorted.len(),
             median_ns: median,
@@ -56,10 +52,7 @@ mod tests {
     #[test]
     fn steady_intervals_have_zero_jitter() {
         let s = IntervalStats::of(&[100_000; 50]).unwrap();
-        assert_eq!(
-            (s.median_ns, s.p99_ns, s.max_ns, s.jitter_ns),
-            (100_000, 100_000, 100_000, 0)
-        );
+        assert_eq!((s.median_ns, s.p99_ns, s.max_ns, s.jitter_ns), (100_000, 100_000, 100_000, 0));
     }
 
     #[test]

@@ -3,9 +3,9 @@
 
 use pyo3::prelude::*;
 
-mod monitor;
 mod sim;
 mod wire;
+mod monitor;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -21,14 +21,10 @@ impl Sampler {
     #[pyo3(signature = (iface, interval_ns, spin_ns = 0))]
     fn new(iface: &str, interval_ns: u64, spin_ns: u64) -> PyResult<Self> {
         let counters = SysfsCounters::open(iface).map_err(|e| match e {
-            incast_monitor::source::SourceError::NoSuchInterface(_) => {
-                PyValueError::new_err(e.to_string())
-            }
+            incast_monitor::source::SourceError::NoSuchInterface(_) => PyValueError::new_err(e.to_string()),
             other => PyOSError::new_err(other.to_string()),
         })?;
-        Ok(Sampler {
-            inner: incast_monitor::Sampler::start(counters, interval_ns, spin_ns),
-        })
+        Ok(Sampler { inner: incast_monitor::Sampler::start(counters, interval_ns, spin_ns) })
     }
 
     /// Intervals since the last call, as a dict of equal-length lists (`t_end_ns`, `dt_ns`,
@@ -36,9 +32,7 @@ impl Sampler {
     /// `missed`, `uncertain` (readings dropped as mistimed) and `realtime` (the thread got SCHED_FIFO priority). OSError once the source failed (e.g. the interface disappeared).
     fn drain<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let inner = &mut self.inner;
-        let got = py
-            .detach(|| inner.drain())
-            .map_err(|e| PyOSError::new_err(e.to_string()))?;
+        let got = py.detach(|| inner.drain()).map_err(|e| PyOSError::new_err(e.to_string()))?;
         intervals_dict(py, got)
     }
 
@@ -62,8 +56,7 @@ impl KernelSampler {
     #[new]
     #[pyo3(signature = (iface, bucket_ns = 100_000))]
     fn new(iface: &str, bucket_ns: u64) -> PyResult<Self> {
-        let bins = incast_monitor::ebpf::KernelBins::attach(iface, bucket_ns)
-            .map_err(PyOSError::new_err)?;
+        let bins = incast_monitor::ebpf::KernelBins::attach(iface, bucket_ns).map_err(PyOSError::new_err)?;
         Ok(KernelSampler { inner: Some(bins) })
     }
 
@@ -105,13 +98,8 @@ pub fn counter_delta(prev: u64, cur: u64) -> (u64, &'static str) {
 /// Median, p99, max and jitter (mean absolute deviation from the median) of intervals in
 /// nanoseconds, as a dict; None for an empty list.
 #[pyfunction]
-pub fn interval_stats<'py>(
-    py: Python<'py>,
-    dt_ns: Vec<u64>,
-) -> PyResult<Option<Bound<'py, PyDict>>> {
-    let Some(s) = incast_monitor::IntervalStats::of(&dt_ns) else {
-        return Ok(None);
-    };
+pub fn interval_stats<'py>(py: Python<'py>, dt_ns: Vec<u64>) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let Some(s) = incast_monitor::IntervalStats::of(&dt_ns) else { return Ok(None) };
     let d = PyDict::new(py);
     d.set_item("count", s.count)?;
     d.set_item("median_ns", s.median_ns)?;
@@ -124,15 +112,11 @@ pub fn interval_stats<'py>(
 /// Contents of /proc/net/FILE inside the named network namespace (needs root).
 #[pyfunction]
 pub fn read_proc_net_in(py: Python<'_>, netns: &str, file: &str) -> PyResult<String> {
-    py.detach(|| incast_monitor::netns::read_proc_net_in(netns, file))
-        .map_err(PyOSError::new_err)
+    py.detach(|| incast_monitor::netns::read_proc_net_in(netns, file)).map_err(PyOSError::new_err)
 }
 
 /// The dict both samplers' `drain` return: equal-length lists per interval and the counts.
-fn intervals_dict(
-    py: Python<'_>,
-    got: incast_monitor::sampler::Intervals,
-) -> PyResult<Bound<'_, PyDict>> {
+fn intervals_dict(py: Python<'_>, got: incast_monitor::sampler::Intervals) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("t_end_ns", got.t_end_ns)?;
     d.set_item("dt_ns", got.dt_ns)?;

@@ -6,8 +6,8 @@ use pyo3::prelude::*;
 /// Run one simulation described by `scenario_json`; return the result as JSON.
 #[pyfunction]
 pub fn simulate(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
-    let scenario: incast_sim::ScenarioSpec = serde_json::from_str(scenario_json)
-        .map_err(|e| PyValueError::new_err(format!("scenario: {e}")))?;
+    let scenario: incast_sim::ScenarioSpec =
+        serde_json::from_str(scenario_json).map_err(|e| PyValueError::new_err(format!("scenario: {e}")))?;
     let result = py
         .detach(|| incast_sim::run(&scenario))
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -67,35 +67,27 @@ pub fn simulate_recording(
     pcap_include_dropped: bool,
     events_path: Option<std::path::PathBuf>,
 ) -> PyResult<String> {
-    let spec: incast_sim::ScenarioSpec = serde_json::from_str(scenario_json)
-        .map_err(|e| PyValueError::new_err(format!("scenario: {e}")))?;
-    let scenario = spec
-        .validate()
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let spec: incast_sim::ScenarioSpec =
+        serde_json::from_str(scenario_json).map_err(|e| PyValueError::new_err(format!("scenario: {e}")))?;
+    let scenario = spec.validate().map_err(|e| PyValueError::new_err(e.to_string()))?;
     let req = incast_simio::FileRequest {
         pcap: pcap_path,
-        pcap_options: incast_simio::PcapOptions {
-            include_dropped: pcap_include_dropped,
-            ..Default::default()
-        },
+        pcap_options: incast_simio::PcapOptions { include_dropped: pcap_include_dropped, ..Default::default() },
         capture_limit,
         trace: trace_path,
         trace_flows,
         events: events_path,
     };
-    let (result, written) = py
-        .detach(|| incast_simio::simulate_to_files(&scenario, &req))
-        .map_err(|e| {
-            if incast_sim::cancel_requested() {
-                PyKeyboardInterrupt::new_err("simulation cancelled")
-            } else if e.is::<std::io::Error>() {
-                pyo3::exceptions::PyOSError::new_err(e.to_string())
-            } else {
-                PyValueError::new_err(e.to_string())
-            }
-        })?;
-    let mut json =
-        serde_json::to_value(&result).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let (result, written) = py.detach(|| incast_simio::simulate_to_files(&scenario, &req)).map_err(|e| {
+        if incast_sim::cancel_requested() {
+            PyKeyboardInterrupt::new_err("simulation cancelled")
+        } else if e.is::<std::io::Error>() {
+            pyo3::exceptions::PyOSError::new_err(e.to_string())
+        } else {
+            PyValueError::new_err(e.to_string())
+        }
+    })?;
+    let mut json = serde_json::to_value(&result).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let obj = json.as_object_mut().expect("a result is a JSON object");
     if let Some(p) = written.pcap {
         obj.insert("capture_packets".into(), p.frames.into());

@@ -16,8 +16,8 @@ fn to_py(e: io::Error) -> PyErr {
 /// Run the synchronized-read client described by `config_json`; return the result as JSON.
 #[pyfunction]
 pub fn wire_read(py: Python<'_>, config_json: &str) -> PyResult<String> {
-    let cfg: incast_wire::ClientConfig = serde_json::from_str(config_json)
-        .map_err(|e| PyValueError::new_err(format!("client config: {e}")))?;
+    let cfg: incast_wire::ClientConfig =
+        serde_json::from_str(config_json).map_err(|e| PyValueError::new_err(format!("client config: {e}")))?;
     let result = py.detach(|| incast_wire::read_blocks(cfg)).map_err(to_py)?;
     serde_json::to_string(&result).map_err(|e| PyValueError::new_err(e.to_string()))
 }
@@ -34,16 +34,11 @@ impl WireServer {
     /// Bind and start serving in the background, as described by `config_json`.
     #[new]
     fn new(py: Python<'_>, config_json: &str) -> PyResult<Self> {
-        let cfg: incast_wire::ServerConfig = serde_json::from_str(config_json)
-            .map_err(|e| PyValueError::new_err(format!("server config: {e}")))?;
-        let server = py
-            .detach(|| incast_wire::Server::start(cfg))
-            .map_err(to_py)?;
+        let cfg: incast_wire::ServerConfig =
+            serde_json::from_str(config_json).map_err(|e| PyValueError::new_err(format!("server config: {e}")))?;
+        let server = py.detach(|| incast_wire::Server::start(cfg)).map_err(to_py)?;
         let addr = server.local_addr().to_string();
-        Ok(WireServer {
-            inner: Mutex::new(Some(server)),
-            addr,
-        })
+        Ok(WireServer { inner: Mutex::new(Some(server)), addr })
     }
 
     /// The bound address, `ip:port`.
@@ -54,14 +49,7 @@ impl WireServer {
 
     /// The server's counters as JSON (null fields where the kernel cannot tell).
     fn stats(&self, py: Python<'_>) -> PyResult<String> {
-        let st = py.detach(|| {
-            self.inner
-                .lock()
-                .unwrap()
-                .as_ref()
-                .map(|s| s.stats())
-                .unwrap_or_default()
-        });
+        let st = py.detach(|| self.inner.lock().unwrap().as_ref().map(|s| s.stats()).unwrap_or_default());
         serde_json::to_string(&st).map_err(|e| PyValueError::new_err(e.to_string()))
     }
 

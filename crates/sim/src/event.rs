@@ -170,8 +170,7 @@ impl EventQueue {
     /// A queue with room for about `n` pending events whose ties are broken as `tie` says
     /// (`seed` drives the random order).
     pub fn new(n: usize, tie: TieBreak, seed: u64) -> Self {
-        let random = (tie == TieBreak::Random)
-            .then(|| rand_pcg::Pcg64::seed_from_u64(seed ^ 0x7469_6562_7265_616b));
+        let random = (tie == TieBreak::Random).then(|| rand_pcg::Pcg64::seed_from_u64(seed ^ 0x7469_6562_7265_616b));
         EventQueue {
             slots: (0..SLOTS).map(|_| Vec::new()).collect(),
             occupied: [0; SLOTS / 64],
@@ -191,9 +190,7 @@ impl EventQueue {
     fn next_order(&mut self, time: Time) -> u64 {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let Some(rng) = &mut self.random else {
-            return seq;
-        };
+        let Some(rng) = &mut self.random else { return seq };
         let last_order = self.last as u64;
         if time == key_time(self.last) {
             // after the event being processed, anywhere among the others of this instant
@@ -264,10 +261,7 @@ impl EventQueue {
         if self.current.is_empty() {
             self.advance();
         }
-        let (k, event) = self
-            .current
-            .pop_front()
-            .expect("advance loaded the next occupied slot");
+        let (k, event) = self.current.pop_front().expect("advance loaded the next occupied slot");
         self.len -= 1;
         self.last = k;
         Some((key_time(k), event))
@@ -296,9 +290,7 @@ impl EventQueue {
         self.occupied[i / 64] &= !(1 << (i % 64));
         let slot = &mut self.slots[i];
         self.current.extend(slot.drain(..));
-        self.current
-            .make_contiguous()
-            .sort_unstable_by_key(|&(k, _)| k);
+        self.current.make_contiguous().sort_unstable_by_key(|&(k, _)| k);
     }
 
     /// File an event of slot `base` or later into the wheel (never the heap).
@@ -392,16 +384,7 @@ mod tests {
                 for _ in 0..rng.random_range(0..4) {
                     // same instant, next picosecond, a packet time, a slot's width, across
                     // the wheel's span (2^32 ps), a 200 ms timer
-                    let offsets = [
-                        0,
-                        1,
-                        12_000,
-                        1 << 20,
-                        (1 << 20) + 1,
-                        3 << 30,
-                        (1 << 32) + 7,
-                        200_000_000_000,
-                    ];
+                    let offsets = [0, 1, 12_000, 1 << 20, (1 << 20) + 1, 3 << 30, (1 << 32) + 7, 200_000_000_000];
                     let at = now + offsets[rng.random_range(0..offsets.len())];
                     q.push(Time(at), Event::RtoTimer(seq as u32));
                     pending.push((at, seq));
@@ -452,16 +435,8 @@ mod tests {
     #[test]
     fn random_tie_break_shuffles_simultaneous_events_and_is_seeded() {
         let a = order_of_ties(TieBreak::Random, 1);
-        assert_eq!(
-            a,
-            order_of_ties(TieBreak::Random, 1),
-            "same seed, same order"
-        );
-        assert_ne!(
-            a,
-            order_of_ties(TieBreak::Random, 2),
-            "another seed, another order"
-        );
+        assert_eq!(a, order_of_ties(TieBreak::Random, 1), "same seed, same order");
+        assert_ne!(a, order_of_ties(TieBreak::Random, 2), "another seed, another order");
         assert_ne!(a, (0..20).collect::<Vec<_>>(), "not the insertion order");
         let mut sorted = a.clone();
         sorted.sort();
@@ -484,10 +459,7 @@ mod tests {
             if next < 3_000 {
                 // an effect at the same instant: it must still come after this event
                 q.push(now, Event::RtoTimer(next));
-                q.push(
-                    now + Time(rng.random_range(0..20)),
-                    Event::RtoTimer(next + 1),
-                );
+                q.push(now + Time(rng.random_range(0..20)), Event::RtoTimer(next + 1));
                 next += 2;
             }
         }

@@ -55,10 +55,7 @@ pub fn simulate(sc: &Scenario) -> SimResult {
 }
 
 /// Simulate, and also return the capture and trace `opts` ask for.
-pub fn simulate_recording(
-    sc: &Scenario,
-    opts: &trace::RecordOptions,
-) -> (SimResult, trace::Records) {
+pub fn simulate_recording(sc: &Scenario, opts: &trace::RecordOptions) -> (SimResult, trace::Records) {
     let started = std::time::Instant::now();
     let mut w = world::World::with_records(sc, opts);
     w.run();

@@ -63,20 +63,7 @@ pub const MAX_SACK_BLOCKS: usize = 3;
 impl Packet {
     /// A packet with no SACK blocks and no flags.
     pub fn new(flow: FlowId, kind: Kind, wire_bytes: u32, len: u32, seq: u64, ack: u64) -> Packet {
-        Packet {
-            flow,
-            kind,
-            wire_bytes,
-            len,
-            seq,
-            ack,
-            sack: [(0, 0); MAX_SACK_BLOCKS],
-            nsack: 0,
-            after_timeout: false,
-            conn: 0,
-            wnd: 0,
-            ts: Time::ZERO,
-        }
+        Packet { flow, kind, wire_bytes, len, seq, ack, sack: [(0, 0); MAX_SACK_BLOCKS], nsack: 0, after_timeout: false, conn: 0, wnd: 0, ts: Time::ZERO }
     }
 
     /// The SACK blocks, as absolute [start, end) sequence numbers.
@@ -85,20 +72,14 @@ impl Packet {
         for (b, &(s, e)) in blocks.iter_mut().zip(&self.sack[..self.nsack as usize]) {
             *b = (self.ack + s as u64, self.ack + e as u64);
         }
-        SackBlocks {
-            blocks,
-            n: self.nsack as usize,
-        }
+        SackBlocks { blocks, n: self.nsack as usize }
     }
 
     /// Carry these SACK blocks (at most three; each above `ack`). Set `ack` first.
     pub fn set_sack(&mut self, blocks: &[(u64, u64)]) {
         let n = blocks.len().min(MAX_SACK_BLOCKS);
         for (slot, &(s, e)) in self.sack.iter_mut().zip(&blocks[..n]) {
-            debug_assert!(
-                s >= self.ack && e - self.ack <= u32::MAX as u64,
-                "SACK block outside the window"
-            );
+            debug_assert!(s >= self.ack && e - self.ack <= u32::MAX as u64, "SACK block outside the window");
             *slot = ((s - self.ack) as u32, (e - self.ack) as u32);
         }
         self.nsack = n as u8;
@@ -164,11 +145,7 @@ impl PacketPool {
 
     /// Every packet still alive (in a queue or on a link).
     pub fn live_packets(&self) -> impl Iterator<Item = &Packet> {
-        self.slots
-            .iter()
-            .zip(&self.live)
-            .filter(|(_, &l)| l)
-            .map(|(p, _)| p)
+        self.slots.iter().zip(&self.live).filter(|(_, &l)| l).map(|(p, _)| p)
     }
 
     /// Slots ever allocated: the pool's high-water mark.
@@ -188,26 +165,13 @@ mod tests {
     #[test]
     fn sack_blocks_round_trip_through_offsets() {
         let mut p = Packet::new(1, Kind::Ack, 40, 0, 0, 5_000_000_000);
-        p.set_sack(&[
-            (5_000_001_460, 5_000_002_920),
-            (5_000_004_380, 5_000_005_840),
-        ]);
-        assert_eq!(
-            &*p.sack_blocks(),
-            &[
-                (5_000_001_460, 5_000_002_920),
-                (5_000_004_380, 5_000_005_840)
-            ]
-        );
+        p.set_sack(&[(5_000_001_460, 5_000_002_920), (5_000_004_380, 5_000_005_840)]);
+        assert_eq!(&*p.sack_blocks(), &[(5_000_001_460, 5_000_002_920), (5_000_004_380, 5_000_005_840)]);
     }
 
     #[test]
     fn packets_stay_small() {
-        assert!(
-            std::mem::size_of::<Packet>() <= 88,
-            "{}",
-            std::mem::size_of::<Packet>()
-        );
+        assert!(std::mem::size_of::<Packet>() <= 88, "{}", std::mem::size_of::<Packet>());
     }
 
     #[test]

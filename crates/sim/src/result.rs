@@ -98,11 +98,7 @@ use crate::tcp::sender::TimeoutKind;
 
 /// Build the result of a finished world.
 
-pub(crate) fn summarize(
-    sc: &crate::Scenario,
-    w: &crate::world::World,
-    wall_seconds: f64,
-) -> SimResult {
+pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seconds: f64) -> SimResult {
     use crate::stats::percentile;
     use crate::time::PS_PER_S;
     let s = &sc.spec;
@@ -124,19 +120,11 @@ pub(crate) fn summarize(
         mss_bytes: s.mss_bytes,
         limited_transmit: s.limited_transmit,
         buffer_admission: sc.admission.name().into(),
-        buffer_packets: if sc.admission == crate::net::Admission::Packets {
-            sc.buffer_packets
-        } else {
-            0
-        },
+        buffer_packets: if sc.admission == crate::net::Admission::Packets { sc.buffer_packets } else { 0 },
         tcp_rules: s.tcp_rules.name().into(),
         rto_backoff: s.rto_backoff.name().into(),
         tie_break: s.tie_break.name().into(),
-        goodput_mbps: if sim_seconds > 0.0 {
-            c.app_bytes as f64 * 8.0 / sim_seconds / 1e6
-        } else {
-            0.0
-        },
+        goodput_mbps: if sim_seconds > 0.0 { c.app_bytes as f64 * 8.0 / sim_seconds / 1e6 } else { 0.0 },
         blocks: w.client.blocks_done,
         block_time_p50_s: secs(percentile(times, 50.0)),
         block_time_p99_s: secs(percentile(times, 99.0)),
@@ -147,10 +135,8 @@ pub(crate) fn summarize(
         timeouts_last_packet: by_kind[TimeoutKind::LastPacket as usize],
         timeouts_lost_retransmit: by_kind[TimeoutKind::LostRetransmit as usize],
         timeouts_other: by_kind[TimeoutKind::Other as usize],
-        lost_retransmits_dart_ge_threshold: w
-            .sender_total(|t| t.stats.lost_retransmits_dart_ge_threshold),
-        lost_retransmits_dart_lt_threshold: w
-            .sender_total(|t| t.stats.lost_retransmits_dart_lt_threshold),
+        lost_retransmits_dart_ge_threshold: w.sender_total(|t| t.stats.lost_retransmits_dart_ge_threshold),
+        lost_retransmits_dart_lt_threshold: w.sender_total(|t| t.stats.lost_retransmits_dart_lt_threshold),
         dart_histogram: w.sender_array_total(|t| t.stats.dart_histogram).to_vec(),
         spurious_timeouts: c.spurious_timeouts,
         delayed_ack_timeouts: w.receiver_total(|r| r.stats.delayed_ack_timeouts),
@@ -161,11 +147,7 @@ pub(crate) fn summarize(
         max_queue_bytes: w.to_client().max_occupancy,
         max_queue_packets: w.to_client().max_packets,
         active_servers: w.active_per_block() as u32,
-        block_time_mean_s: if times.is_empty() {
-            0.0
-        } else {
-            secs(times.iter().sum::<u64>()) / times.len() as f64
-        },
+        block_time_mean_s: if times.is_empty() { 0.0 } else { secs(times.iter().sum::<u64>()) / times.len() as f64 },
         syn_timeouts: c.syn_timeouts,
         stale_packets: c.stale_packets,
         udp_sent: c.udp_sent,

@@ -248,30 +248,17 @@ pub struct ScenarioError {
 
 impl std::fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}: {} is not allowed; expected {}",
-            self.param, self.value, self.allowed
-        )
+        write!(f, "{}: {} is not allowed; expected {}", self.param, self.value, self.allowed)
     }
 }
 
 impl std::error::Error for ScenarioError {}
 
-fn check(
-    ok: bool,
-    param: &'static str,
-    value: impl ToString,
-    allowed: &str,
-) -> Result<(), ScenarioError> {
+fn check(ok: bool, param: &'static str, value: impl ToString, allowed: &str) -> Result<(), ScenarioError> {
     if ok {
         Ok(())
     } else {
-        Err(ScenarioError {
-            param,
-            value: value.to_string(),
-            allowed: allowed.to_string(),
-        })
+        Err(ScenarioError { param, value: value.to_string(), allowed: allowed.to_string() })
     }
 }
 
@@ -305,31 +292,11 @@ impl ScenarioSpec {
     /// Check every field; on success return the scenario the simulator runs.
     pub fn validate(&self) -> Result<Scenario, ScenarioError> {
         let s = self;
-        check(
-            s.servers >= 1 && s.servers <= MAX_SERVERS,
-            "servers",
-            s.servers,
-            "a whole number from 1 to 1048576",
-        )?;
-        check(
-            s.mss_bytes >= 64 && s.mss_bytes <= 65_495,
-            "mss_bytes",
-            s.mss_bytes,
-            "64 to 65495 bytes",
-        )?;
-        check(
-            s.header_bytes <= 120,
-            "header_bytes",
-            s.header_bytes,
-            "0 to 120 bytes",
-        )?;
+        check(s.servers >= 1 && s.servers <= MAX_SERVERS, "servers", s.servers, "a whole number from 1 to 1048576")?;
+        check(s.mss_bytes >= 64 && s.mss_bytes <= 65_495, "mss_bytes", s.mss_bytes, "64 to 65495 bytes")?;
+        check(s.header_bytes <= 120, "header_bytes", s.header_bytes, "0 to 120 bytes")?;
         let mtu = (s.mss_bytes + s.header_bytes) as u64;
-        check(
-            s.buffer_bytes >= mtu,
-            "buffer_bytes",
-            s.buffer_bytes,
-            &format!("at least one full packet ({mtu} bytes)"),
-        )?;
+        check(s.buffer_bytes >= mtu, "buffer_bytes", s.buffer_bytes, &format!("at least one full packet ({mtu} bytes)"))?;
         if let Some(p) = s.buffer_packets {
             check(p >= 1, "buffer_packets", p, "at least 1 packet")?;
             check(
@@ -339,34 +306,13 @@ impl ScenarioSpec {
                 "packets (or unset) when buffer_packets is set",
             )?;
         }
-        let admission = s.buffer_admission.unwrap_or(if s.buffer_packets.is_some() {
-            Admission::Packets
-        } else {
-            Admission::Bytes
-        });
-        let buffer_packets = s
-            .buffer_packets
-            .unwrap_or((s.buffer_bytes / mtu).min(u32::MAX as u64) as u32);
+        let admission = s.buffer_admission.unwrap_or(if s.buffer_packets.is_some() { Admission::Packets } else { Admission::Bytes });
+        let buffer_packets = s.buffer_packets.unwrap_or((s.buffer_bytes / mtu).min(u32::MAX as u64) as u32);
         if let Some(a) = s.active_servers {
-            check(
-                a >= 1 && a <= s.servers,
-                "active_servers",
-                a,
-                &format!("1 to servers ({})", s.servers),
-            )?;
+            check(a >= 1 && a <= s.servers, "active_servers", a, &format!("1 to servers ({})", s.servers))?;
         }
-        check(
-            s.syn_timeout_ps >= 1,
-            "syn_timeout_ps",
-            s.syn_timeout_ps,
-            "above zero",
-        )?;
-        check(
-            (0.0..=0.5).contains(&s.udp_fraction),
-            "udp_fraction",
-            s.udp_fraction,
-            "a fraction from 0 to 0.5 of the link rate",
-        )?;
+        check(s.syn_timeout_ps >= 1, "syn_timeout_ps", s.syn_timeout_ps, "above zero")?;
+        check((0.0..=0.5).contains(&s.udp_fraction), "udp_fraction", s.udp_fraction, "a fraction from 0 to 0.5 of the link rate")?;
         check(
             s.udp_packet_bytes >= 28 && s.udp_packet_bytes as u64 <= mtu.max(1500),
             "udp_packet_bytes",
@@ -374,41 +320,15 @@ impl ScenarioSpec {
             "28 bytes to the MTU",
         )?;
         match &s.mitigation {
-            Mitigation::Nccs { k, .. } => {
-                check(*k >= 1, "mitigation.k", k, "at least 1 connection")?
-            }
-            Mitigation::Ocs {
-                set_size,
-                window_bytes,
-                ..
-            } => {
-                check(
-                    *set_size >= 1,
-                    "mitigation.set_size",
-                    set_size,
-                    "at least 1 connection",
-                )?;
-                check(
-                    *window_bytes >= s.mss_bytes as u64,
-                    "mitigation.window_bytes",
-                    window_bytes,
-                    "at least one MSS",
-                )?;
+            Mitigation::Nccs { k, .. } => check(*k >= 1, "mitigation.k", k, "at least 1 connection")?,
+            Mitigation::Ocs { set_size, window_bytes, .. } => {
+                check(*set_size >= 1, "mitigation.set_size", set_size, "at least 1 connection")?;
+                check(*window_bytes >= s.mss_bytes as u64, "mitigation.window_bytes", window_bytes, "at least one MSS")?;
             }
             _ => {}
         }
-        check(
-            s.rate_bps >= 1_000 && s.rate_bps <= 10_000_000_000_000,
-            "rate_bps",
-            s.rate_bps,
-            "1 kbps to 10 Tbps",
-        )?;
-        check(
-            s.link_delay_ps <= PS_PER_S,
-            "link_delay_ps",
-            s.link_delay_ps,
-            "at most 1 s",
-        )?;
+        check(s.rate_bps >= 1_000 && s.rate_bps <= 10_000_000_000_000, "rate_bps", s.rate_bps, "1 kbps to 10 Tbps")?;
+        check(s.link_delay_ps <= PS_PER_S, "link_delay_ps", s.link_delay_ps, "at most 1 s")?;
         check(s.rto_min_ps >= 1, "rto_min_ps", s.rto_min_ps, "above zero")?;
         check(
             s.tcp_rules != TcpRules::Ns3 || s.tcp == TcpVariant::Newreno,
@@ -416,60 +336,15 @@ impl ScenarioSpec {
             "ns3",
             "rfc or ns2 unless tcp is newreno (ns-3's rules are modelled for NewReno without SACK)",
         )?;
-        check(
-            s.rto_max_ps >= s.rto_min_ps,
-            "rto_max_ps",
-            s.rto_max_ps,
-            "at least rto_min",
-        )?;
-        check(
-            s.timer_granularity_ps >= 1,
-            "timer_granularity_ps",
-            s.timer_granularity_ps,
-            "above zero",
-        )?;
-        check(
-            (0.0..=10.0).contains(&s.rto_random),
-            "rto_random",
-            s.rto_random,
-            "a fraction from 0 (off) to 10",
-        )?;
-        check(
-            s.dupack_threshold >= 1 && s.dupack_threshold <= 1000,
-            "dupack_threshold",
-            s.dupack_threshold,
-            "1 to 1000",
-        )?;
-        check(
-            s.init_cwnd_segments >= 1 && s.init_cwnd_segments <= 1000,
-            "init_cwnd_segments",
-            s.init_cwnd_segments,
-            "1 to 1000",
-        )?;
-        check(
-            s.rwnd_bytes >= s.mss_bytes as u64,
-            "rwnd_bytes",
-            s.rwnd_bytes,
-            "at least one MSS",
-        )?;
-        check(
-            s.delayed_ack_ps <= 500 * PS_PER_MS,
-            "delayed_ack_ps",
-            s.delayed_ack_ps,
-            "0 (off) to 500 ms (RFC 1122 4.2.3.2)",
-        )?;
-        check(
-            s.response_jitter_ps <= PS_PER_S,
-            "response_jitter_ps",
-            s.response_jitter_ps,
-            "0 to 1 s",
-        )?;
-        check(
-            s.send_jitter_ps <= PS_PER_S,
-            "send_jitter_ps",
-            s.send_jitter_ps,
-            "0 to 1 s",
-        )?;
+        check(s.rto_max_ps >= s.rto_min_ps, "rto_max_ps", s.rto_max_ps, "at least rto_min")?;
+        check(s.timer_granularity_ps >= 1, "timer_granularity_ps", s.timer_granularity_ps, "above zero")?;
+        check((0.0..=10.0).contains(&s.rto_random), "rto_random", s.rto_random, "a fraction from 0 (off) to 10")?;
+        check(s.dupack_threshold >= 1 && s.dupack_threshold <= 1000, "dupack_threshold", s.dupack_threshold, "1 to 1000")?;
+        check(s.init_cwnd_segments >= 1 && s.init_cwnd_segments <= 1000, "init_cwnd_segments", s.init_cwnd_segments, "1 to 1000")?;
+        check(s.rwnd_bytes >= s.mss_bytes as u64, "rwnd_bytes", s.rwnd_bytes, "at least one MSS")?;
+        check(s.delayed_ack_ps <= 500 * PS_PER_MS, "delayed_ack_ps", s.delayed_ack_ps, "0 (off) to 500 ms (RFC 1122 4.2.3.2)")?;
+        check(s.response_jitter_ps <= PS_PER_S, "response_jitter_ps", s.response_jitter_ps, "0 to 1 s")?;
+        check(s.send_jitter_ps <= PS_PER_S, "send_jitter_ps", s.send_jitter_ps, "0 to 1 s")?;
         let stop = match (s.blocks, s.duration_ps) {
             (Some(b), _) => {
                 check(b >= 1, "blocks", b, "at least 1")?;
@@ -479,44 +354,22 @@ impl ScenarioSpec {
                 check(d >= 1, "duration_ps", d, "above zero")?;
                 StopAt::Time(Time(d))
             }
-            (None, None) => {
-                return Err(ScenarioError {
-                    param: "duration_ps",
-                    value: "none".into(),
-                    allowed: "a duration or a block count".into(),
-                })
-            }
+            (None, None) => return Err(ScenarioError { param: "duration_ps", value: "none".into(), allowed: "a duration or a block count".into() }),
         };
         let n = s.servers as u64;
         let per_server_bytes = match s.block_bytes {
             Some(block) => {
-                check(
-                    block >= n,
-                    "block_bytes",
-                    block,
-                    &format!("at least one byte per server ({n})"),
-                )?;
+                check(block >= n, "block_bytes", block, &format!("at least one byte per server ({n})"))?;
                 // Fixed-block mode (001_e0dada207805edc8.txt: "each of N servers respond with
                 // 1 MB / N bytes"): the remainder goes to the first servers so the block is exact.
                 let (q, r) = (block / n, block % n);
                 (0..n).map(|i| q + u64::from(i < r)).collect()
             }
             None => {
-                check(
-                    s.sru_bytes >= 1,
-                    "sru_bytes",
-                    s.sru_bytes,
-                    "at least 1 byte",
-                )?;
+                check(s.sru_bytes >= 1, "sru_bytes", s.sru_bytes, "at least 1 byte")?;
                 vec![s.sru_bytes; s.servers as usize]
             }
         };
-        Ok(Scenario {
-            spec: s.clone(),
-            admission,
-            buffer_packets,
-            per_server_bytes,
-            stop,
-        })
+        Ok(Scenario { spec: s.clone(), admission, buffer_packets, per_server_bytes, stop })
     }
 }

@@ -56,10 +56,7 @@ mod tests {
 
     #[test]
     fn full_packet_at_100g_is_exactly_120ns() {
-        assert_eq!(
-            serialization_time(1500, 100_000_000_000),
-            Time(120 * PS_PER_NS)
-        );
+        assert_eq!(serialization_time(1500, 100_000_000_000), Time(120 * PS_PER_NS));
     }
 
     #[test]
@@ -69,10 +66,7 @@ mod tests {
 
     #[test]
     fn huge_sizes_do_not_overflow() {
-        assert_eq!(
-            serialization_time(1 << 40, 8_000_000_000_000),
-            Time(1 << 40)
-        );
+        assert_eq!(serialization_time(1 << 40, 8_000_000_000_000), Time(1 << 40));
     }
 
     #[test]

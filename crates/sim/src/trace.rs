@@ -171,18 +171,8 @@ impl Recorder {
                 *t = true;
             }
         }
-        let reported = if opts.events {
-            vec![None; flows]
-        } else {
-            vec![]
-        };
-        Recorder {
-            capture_limit: opts.capture_limit,
-            traced,
-            events: opts.events,
-            reported,
-            records: Records::default(),
-        }
+        let reported = if opts.events { vec![None; flows] } else { vec![] };
+        Recorder { capture_limit: opts.capture_limit, traced, events: opts.events, reported, records: Records::default() }
     }
 
     #[inline]
@@ -194,11 +184,7 @@ impl Recorder {
             self.records.capture_truncated = true;
             return;
         }
-        self.records.capture.push(Captured {
-            time,
-            packet: *packet,
-            dropped,
-        });
+        self.records.capture.push(Captured { time, packet: *packet, dropped });
     }
 
     #[inline]
@@ -211,34 +197,14 @@ impl Recorder {
     }
 
     /// Add a row to the per-event trace (the caller checked `events`).
-    pub(crate) fn event(
-        &mut self,
-        time: Time,
-        kind: EventKind,
-        flow: FlowId,
-        a: u64,
-        b: u64,
-        c: Option<u64>,
-    ) {
-        self.records.events.push(EventRow {
-            time,
-            kind,
-            flow,
-            a,
-            b,
-            c,
-        });
+    pub(crate) fn event(&mut self, time: Time, kind: EventKind, flow: FlowId, a: u64, b: u64, c: Option<u64>) {
+        self.records.events.push(EventRow { time, kind, flow, a, b, c });
     }
 
     /// Report what changed in `flow`'s sender state since it was last reported.
     pub(crate) fn sender_state(&mut self, time: Time, flow: FlowId, now: SenderSnapshot) {
         let before = self.reported[flow as usize].replace(now);
-        let was = before.unwrap_or(SenderSnapshot {
-            cwnd: u64::MAX,
-            ssthresh: u64::MAX,
-            rto_us: now.rto_us,
-            state: now.state,
-        });
+        let was = before.unwrap_or(SenderSnapshot { cwnd: u64::MAX, ssthresh: u64::MAX, rto_us: now.rto_us, state: now.state });
         if now.cwnd != was.cwnd {
             self.event(time, EventKind::Cwnd, flow, now.cwnd, 0, None);
         }
@@ -249,14 +215,7 @@ impl Recorder {
             self.event(time, EventKind::Rto, flow, was.rto_us, now.rto_us, None);
         }
         if now.state != was.state {
-            self.event(
-                time,
-                EventKind::State,
-                flow,
-                was.state as u64,
-                now.state as u64,
-                None,
-            );
+            self.event(time, EventKind::State, flow, was.state as u64, now.state as u64, None);
         }
     }
 }

@@ -24,7 +24,7 @@ use crate::net::{Admission, Offer, OutputPort};
 use crate::packet::{Kind, Packet, PacketPool, MAX_SACK_BLOCKS};
 use crate::scenario::{Mitigation, Scenario, StopAt, TcpRules, TcpVariant};
 use crate::tcp::ictcp::Ictcp;
-use crate::tcp::{ReceiverConfig, Segment, SenderConfig, TcpReceiver, TcpSender};
+use crate::tcp::{ReceiverConfig, SenderConfig, Segment, TcpReceiver, TcpSender};
 use crate::time::{serialization_time, Time, PS_PER_S};
 use crate::trace::{EventKind, RecordOptions, Recorder, SenderSnapshot, TraceEvent, TraceRow};
 
@@ -178,8 +178,7 @@ impl World {
         let s = &sc.spec;
         let n = s.servers as usize;
         let delay = Time(s.link_delay_ps);
-        let base_rtt = Time(4 * s.link_delay_ps)
-            + Time(4 * serialization_time(s.header_bytes as u64, s.rate_bps).0);
+        let base_rtt = Time(4 * s.link_delay_ps) + Time(4 * serialization_time(s.header_bytes as u64, s.rate_bps).0);
         let sender_cfg = SenderConfig {
             variant: s.tcp,
             mss: s.mss_bytes as u64,
@@ -204,16 +203,9 @@ impl World {
             window: s.rwnd_bytes,
         };
         let switch_port = || match sc.admission {
-            Admission::Packets => {
-                OutputPort::with_packet_limit(s.rate_bps, delay, sc.buffer_packets)
-            }
+            Admission::Packets => OutputPort::with_packet_limit(s.rate_bps, delay, sc.buffer_packets),
             Admission::Bytes => OutputPort::new(s.rate_bps, delay, s.buffer_bytes),
-            Admission::MtuSlots => OutputPort::with_mtu_slots(
-                s.rate_bps,
-                delay,
-                s.buffer_bytes,
-                s.mss_bytes + s.header_bytes,
-            ),
+            Admission::MtuSlots => OutputPort::with_mtu_slots(s.rate_bps, delay, s.buffer_bytes, s.mss_bytes + s.header_bytes),
         };
         let layout = Layout { servers: n as u32 };
         let mut ports = Vec::with_capacity(layout.ports());
@@ -221,8 +213,7 @@ impl World {
         ports.push(OutputPort::unbounded(s.rate_bps, delay)); // the client's NIC
         ports.push(switch_port()); // towards the client: the shallow buffer
         ports.extend((0..n).map(|_| switch_port()));
-        let ictcp = (s.mitigation == Mitigation::Ictcp)
-            .then(|| Ictcp::new(s.rate_bps, s.mss_bytes as u64, base_rtt, n));
+        let ictcp = (s.mitigation == Mitigation::Ictcp).then(|| Ictcp::new(s.rate_bps, s.mss_bytes as u64, base_rtt, n));
         let udp_interval = (s.udp_fraction > 0.0).then(|| {
             let per_server_bps = s.rate_bps as f64 * s.udp_fraction / n as f64;
             Time((s.udp_packet_bytes as f64 * 8.0 / per_server_bps * PS_PER_S as f64) as u64)
@@ -250,11 +241,7 @@ impl World {
             rng: Pcg64::seed_from_u64(s.seed),
             seed: s.seed,
             header: s.header_bytes,
-            data_wire_min: if s.tcp_rules == TcpRules::Ns2 {
-                s.header_bytes + s.mss_bytes
-            } else {
-                0
-            },
+            data_wire_min: if s.tcp_rules == TcpRules::Ns2 { s.header_bytes + s.mss_bytes } else { 0 },
             jitter: s.response_jitter_ps,
             send_jitter: s.send_jitter_ps,
             stop: sc.stop,
@@ -271,24 +258,10 @@ impl World {
             // A pre-established connection's SYN / SYN-ACK gave the first RTT sample
             // (RFC 6298 §2.2).
             sender.rto.sample(base_rtt);
-            let state = if s.handshake {
-                ConnState::Closed
-            } else {
-                ConnState::Open
-            };
+            let state = if s.handshake { ConnState::Closed } else { ConnState::Open };
             let receiver = TcpReceiver::new(w.receiver_cfg.clone());
             let window = w.receiver_cfg.window;
-            w.flows.push(Flow {
-                sender,
-                receiver,
-                state,
-                conn: 0,
-                server_conn: 0,
-                syn_sent_at: Time::ZERO,
-                syn_timeout: w.syn_timeout,
-                syn_deadline: Time::NEVER,
-                window,
-            });
+            w.flows.push(Flow { sender, receiver, state, conn: 0, server_conn: 0, syn_sent_at: Time::ZERO, syn_timeout: w.syn_timeout, syn_deadline: Time::NEVER, window });
         }
         w
     }
@@ -296,9 +269,7 @@ impl World {
     /// A fresh sender for connection `conn` of `flow`; its random draws derive from the
     /// run's seed, the flow and the connection.
     fn new_sender(&self, flow: FlowId, conn: u32) -> TcpSender {
-        let seed = self.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            ^ (flow as u64 + 1)
-            ^ ((conn as u64) << 40);
+        let seed = self.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (flow as u64 + 1) ^ ((conn as u64) << 40);
         TcpSender::with_seed(self.sender_cfg.clone(), seed)
     }
 
@@ -360,10 +331,7 @@ impl World {
             }
             Event::RtoTimer(f) => {
                 let mut out = std::mem::take(&mut self.scratch);
-                if self.flows[f as usize]
-                    .sender
-                    .on_timer_event(self.now, &mut out)
-                {
+                if self.flows[f as usize].sender.on_timer_event(self.now, &mut out) {
                     self.trace(f, TraceEvent::Timeout);
                 }
                 self.transmit(f, &mut out);
@@ -420,11 +388,7 @@ impl World {
     fn open(&mut self, f: FlowId) {
         if let Some(ictcp) = &mut self.ictcp {
             // ICTCP measures from here; a connection made for this block counts from 0
-            let delivered = if self.handshake {
-                0
-            } else {
-                self.flows[f as usize].receiver.rcv_nxt - 1
-            };
+            let delivered = if self.handshake { 0 } else { self.flows[f as usize].receiver.rcv_nxt - 1 };
             self.flows[f as usize].window = ictcp.open(f, delivered);
             self.flows[f as usize].receiver.window = self.flows[f as usize].window;
         }
@@ -436,10 +400,7 @@ impl World {
         fl.conn += 1;
         fl.state = ConnState::SynSent;
         fl.syn_timeout = self.syn_timeout;
-        let mut receiver = TcpReceiver::new(ReceiverConfig {
-            window: fl.window,
-            ..self.receiver_cfg.clone()
-        });
+        let mut receiver = TcpReceiver::new(ReceiverConfig { window: fl.window, ..self.receiver_cfg.clone() });
         receiver.stats = std::mem::take(&mut fl.receiver.stats);
         fl.receiver = receiver;
         self.send_syn(f);
@@ -476,14 +437,7 @@ impl World {
         // the request is data on the same connection: it carries the cumulative ACK and
         // window, so nothing is left waiting for the delayed-ACK timer
         fl.receiver.on_ack_sent();
-        let mut pkt = Packet::new(
-            f,
-            Kind::Request,
-            wire,
-            REQUEST_PAYLOAD_BYTES,
-            bytes,
-            fl.receiver.ack_number(),
-        );
+        let mut pkt = Packet::new(f, Kind::Request, wire, REQUEST_PAYLOAD_BYTES, bytes, fl.receiver.ack_number());
         pkt.conn = fl.conn;
         pkt.ts = fl.receiver.ts_echo();
         pkt.set_window(fl.receiver.window);
@@ -496,10 +450,7 @@ impl World {
         fl.window = w;
         let changed = fl.receiver.window != w;
         fl.receiver.window = w;
-        if changed
-            && fl.state == ConnState::Open
-            && self.client.remaining(f, fl.receiver.rcv_nxt - 1) > 0
-        {
+        if changed && fl.state == ConnState::Open && self.client.remaining(f, fl.receiver.rcv_nxt - 1) > 0 {
             self.send_ack(f);
         }
     }
@@ -530,8 +481,7 @@ impl World {
             }
             Offer::Waiting { first } => {
                 if first {
-                    self.queue
-                        .push_key(self.ports[port as usize].free_at(), Event::LinkFree(port));
+                    self.queue.push_key(self.ports[port as usize].free_at(), Event::LinkFree(port));
                 }
                 true
             }
@@ -567,20 +517,12 @@ impl World {
             let p = self.pool.get(id);
             if p.kind == Kind::Data {
                 let waiting = self.to_client().waiting_packets() as u64;
-                self.recorder.event(
-                    self.now,
-                    EventKind::Deq,
-                    p.flow,
-                    p.seq,
-                    p.len as u64,
-                    Some(waiting),
-                );
+                self.recorder.event(self.now, EventKind::Deq, p.flow, p.seq, p.len as u64, Some(waiting));
             }
         }
         self.queue.push(arrive, self.layout.arrival(port, id));
         if more {
-            self.queue
-                .push_key(self.ports[port as usize].free_at(), Event::LinkFree(port));
+            self.queue.push_key(self.ports[port as usize].free_at(), Event::LinkFree(port));
         }
     }
 
@@ -617,16 +559,11 @@ impl World {
         }
         self.counters.app_bytes += got.delivered;
         let mut actions = std::mem::take(&mut self.actions);
-        match self
-            .client
-            .on_progress(self.now, p.flow, before, before + got.delivered)
-        {
+        match self.client.on_progress(self.now, p.flow, before, before + got.delivered) {
             Progress::Partial(remaining) if !self.scheduler.counts_sent() => {
                 let (client, flows) = (&self.client, &self.flows);
-                let remaining_of =
-                    |g: FlowId| client.remaining(g, flows[g as usize].receiver.rcv_nxt - 1);
-                self.scheduler
-                    .on_progress(p.flow, remaining, remaining_of, &mut actions);
+                let remaining_of = |g: FlowId| client.remaining(g, flows[g as usize].receiver.rcv_nxt - 1);
+                self.scheduler.on_progress(p.flow, remaining, remaining_of, &mut actions);
             }
             Progress::Partial(_) => {} // counted where the servers send (`transmit`)
             Progress::FlowDone => {
@@ -703,16 +640,10 @@ impl World {
     }
 
     fn on_ictcp_slot(&mut self) {
-        let Some(mut ictcp) = self.ictcp.take() else {
-            return;
-        };
+        let Some(mut ictcp) = self.ictcp.take() else { return };
         let mut changed = vec![];
         let flows = &self.flows;
-        ictcp.end_slot(
-            self.now,
-            |f| flows[f as usize].receiver.rcv_nxt - 1,
-            &mut changed,
-        );
+        ictcp.end_slot(self.now, |f| flows[f as usize].receiver.rcv_nxt - 1, &mut changed);
         self.queue.push(self.now + ictcp.slot(), Event::IctcpSlot);
         self.ictcp = Some(ictcp);
         for (f, w) in changed {
@@ -727,17 +658,12 @@ impl World {
             let p = self.pool.get(id);
             (p.kind, p.flow, p.len, p.seq, p.after_timeout)
         };
-        let port = if kind.to_client() {
-            self.layout.to_client()
-        } else {
-            self.layout.to_server(flow)
-        };
+        let port = if kind.to_client() { self.layout.to_client() } else { self.layout.to_server(flow) };
         let admitted = self.offer(port, id);
         if kind.to_client() {
             // a mirror of the client's port sees everything offered to it (data, SYN-ACKs,
             // background UDP), dropped or not
-            self.recorder
-                .capture(self.now, self.pool.get(id), !admitted);
+            self.recorder.capture(self.now, self.pool.get(id), !admitted);
         }
         match admitted {
             true => {}
@@ -755,9 +681,7 @@ impl World {
                     // Requests, SYNs and ACKs share a port with nothing faster than the
                     // client's own link, so this port never fills; a drop here would
                     // hang the block.
-                    _ => panic!(
-                        "reverse-path drop: every port runs at one rate in the star topology"
-                    ),
+                    _ => panic!("reverse-path drop: every port runs at one rate in the star topology"),
                 }
             }
         }
@@ -776,13 +700,8 @@ impl World {
             return;
         }
         if self.recorder.events {
-            let payload = if p.kind == Kind::Request {
-                REQUEST_PAYLOAD_BYTES as u64
-            } else {
-                0
-            };
-            self.recorder
-                .event(self.now, EventKind::Ack, p.flow, p.ack, payload, None);
+            let payload = if p.kind == Kind::Request { REQUEST_PAYLOAD_BYTES as u64 } else { 0 };
+            self.recorder.event(self.now, EventKind::Ack, p.flow, p.ack, payload, None);
         }
         let mut out = std::mem::take(&mut self.scratch);
         let s = &mut self.flows[f].sender;
@@ -811,8 +730,7 @@ impl World {
                 self.pending_request[f] += p.seq;
                 if self.jitter > 0 {
                     let think = self.rng.random_range(0..self.jitter);
-                    self.queue
-                        .push(self.now + Time(think), Event::ServerRespond(p.flow));
+                    self.queue.push(self.now + Time(think), Event::ServerRespond(p.flow));
                 } else {
                     self.respond(p.flow);
                 }
@@ -843,18 +761,14 @@ impl World {
     fn respond(&mut self, flow: FlowId) {
         let bytes = std::mem::take(&mut self.pending_request[flow as usize]);
         let mut out = std::mem::take(&mut self.scratch);
-        self.flows[flow as usize]
-            .sender
-            .write(self.now, bytes, &mut out);
+        self.flows[flow as usize].sender.write(self.now, bytes, &mut out);
         self.trace(flow, TraceEvent::Write);
         self.transmit(flow, &mut out);
         self.scratch = out;
     }
 
     fn send_udp(&mut self, f: FlowId) {
-        let Some(interval) = self.udp_interval else {
-            return;
-        };
+        let Some(interval) = self.udp_interval else { return };
         let pkt = Packet::new(f, Kind::Udp, self.udp_bytes, 0, 0, 0);
         self.counters.udp_sent += 1;
         self.send_from_server(f, pkt);
@@ -888,13 +802,8 @@ impl World {
         let sent_any = !out.is_empty();
         for seg in out.drain(..) {
             if self.recorder.events {
-                let kind = if seg.retransmit {
-                    EventKind::Rtx
-                } else {
-                    EventKind::Tx
-                };
-                self.recorder
-                    .event(self.now, kind, flow, seg.seq, seg.len as u64, None);
+                let kind = if seg.retransmit { EventKind::Rtx } else { EventKind::Tx };
+                self.recorder.event(self.now, kind, flow, seg.seq, seg.len as u64, None);
             }
             let wire = (self.header + seg.len).max(self.data_wire_min);
             let mut pkt = Packet::new(flow, Kind::Data, wire, seg.len, seg.seq, 0);
@@ -922,8 +831,7 @@ impl World {
             return;
         }
         let mut actions = std::mem::take(&mut self.actions);
-        self.scheduler
-            .on_progress(flow, unsent, unsent_of, &mut actions);
+        self.scheduler.on_progress(flow, unsent, unsent_of, &mut actions);
         self.apply(&mut actions);
         self.actions = actions;
     }
@@ -968,11 +876,7 @@ impl World {
 
     /// Data payload bytes in packets still queued or on a link, counted packet by packet.
     pub fn data_bytes_in_flight(&self) -> u64 {
-        self.pool
-            .live_packets()
-            .filter(|p| p.kind == Kind::Data)
-            .map(|p| p.len as u64)
-            .sum()
+        self.pool.live_packets().filter(|p| p.kind == Kind::Data).map(|p| p.len as u64).sum()
     }
 
     /// (packets, events) ever held at once: what the run's memory grows with.
@@ -987,10 +891,7 @@ impl World {
     }
 
     /// Element-wise sum of a per-flow sender array counter.
-    pub fn sender_array_total<const K: usize>(
-        &self,
-        f: impl Fn(&TcpSender) -> [u64; K],
-    ) -> [u64; K] {
+    pub fn sender_array_total<const K: usize>(&self, f: impl Fn(&TcpSender) -> [u64; K]) -> [u64; K] {
         let mut total = [0; K];
         for fl in &self.flows {
             for (t, v) in total.iter_mut().zip(f(&fl.sender)) {
@@ -1027,11 +928,7 @@ impl World {
 
     /// Largest occupancy of any switch port, in bytes.
     pub fn max_switch_occupancy(&self) -> u64 {
-        self.switch_ports()
-            .iter()
-            .map(|p| p.max_occupancy)
-            .max()
-            .unwrap_or(0)
+        self.switch_ports().iter().map(|p| p.max_occupancy).max().unwrap_or(0)
     }
 
     /// Number of active servers per block.
@@ -1050,31 +947,13 @@ mod tests {
 
     /// Two servers, a one-packet buffer at the client's port, every event recorded.
     fn two_server_world(tie_break: TieBreak, seed: u64) -> World {
-        let spec = ScenarioSpec {
-            servers: 2,
-            buffer_packets: Some(1),
-            tie_break,
-            seed,
-            ..ScenarioSpec::default()
-        };
-        World::with_records(
-            &spec.validate().unwrap(),
-            &RecordOptions {
-                events: true,
-                ..Default::default()
-            },
-        )
+        let spec = ScenarioSpec { servers: 2, buffer_packets: Some(1), tie_break, seed, ..ScenarioSpec::default() };
+        World::with_records(&spec.validate().unwrap(), &RecordOptions { events: true, ..Default::default() })
     }
 
     /// (flow, sequence number) of each data packet the client's port dropped.
     fn drops(w: &World) -> Vec<(FlowId, u64)> {
-        w.recorder
-            .records
-            .events
-            .iter()
-            .filter(|e| e.kind == EventKind::Drop)
-            .map(|e| (e.flow, e.a))
-            .collect()
+        w.recorder.records.events.iter().filter(|e| e.kind == EventKind::Drop).map(|e| (e.flow, e.a)).collect()
     }
 
     /// Server 0 writes two segments at 100 us: the first starts at once, the second waits in
@@ -1098,17 +977,10 @@ mod tests {
         // switch is scheduled first and takes the last slot (peers/ns3/README.md)
         let mut w = two_server_world(TieBreak::Fifo, 1);
         race(&mut w);
-        assert_eq!(
-            drops(&w),
-            vec![(0, 1 + w.sender_cfg.mss)],
-            "server 0's second segment is dropped"
-        );
+        assert_eq!(drops(&w), vec![(0, 1 + w.sender_cfg.mss)], "server 0's second segment is dropped");
         // conservation: sent = delivered + dropped + in flight
         let c = &w.counters;
-        assert_eq!(
-            c.data_bytes_sent,
-            c.data_bytes_arrived + c.data_bytes_dropped + w.data_bytes_in_flight()
-        );
+        assert_eq!(c.data_bytes_sent, c.data_bytes_arrived + c.data_bytes_dropped + w.data_bytes_in_flight());
         assert_eq!(c.data_bytes_sent, 3 * w.sender_cfg.mss);
     }
 
@@ -1122,36 +994,17 @@ mod tests {
                 drops(&w)
             })
             .collect();
-        assert!(
-            winners.contains(&vec![(0, 1 + mss)]) && winners.contains(&vec![(1, 1)]),
-            "{winners:?}"
-        );
+        assert!(winners.contains(&vec![(0, 1 + mss)]) && winners.contains(&vec![(1, 1)]), "{winners:?}");
     }
 
     /// When a one-segment write of 100 B reaches the client.
     fn short_write_arrives(rules: TcpRules) -> Time {
-        let spec = ScenarioSpec {
-            servers: 1,
-            tcp_rules: rules,
-            ..ScenarioSpec::default()
-        };
-        let mut w = World::with_records(
-            &spec.validate().unwrap(),
-            &RecordOptions {
-                events: true,
-                ..Default::default()
-            },
-        );
+        let spec = ScenarioSpec { servers: 1, tcp_rules: rules, ..ScenarioSpec::default() };
+        let mut w = World::with_records(&spec.validate().unwrap(), &RecordOptions { events: true, ..Default::default() });
         w.pending_request[0] = 100;
         w.queue.push(Time(100 * PS_PER_US), Event::ServerRespond(0));
         w.run_events(Time(500 * PS_PER_US));
-        w.recorder
-            .records
-            .events
-            .iter()
-            .find(|e| e.kind == EventKind::Deq)
-            .map(|e| e.time)
-            .expect("the segment was forwarded")
+        w.recorder.records.events.iter().find(|e| e.kind == EventKind::Deq).map(|e| e.time).expect("the segment was forwarded")
     }
 
     #[test]

@@ -95,11 +95,7 @@ mod tests {
         assert_eq!(client_port(0, 0), 40000);
         assert_eq!(client_port(25535, 0), 65535);
         assert_eq!(client_port(25536, 0), 40000);
-        assert_eq!(
-            client_port(3, 1),
-            40004,
-            "a flow's next connection takes the next port"
-        );
+        assert_eq!(client_port(3, 1), 40004, "a flow's next connection takes the next port");
         assert_eq!(client_port(25535, 1), 40000);
     }
 

@@ -8,10 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Call `write` on a buffered temporary file next to `path`, then rename it to `path`.
 /// On any error the temporary file is removed and `path` is left as it was.
-pub fn write_atomically<T>(
-    path: &Path,
-    write: impl FnOnce(&mut BufWriter<File>) -> io::Result<T>,
-) -> io::Result<T> {
+pub fn write_atomically<T>(path: &Path, write: impl FnOnce(&mut BufWriter<File>) -> io::Result<T>) -> io::Result<T> {
     let tmp = temp_path(path);
     let result = (|| {
         let file = File::create(&tmp)?;
@@ -32,15 +29,8 @@ pub fn write_atomically<T>(
 /// the same target (a sweep listing one point twice) do not share a temporary file.
 fn temp_path(path: &Path) -> PathBuf {
     static NEXT: AtomicU64 = AtomicU64::new(0);
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = format!(
-        ".{name}.incastlab-{}-{}.tmp",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    );
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = format!(".{name}.incastlab-{}-{}.tmp", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
     match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir.join(tmp),
         _ => PathBuf::from(tmp),
@@ -68,11 +58,7 @@ mod tests {
         });
         assert!(r.is_err());
         assert!(!target.exists());
-        assert_eq!(
-            fs::read_dir(&d).unwrap().count(),
-            0,
-            "temporary file removed"
-        );
+        assert_eq!(fs::read_dir(&d).unwrap().count(), 0, "temporary file removed");
         fs::remove_dir_all(&d).unwrap();
     }
 
@@ -81,11 +67,7 @@ mod tests {
         let target = Path::new("/some/dir/out.pcap");
         let (a, b) = (temp_path(target), temp_path(target));
         assert_ne!(a, b);
-        assert_eq!(
-            a.parent(),
-            target.parent(),
-            "same directory, so the rename is atomic"
-        );
+        assert_eq!(a.parent(), target.parent(), "same directory, so the rename is atomic");
     }
 
     #[test]

@@ -13,15 +13,7 @@ use crate::trace_csv::Seconds;
 /// Write `rows`; returns the number of rows.
 pub fn write_events_csv<W: Write>(rows: &[EventRow], mut out: W) -> io::Result<u64> {
     for r in rows {
-        write!(
-            out,
-            "{},{},{},{},{}",
-            Seconds(r.time),
-            r.kind.name(),
-            r.flow,
-            r.a,
-            r.b
-        )?;
+        write!(out, "{},{},{},{},{}", Seconds(r.time), r.kind.name(), r.flow, r.a, r.b)?;
         match r.c {
             Some(c) => writeln!(out, ",{c}")?,
             None => writeln!(out)?,
@@ -40,28 +32,11 @@ mod tests {
     #[test]
     fn rows_are_written_in_the_ns3_peer_format() {
         let rows = [
-            EventRow {
-                time: Time(1_000_000),
-                kind: EventKind::Tx,
-                flow: 2,
-                a: 1461,
-                b: 1460,
-                c: None,
-            },
-            EventRow {
-                time: Time(12_500_000),
-                kind: EventKind::Drop,
-                flow: 2,
-                a: 1461,
-                b: 1460,
-                c: Some(21),
-            },
+            EventRow { time: Time(1_000_000), kind: EventKind::Tx, flow: 2, a: 1461, b: 1460, c: None },
+            EventRow { time: Time(12_500_000), kind: EventKind::Drop, flow: 2, a: 1461, b: 1460, c: Some(21) },
         ];
         let mut out = Vec::new();
         assert_eq!(write_events_csv(&rows, &mut out).unwrap(), 2);
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            "0.000001000000,tx,2,1461,1460\n0.000012500000,drop,2,1461,1460,21\n"
-        );
+        assert_eq!(String::from_utf8(out).unwrap(), "0.000001000000,tx,2,1461,1460\n0.000012500000,drop,2,1461,1460,21\n");
     }
 }

@@ -3,9 +3,7 @@
 //! kept (headers always fit), while the IPv4 total length and the pcap original length
 //! state the real size, so analysers see the true TCP segment length.
 
-use etherparse::{
-    EtherType, Ethernet2Header, IpNumber, Ipv4Header, TcpHeader, TcpOptionElement, UdpHeader,
-};
+use etherparse::{EtherType, Ethernet2Header, IpNumber, Ipv4Header, TcpHeader, TcpOptionElement, UdpHeader};
 
 /// Largest frame header: Ethernet 14 + IPv4 20 + TCP with full options 60.
 pub const MAX_HEADERS: usize = Ethernet2Header::LEN + Ipv4Header::MIN_LEN + TcpHeader::MAX_LEN;
@@ -81,10 +79,7 @@ impl std::error::Error for FrameError {}
 /// (never fewer than its headers). Returns the frame's full length on the wire.
 pub fn encode(seg: &Segment, snaplen: usize, out: &mut Vec<u8>) -> Result<u32, FrameError> {
     if seg.payload_len > MAX_PAYLOAD {
-        return Err(FrameError(format!(
-            "a {} B payload does not fit one IPv4 packet",
-            seg.payload_len
-        )));
+        return Err(FrameError(format!("a {} B payload does not fit one IPv4 packet", seg.payload_len)));
     }
     let mut tcp = TcpHeader::new(seg.src.port, seg.dst.port, seg.seq, seg.window);
     tcp.syn = seg.flags.syn;
@@ -93,28 +88,17 @@ pub fn encode(seg: &Segment, snaplen: usize, out: &mut Vec<u8>) -> Result<u32, F
     if seg.flags.ack {
         tcp.acknowledgment_number = seg.ack;
     }
-    tcp.set_options(&seg.options)
-        .map_err(|e| FrameError(format!("TCP options: {e}")))?;
+    tcp.set_options(&seg.options).map_err(|e| FrameError(format!("TCP options: {e}")))?;
     let payload = &ZEROS[..seg.payload_len];
     let tcp_len = tcp.header_len() + seg.payload_len;
     let ip_payload = u16::try_from(tcp_len)
         .ok()
         .filter(|&n| n as usize <= u16::MAX as usize - Ipv4Header::MIN_LEN)
-        .ok_or_else(|| {
-            FrameError(format!(
-                "a {tcp_len} B TCP segment does not fit one IPv4 packet"
-            ))
-        })?;
+        .ok_or_else(|| FrameError(format!("a {tcp_len} B TCP segment does not fit one IPv4 packet")))?;
     let ip = Ipv4Header::new(ip_payload, TTL, IpNumber::TCP, seg.src.ip, seg.dst.ip)
         .map_err(|e| FrameError(e.to_string()))?;
-    tcp.checksum = tcp
-        .calc_checksum_ipv4(&ip, payload)
-        .map_err(|e| FrameError(e.to_string()))?;
-    let eth = Ethernet2Header {
-        source: seg.src.mac,
-        destination: seg.dst.mac,
-        ether_type: EtherType::IPV4,
-    };
+    tcp.checksum = tcp.calc_checksum_ipv4(&ip, payload).map_err(|e| FrameError(e.to_string()))?;
+    let eth = Ethernet2Header { source: seg.src.mac, destination: seg.dst.mac, ether_type: EtherType::IPV4 };
 
     out.clear();
     // writes into a Vec cannot fail; Ipv4Header::write computes the header checksum
@@ -132,22 +116,11 @@ pub fn encode_udp(d: &Datagram, snaplen: usize, out: &mut Vec<u8>) -> Result<u32
     let payload = ZEROS
         .get(..d.payload_len)
         .filter(|_| d.payload_len <= u16::MAX as usize - Ipv4Header::MIN_LEN - UdpHeader::LEN)
-        .ok_or_else(|| {
-            FrameError(format!(
-                "a {} B UDP payload does not fit one IPv4 packet",
-                d.payload_len
-            ))
-        })?;
+        .ok_or_else(|| FrameError(format!("a {} B UDP payload does not fit one IPv4 packet", d.payload_len)))?;
     let udp_len = (UdpHeader::LEN + d.payload_len) as u16;
-    let ip = Ipv4Header::new(udp_len, TTL, IpNumber::UDP, d.src.ip, d.dst.ip)
-        .map_err(|e| FrameError(e.to_string()))?;
-    let udp = UdpHeader::with_ipv4_checksum(d.src.port, d.dst.port, &ip, payload)
-        .map_err(|e| FrameError(e.to_string()))?;
-    let eth = Ethernet2Header {
-        source: d.src.mac,
-        destination: d.dst.mac,
-        ether_type: EtherType::IPV4,
-    };
+    let ip = Ipv4Header::new(udp_len, TTL, IpNumber::UDP, d.src.ip, d.dst.ip).map_err(|e| FrameError(e.to_string()))?;
+    let udp = UdpHeader::with_ipv4_checksum(d.src.port, d.dst.port, &ip, payload).map_err(|e| FrameError(e.to_string()))?;
+    let eth = Ethernet2Header { source: d.src.mac, destination: d.dst.mac, ether_type: EtherType::IPV4 };
     out.clear();
     eth.write(out).expect("write to Vec");
     ip.write(out).expect("write to Vec");
@@ -172,16 +145,8 @@ mod tests {
     use etherparse::{NetSlice, SlicedPacket, TransportSlice};
 
     fn ends() -> (Endpoint, Endpoint) {
-        let a = Endpoint {
-            mac: [2, 0, 198, 18, 1, 1],
-            ip: [198, 18, 1, 1],
-            port: 7001,
-        };
-        let b = Endpoint {
-            mac: [2, 0, 198, 18, 0, 1],
-            ip: [198, 18, 0, 1],
-            port: 40003,
-        };
+        let a = Endpoint { mac: [2, 0, 198, 18, 1, 1], ip: [198, 18, 1, 1], port: 7001 };
+        let b = Endpoint { mac: [2, 0, 198, 18, 0, 1], ip: [198, 18, 0, 1], port: 40003 };
         (a, b)
     }
 
@@ -192,11 +157,7 @@ mod tests {
             dst: b,
             seq: 0xFFFF_FF00,
             ack: 77,
-            flags: Flags {
-                ack: true,
-                psh: true,
-                ..Flags::default()
-            },
+            flags: Flags { ack: true, psh: true, ..Flags::default() },
             window: 65535,
             options: vec![],
             payload_len: len,
@@ -209,11 +170,7 @@ mod tests {
         let mut sum: u32 = 0;
         let bytes: Vec<u8> = chunks.concat();
         for w in bytes.chunks(2) {
-            let v = if w.len() == 2 {
-                u16::from_be_bytes([w[0], w[1]])
-            } else {
-                u16::from_be_bytes([w[0], 0])
-            };
+            let v = if w.len() == 2 { u16::from_be_bytes([w[0], w[1]]) } else { u16::from_be_bytes([w[0], 0]) };
             sum += v as u32;
         }
         while sum >> 16 != 0 {
@@ -230,24 +187,15 @@ mod tests {
         assert_eq!(full, 14 + 20 + 20 + 1460);
         assert_eq!(out.len(), full as usize);
         let ip = &out[14..34];
-        assert_eq!(
-            u16::from_be_bytes([ip[2], ip[3]]),
-            1500,
-            "IPv4 total length"
-        );
+        assert_eq!(u16::from_be_bytes([ip[2], ip[3]]), 1500, "IPv4 total length");
         assert_eq!(ones_complement_sum(&[ip]), 0xFFFF, "IPv4 header checksum");
         let tcp = &out[34..];
         let pseudo = [&ip[12..20], &[0, 6], &(tcp.len() as u16).to_be_bytes()[..]].concat();
         assert_eq!(ones_complement_sum(&[&pseudo, tcp]), 0xFFFF, "TCP checksum");
         let p = SlicedPacket::from_ethernet(&out).unwrap();
-        let Some(TransportSlice::Tcp(t)) = p.transport else {
-            panic!("not TCP")
-        };
+        let Some(TransportSlice::Tcp(t)) = p.transport else { panic!("not TCP") };
         assert_eq!((t.source_port(), t.destination_port()), (7001, 40003));
-        assert_eq!(
-            (t.sequence_number(), t.acknowledgment_number()),
-            (0xFFFF_FF00, 77)
-        );
+        assert_eq!((t.sequence_number(), t.acknowledgment_number()), (0xFFFF_FF00, 77));
         assert!(t.ack() && t.psh() && !t.syn());
         assert!(matches!(p.net, Some(NetSlice::Ipv4(_))));
     }
@@ -260,11 +208,7 @@ mod tests {
         let orig = encode(&seg, 96, &mut snapped).unwrap();
         assert_eq!(orig, 1514);
         assert_eq!(snapped.len(), 96);
-        assert_eq!(
-            &snapped[..],
-            &full[..96],
-            "the kept bytes are the full frame's first bytes"
-        );
+        assert_eq!(&snapped[..], &full[..96], "the kept bytes are the full frame's first bytes");
         // a frame shorter than the snaplen is kept whole; headers are never cut
         let mut ack = Vec::new();
         assert_eq!(encode(&data_segment(0), 96, &mut ack).unwrap(), 54);
@@ -279,10 +223,7 @@ mod tests {
         seg.options = vec![
             TcpOptionElement::Noop,
             TcpOptionElement::Noop,
-            TcpOptionElement::SelectiveAcknowledgement(
-                (1000, 2000),
-                [Some((3000, 4000)), None, None],
-            ),
+            TcpOptionElement::SelectiveAcknowledgement((1000, 2000), [Some((3000, 4000)), None, None]),
         ];
         let mut out = Vec::new();
         encode(&seg, usize::MAX, &mut out).unwrap();
@@ -302,16 +243,7 @@ mod tests {
     fn udp_datagram_has_valid_lengths_and_checksums() {
         let (a, b) = ends();
         let mut out = Vec::new();
-        let full = encode_udp(
-            &Datagram {
-                src: a,
-                dst: b,
-                payload_len: 1472,
-            },
-            usize::MAX,
-            &mut out,
-        )
-        .unwrap();
+        let full = encode_udp(&Datagram { src: a, dst: b, payload_len: 1472 }, usize::MAX, &mut out).unwrap();
         assert_eq!(full, 1514);
         let ip = &out[14..34];
         assert_eq!(ip[9], 17, "protocol UDP");

@@ -33,10 +33,7 @@ pub struct PcapOptions {
 
 impl Default for PcapOptions {
     fn default() -> PcapOptions {
-        PcapOptions {
-            snaplen: DEFAULT_SNAPLEN,
-            include_dropped: true,
-        }
+        PcapOptions { snaplen: DEFAULT_SNAPLEN, include_dropped: true }
     }
 }
 
@@ -73,10 +70,7 @@ pub fn write_pcap<W: Write>(
     let mut w = PcapWriter::with_header(out, header)?;
     let mut buf = Vec::with_capacity(snaplen as usize);
     let mut summary = PcapSummary::default();
-    let mut put = |w: &mut PcapWriter<W>,
-                   ts: Duration,
-                   wired: &Wired|
-     -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let mut put = |w: &mut PcapWriter<W>, ts: Duration, wired: &Wired| -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         let orig = frame::encode_wired(wired, snaplen as usize, &mut buf)?;
         w.write_packet(&PcapPacket::new(ts, orig, &buf))?;
         Ok(())
@@ -117,20 +111,9 @@ mod tests {
     use pcap_file::pcap::PcapReader;
 
     fn run() -> (Scenario, Records) {
-        let spec = ScenarioSpec {
-            servers: 8,
-            blocks: Some(3),
-            duration_ps: None,
-            ..ScenarioSpec::default()
-        };
+        let spec = ScenarioSpec { servers: 8, blocks: Some(3), duration_ps: None, ..ScenarioSpec::default() };
         let sc = spec.validate().unwrap();
-        let (_, rec) = incast_sim::simulate_recording(
-            &sc,
-            &RecordOptions {
-                capture_limit: 1 << 20,
-                ..Default::default()
-            },
-        );
+        let (_, rec) = incast_sim::simulate_recording(&sc, &RecordOptions { capture_limit: 1 << 20, ..Default::default() });
         (sc, rec)
     }
 
@@ -157,22 +140,14 @@ mod tests {
         }
         assert_eq!(n, s.frames);
         // every data frame states its full size: 14 B Ethernet + the core's wire bytes
-        let data_wire: u64 = rec
-            .capture
-            .iter()
-            .filter(|c| c.packet.kind == Kind::Data)
-            .map(|c| 14 + c.packet.wire_bytes as u64)
-            .sum();
+        let data_wire: u64 = rec.capture.iter().filter(|c| c.packet.kind == Kind::Data).map(|c| 14 + c.packet.wire_bytes as u64).sum();
         assert!(orig_total > data_wire);
     }
 
     #[test]
     fn received_only_variant_leaves_out_dropped_packets() {
         let (sc, rec) = run();
-        let opts = PcapOptions {
-            include_dropped: false,
-            ..PcapOptions::default()
-        };
+        let opts = PcapOptions { include_dropped: false, ..PcapOptions::default() };
         let s = write_pcap(&sc, &rec, &opts, std::io::sink()).unwrap();
         let dropped = rec.capture.iter().filter(|c| c.dropped).count() as u64;
         assert!(dropped > 0);

@@ -73,22 +73,12 @@ pub fn simulate_to_files(sc: &Scenario, req: &FileRequest) -> Result<(SimResult,
             return Err(Box::new(crate::address::TooManyServers(n)));
         }
         if req.capture_limit == 0 {
-            return Err(Box::new(Refused(
-                "capture_limit: 0 is not allowed; expected at least 1 packet".into(),
-            )));
+            return Err(Box::new(Refused("capture_limit: 0 is not allowed; expected at least 1 packet".into())));
         }
     }
     let opts = RecordOptions {
-        capture_limit: if req.pcap.is_some() {
-            req.capture_limit
-        } else {
-            0
-        },
-        trace_flows: if req.trace.is_some() {
-            req.trace_flows.clone()
-        } else {
-            vec![]
-        },
+        capture_limit: if req.pcap.is_some() { req.capture_limit } else { 0 },
+        trace_flows: if req.trace.is_some() { req.trace_flows.clone() } else { vec![] },
         events: req.events.is_some(),
     };
     let (result, records) = incast_sim::simulate_recording(sc, &opts);
@@ -106,21 +96,16 @@ pub fn simulate_to_files(sc: &Scenario, req: &FileRequest) -> Result<(SimResult,
         written.capture_truncated = records.capture_truncated;
     }
     if let Some(path) = &req.trace {
-        let rows = write_atomically(path, |w| trace_csv::write_trace_csv(&records.trace, w))
-            .map_err(|e| with_path(e, path))?;
+        let rows = write_atomically(path, |w| trace_csv::write_trace_csv(&records.trace, w)).map_err(|e| with_path(e, path))?;
         written.trace_rows = Some(rows);
     }
     if let Some(path) = &req.events {
-        let rows = write_atomically(path, |w| events_csv::write_events_csv(&records.events, w))
-            .map_err(|e| with_path(e, path))?;
+        let rows = write_atomically(path, |w| events_csv::write_events_csv(&records.events, w)).map_err(|e| with_path(e, path))?;
         written.event_rows = Some(rows);
     }
     Ok((result, written))
 }
 
 fn with_path(e: std::io::Error, path: &std::path::Path) -> Error {
-    Box::new(std::io::Error::new(
-        e.kind(),
-        format!("{}: {e}", path.display()),
-    ))
+    Box::new(std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
 }

@@ -11,18 +11,8 @@ use incast_sim::time::{Time, PS_PER_S};
 use incast_sim::trace::TraceRow;
 
 /// The header line's columns, in order.
-pub const COLUMNS: [&str; 10] = [
-    "time_s",
-    "flow",
-    "event",
-    "cwnd_bytes",
-    "ssthresh_bytes",
-    "srtt_s",
-    "rto_s",
-    "snd_una",
-    "snd_nxt",
-    "in_recovery",
-];
+pub const COLUMNS: [&str; 10] =
+    ["time_s", "flow", "event", "cwnd_bytes", "ssthresh_bytes", "srtt_s", "rto_s", "snd_una", "snd_nxt", "in_recovery"];
 
 /// Write `rows` (header first); returns the number of rows.
 pub fn write_trace_csv<W: Write>(rows: &[TraceRow], mut out: W) -> io::Result<u64> {
@@ -79,13 +69,7 @@ mod tests {
         assert_eq!(write_trace_csv(&[row], &mut out).unwrap(), 1);
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<_> = text.lines().collect();
-        assert_eq!(
-            lines[0],
-            "time_s,flow,event,cwnd_bytes,ssthresh_bytes,srtt_s,rto_s,snd_una,snd_nxt,in_recovery"
-        );
-        assert_eq!(
-            lines[1],
-            "1.500000000001,3,timeout,1460,2920,0.000100000000,0.200000000000,1,1461,false"
-        );
+        assert_eq!(lines[0], "time_s,flow,event,cwnd_bytes,ssthresh_bytes,srtt_s,rto_s,snd_una,snd_nxt,in_recovery");
+        assert_eq!(lines[1], "1.500000000001,3,timeout,1460,2920,0.000100000000,0.200000000000,1,1461,false");
     }
 }

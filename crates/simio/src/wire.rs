@@ -65,10 +65,7 @@ impl Wire {
 
     /// As [`Wire::new`] with chosen initial sequence numbers `(server, client)` per
     /// (flow, connection).
-    pub fn with_isns(
-        sc: &Scenario,
-        isns: impl Fn(u32, u32) -> (u32, u32) + Send + 'static,
-    ) -> Result<Wire, TooManyServers> {
+    pub fn with_isns(sc: &Scenario, isns: impl Fn(u32, u32) -> (u32, u32) + Send + 'static) -> Result<Wire, TooManyServers> {
         let n = sc.spec.servers;
         if n > address::MAX_SERVERS {
             return Err(TooManyServers(n));
@@ -76,11 +73,7 @@ impl Wire {
         let servers = (0..n)
             .map(|f| {
                 let ip = address::server_ip(f)?;
-                Ok(Endpoint {
-                    mac: address::mac_of(ip),
-                    ip,
-                    port: address::SERVER_PORT,
-                })
+                Ok(Endpoint { mac: address::mac_of(ip), ip, port: address::SERVER_PORT })
             })
             .collect::<Result<Vec<_>, TooManyServers>>()?;
         let (client_wscale, client_window) = scaled_window(sc.spec.rwnd_bytes);
@@ -107,11 +100,7 @@ impl Wire {
             let (server_isn, client_isn) = isns(flow, conn);
             ConnWire {
                 server: servers[flow as usize],
-                client: Endpoint {
-                    mac: address::mac_of(client_ip),
-                    ip: client_ip,
-                    port: address::client_port(flow, conn),
-                },
+                client: Endpoint { mac: address::mac_of(client_ip), ip: client_ip, port: address::client_port(flow, conn) },
                 server_isn,
                 client_isn,
                 client_next: 1,
@@ -126,11 +115,7 @@ impl Wire {
         if self.sack_permitted {
             opts.push(TcpOptionElement::SelectiveAcknowledgementPermitted);
         }
-        opts.push(TcpOptionElement::WindowScale(if syn_ack {
-            0
-        } else {
-            self.client_wscale
-        }));
+        opts.push(TcpOptionElement::WindowScale(if syn_ack { 0 } else { self.client_wscale }));
         opts
     }
 
@@ -145,11 +130,7 @@ impl Wire {
     /// A synthetic SYN, SYN-ACK, ACK for `flow`'s first connection, for runs whose flows
     /// start established (the core then simulates no connection setup).
     pub fn handshake(&mut self, flow: u32) -> [Segment; 3] {
-        let (syn_opts, syn_ack_opts, window) = (
-            self.syn_options(false),
-            self.syn_options(true),
-            self.client_window,
-        );
+        let (syn_opts, syn_ack_opts, window) = (self.syn_options(false), self.syn_options(true), self.client_window);
         let syn_window = u16::try_from(self.rwnd).unwrap_or(u16::MAX);
         let w = self.conn(flow, 0);
         [
@@ -160,10 +141,7 @@ impl Wire {
                 dst: w.server,
                 seq: w.client_isn.wrapping_add(1),
                 ack: w.server_isn.wrapping_add(1),
-                flags: Flags {
-                    ack: true,
-                    ..Flags::default()
-                },
+                flags: Flags { ack: true, ..Flags::default() },
                 window,
                 options: vec![],
                 payload_len: 0,
@@ -176,16 +154,9 @@ impl Wire {
     pub fn segment(&mut self, p: &Packet) -> Wired {
         if p.kind == Kind::Udp {
             let server = self.servers[p.flow as usize];
-            let client = Endpoint {
-                mac: address::mac_of(self.client_ip),
-                ip: self.client_ip,
-                port: UDP_CLIENT_PORT,
-            };
+            let client = Endpoint { mac: address::mac_of(self.client_ip), ip: self.client_ip, port: UDP_CLIENT_PORT };
             return Wired::Udp(Datagram {
-                src: Endpoint {
-                    port: UDP_SERVER_PORT,
-                    ..server
-                },
+                src: Endpoint { port: UDP_SERVER_PORT, ..server },
                 dst: client,
                 payload_len: p.wire_bytes.saturating_sub(UDP_HEADERS) as usize,
             });
@@ -197,8 +168,7 @@ impl Wire {
         };
         let window = self.client_window_field(p.wnd as u64);
         // the SYN's window is never scaled (RFC 7323 §2.2)
-        let syn_window =
-            u16::try_from(if p.wnd == 0 { self.rwnd } else { p.wnd as u64 }).unwrap_or(u16::MAX);
+        let syn_window = u16::try_from(if p.wnd == 0 { self.rwnd } else { p.wnd as u64 }).unwrap_or(u16::MAX);
         let w = self.conn(p.flow, p.conn);
         let server_seq = |rel: u64| w.server_isn.wrapping_add(rel as u32);
         let client_seq = w.client_isn.wrapping_add(w.client_next as u32);
@@ -208,11 +178,7 @@ impl Wire {
                 dst: w.client,
                 seq: server_seq(p.seq),
                 ack: client_seq,
-                flags: Flags {
-                    ack: true,
-                    psh: true,
-                    ..Flags::default()
-                },
+                flags: Flags { ack: true, psh: true, ..Flags::default() },
                 window: SERVER_WINDOW,
                 options: vec![],
                 payload_len: p.len as usize,
@@ -223,11 +189,7 @@ impl Wire {
                     dst: w.server,
                     seq: client_seq,
                     ack: server_seq(p.ack),
-                    flags: Flags {
-                        ack: true,
-                        psh: true,
-                        ..Flags::default()
-                    },
+                    flags: Flags { ack: true, psh: true, ..Flags::default() },
                     window,
                     options: vec![],
                     payload_len: p.len as usize,
@@ -240,10 +202,7 @@ impl Wire {
                 dst: w.server,
                 seq: client_seq,
                 ack: server_seq(p.ack),
-                flags: Flags {
-                    ack: true,
-                    ..Flags::default()
-                },
+                flags: Flags { ack: true, ..Flags::default() },
                 window,
                 options: sack_option(&p.sack_blocks(), server_seq),
                 payload_len: 0,
@@ -262,10 +221,7 @@ fn syn_segment(w: &ConnWire, window: u16, options: Vec<TcpOptionElement>) -> Seg
         dst: w.server,
         seq: w.client_isn,
         ack: 0,
-        flags: Flags {
-            syn: true,
-            ..Flags::default()
-        },
+        flags: Flags { syn: true, ..Flags::default() },
         window,
         options,
         payload_len: 0,
@@ -279,11 +235,7 @@ fn syn_ack_segment(w: &ConnWire, options: Vec<TcpOptionElement>) -> Segment {
         dst: w.client,
         seq: w.server_isn,
         ack: w.client_isn.wrapping_add(1),
-        flags: Flags {
-            syn: true,
-            ack: true,
-            ..Flags::default()
-        },
+        flags: Flags { syn: true, ack: true, ..Flags::default() },
         window: SERVER_WINDOW,
         options,
         payload_len: 0,
@@ -325,15 +277,7 @@ mod tests {
     use incast_sim::ScenarioSpec;
 
     fn scenario(servers: u32, tcp: TcpVariant) -> Scenario {
-        ScenarioSpec {
-            servers,
-            tcp,
-            blocks: Some(1),
-            duration_ps: None,
-            ..ScenarioSpec::default()
-        }
-        .validate()
-        .unwrap()
+        ScenarioSpec { servers, tcp, blocks: Some(1), duration_ps: None, ..ScenarioSpec::default() }.validate().unwrap()
     }
 
     fn tcp(w: Wired) -> Segment {
@@ -348,36 +292,20 @@ mod tests {
         let sc = scenario(2, TcpVariant::Newreno);
         let mut wire = Wire::with_isns(&sc, |_, _| (u32::MAX - 99, u32::MAX)).unwrap();
         let mut data = Packet::new(1, Kind::Data, 1500, 1460, 1, 0);
-        assert_eq!(
-            tcp(wire.segment(&data)).seq,
-            u32::MAX - 98,
-            "first data byte is ISN + 1"
-        );
+        assert_eq!(tcp(wire.segment(&data)).seq, u32::MAX - 98, "first data byte is ISN + 1");
         data.seq = 101;
         assert_eq!(tcp(wire.segment(&data)).seq, 1, "wrapped past 2^32");
         data.seq = (1u64 << 32) + 101;
-        assert_eq!(
-            tcp(wire.segment(&data)).seq,
-            1,
-            "a 64-bit core sequence reduces modulo 2^32"
-        );
+        assert_eq!(tcp(wire.segment(&data)).seq, 1, "a 64-bit core sequence reduces modulo 2^32");
         // the client's first byte is ISN + 1 = 0 after the wrap
         let req = Packet::new(1, Kind::Request, 64, 24, 262144, 1);
         let s = tcp(wire.segment(&req));
         assert_eq!((s.seq, s.ack, s.payload_len), (0, u32::MAX - 98, 24));
-        assert_eq!(
-            tcp(wire.segment(&req)).seq,
-            24,
-            "requests advance the client's sequence"
-        );
+        assert_eq!(tcp(wire.segment(&req)).seq, 24, "requests advance the client's sequence");
         let ack = Packet::new(1, Kind::Ack, 40, 0, 0, 1461);
         let a = tcp(wire.segment(&ack));
         assert_eq!((a.seq, a.ack), (48, (u32::MAX - 99).wrapping_add(1461)));
-        assert_eq!(
-            tcp(wire.segment(&data)).ack,
-            48,
-            "data acknowledges the client's requests"
-        );
+        assert_eq!(tcp(wire.segment(&data)).ack, 48, "data acknowledges the client's requests");
     }
 
     #[test]
@@ -386,14 +314,8 @@ mod tests {
         let mut wire = Wire::new(&sc).unwrap();
         let a = tcp(wire.segment(&Packet::new(0, Kind::Data, 1500, 1460, 1, 0)));
         let b = tcp(wire.segment(&Packet::new(2, Kind::Data, 1500, 1460, 1, 0)));
-        assert_eq!(
-            (a.src.ip, a.src.port, a.dst.port),
-            ([198, 18, 1, 1], 7001, 40000)
-        );
-        assert_eq!(
-            (b.src.ip, b.src.port, b.dst.port),
-            ([198, 18, 1, 3], 7001, 40002)
-        );
+        assert_eq!((a.src.ip, a.src.port, a.dst.port), ([198, 18, 1, 1], 7001, 40000));
+        assert_eq!((b.src.ip, b.src.port, b.dst.port), ([198, 18, 1, 3], 7001, 40002));
         assert_eq!(a.dst.ip, address::CLIENT_IP);
     }
 
@@ -429,10 +351,7 @@ mod tests {
         let mut wire = Wire::new(&sc).unwrap();
         match wire.segment(&Packet::new(1, Kind::Udp, 1500, 0, 0, 0)) {
             Wired::Udp(d) => {
-                assert_eq!(
-                    (d.src.ip, d.dst.ip, d.payload_len),
-                    ([198, 18, 1, 2], address::CLIENT_IP, 1472)
-                );
+                assert_eq!((d.src.ip, d.dst.ip, d.payload_len), ([198, 18, 1, 2], address::CLIENT_IP, 1472));
             }
             Wired::Tcp(_) => panic!("expected UDP"),
         }
@@ -459,25 +378,13 @@ mod tests {
 
     #[test]
     fn handshake_negotiates_sack_only_for_sack_runs_and_scales_large_windows() {
-        let sack = Wire::new(&scenario(1, TcpVariant::Sack))
-            .unwrap()
-            .handshake(0);
-        assert!(sack[0]
-            .options
-            .contains(&TcpOptionElement::SelectiveAcknowledgementPermitted));
-        assert!(sack[1]
-            .options
-            .contains(&TcpOptionElement::SelectiveAcknowledgementPermitted));
-        let reno = Wire::new(&scenario(1, TcpVariant::Reno))
-            .unwrap()
-            .handshake(0);
-        assert!(!reno[0]
-            .options
-            .contains(&TcpOptionElement::SelectiveAcknowledgementPermitted));
+        let sack = Wire::new(&scenario(1, TcpVariant::Sack)).unwrap().handshake(0);
+        assert!(sack[0].options.contains(&TcpOptionElement::SelectiveAcknowledgementPermitted));
+        assert!(sack[1].options.contains(&TcpOptionElement::SelectiveAcknowledgementPermitted));
+        let reno = Wire::new(&scenario(1, TcpVariant::Reno)).unwrap().handshake(0);
+        assert!(!reno[0].options.contains(&TcpOptionElement::SelectiveAcknowledgementPermitted));
         assert!(reno[0].flags.syn && !reno[0].flags.ack);
-        assert!(
-            reno[1].flags.syn && reno[1].flags.ack && reno[1].ack == reno[0].seq.wrapping_add(1)
-        );
+        assert!(reno[1].flags.syn && reno[1].flags.ack && reno[1].ack == reno[0].seq.wrapping_add(1));
         assert!(!reno[2].flags.syn && reno[2].ack == reno[1].seq.wrapping_add(1));
         assert_eq!(scaled_window(29200), (0, 29200));
         assert_eq!(scaled_window(1 << 30), (14, 65535));

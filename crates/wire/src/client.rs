@@ -146,9 +146,7 @@ fn ps(d: u64) -> Duration {
 /// Split a block over `n` servers: block / n each, the first block % n one byte more.
 pub fn split_block(block: u64, n: usize) -> Vec<u64> {
     let n64 = n as u64;
-    (0..n64)
-        .map(|i| block / n64 + u64::from(i < block % n64))
-        .collect()
+    (0..n64).map(|i| block / n64 + u64::from(i < block % n64)).collect()
 }
 
 fn sockaddr(addr: &SocketAddr) -> (libc::sockaddr_storage, libc::socklen_t) {
@@ -159,9 +157,7 @@ fn sockaddr(addr: &SocketAddr) -> (libc::sockaddr_storage, libc::socklen_t) {
             let sin = libc::sockaddr_in {
                 sin_family: libc::AF_INET as libc::sa_family_t,
                 sin_port: a.port().to_be(),
-                sin_addr: libc::in_addr {
-                    s_addr: u32::from_ne_bytes(a.ip().octets()),
-                },
+                sin_addr: libc::in_addr { s_addr: u32::from_ne_bytes(a.ip().octets()) },
                 sin_zero: [0; 8],
             };
             // SAFETY: sockaddr_storage is larger than sockaddr_in and suitably aligned.
@@ -173,9 +169,7 @@ fn sockaddr(addr: &SocketAddr) -> (libc::sockaddr_storage, libc::socklen_t) {
                 sin6_family: libc::AF_INET6 as libc::sa_family_t,
                 sin6_port: a.port().to_be(),
                 sin6_flowinfo: a.flowinfo(),
-                sin6_addr: libc::in6_addr {
-                    s6_addr: a.ip().octets(),
-                },
+                sin6_addr: libc::in6_addr { s6_addr: a.ip().octets() },
                 sin6_scope_id: a.scope_id(),
             };
             // SAFETY: as above.
@@ -188,11 +182,7 @@ fn sockaddr(addr: &SocketAddr) -> (libc::sockaddr_storage, libc::socklen_t) {
 
 /// Connect with the receive-side options set before the SYN (so the window scale fits).
 fn connect(addr: SocketAddr, cfg: &ClientConfig) -> io::Result<TcpStream> {
-    let domain = if addr.is_ipv4() {
-        libc::AF_INET
-    } else {
-        libc::AF_INET6
-    };
+    let domain = if addr.is_ipv4() { libc::AF_INET } else { libc::AF_INET6 };
     // SAFETY: plain socket(2); the fd is owned at once.
     let raw = unsafe { libc::socket(domain, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
     if raw < 0 {
@@ -208,24 +198,17 @@ fn connect(addr: SocketAddr, cfg: &ClientConfig) -> io::Result<TcpStream> {
         sockopt::set_window_clamp(raw, b).map_err(|e| ctx("TCP_WINDOW_CLAMP", e))?;
     }
     if let Some(cc) = &cfg.congestion {
-        sockopt::set_congestion(raw, cc)
-            .map_err(|e| ctx(&format!("congestion control {cc:?}"), e))?;
+        sockopt::set_congestion(raw, cc).map_err(|e| ctx(&format!("congestion control {cc:?}"), e))?;
     }
     let stream = TcpStream::from(fd);
     // Linux bounds a blocking connect by SO_SNDTIMEO.
-    stream.set_write_timeout(Some(
-        ps(cfg.connect_timeout_ps).max(Duration::from_millis(1)),
-    ))?;
+    stream.set_write_timeout(Some(ps(cfg.connect_timeout_ps).max(Duration::from_millis(1))))?;
     let (ss, len) = sockaddr(&addr);
     // SAFETY: ss holds a valid sockaddr of length len.
     let rc = unsafe { libc::connect(raw, &ss as *const _ as *const libc::sockaddr, len) };
     if rc != 0 {
         let e = io::Error::last_os_error();
-        let e = if e.kind() == ErrorKind::WouldBlock {
-            io::Error::new(ErrorKind::TimedOut, "timed out")
-        } else {
-            e
-        };
+        let e = if e.kind() == ErrorKind::WouldBlock { io::Error::new(ErrorKind::TimedOut, "timed out") } else { e };
         return Err(ctx("connect", e));
     }
     stream.set_write_timeout(None)?;
@@ -309,12 +292,7 @@ impl Conn {
                     return Ok(());
                 }
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
-                Err(e) => {
-                    return Err(io::Error::new(
-                        e.kind(),
-                        format!("{}: sending request: {e}", self.addr),
-                    ))
-                }
+                Err(e) => return Err(io::Error::new(e.kind(), format!("{}: sending request: {e}", self.addr))),
             }
         }
         self.phase = Phase::Receiving;
@@ -338,10 +316,7 @@ impl Conn {
                 Ok(0) => {
                     return Err(io::Error::new(
                         ErrorKind::UnexpectedEof,
-                        format!(
-                            "{}: server closed the connection in block {}",
-                            self.addr, self.block
-                        ),
+                        format!("{}: server closed the connection in block {}", self.addr, self.block),
                     ))
                 }
                 Ok(n) => n,
@@ -403,19 +378,9 @@ fn resolve(s: &str) -> io::Result<SocketAddr> {
 }
 
 fn ppoll(fds: &mut [libc::pollfd], timeout: Duration) -> io::Result<()> {
-    let ts = libc::timespec {
-        tv_sec: timeout.as_secs() as libc::time_t,
-        tv_nsec: timeout.subsec_nanos() as libc::c_long,
-    };
+    let ts = libc::timespec { tv_sec: timeout.as_secs() as libc::time_t, tv_nsec: timeout.subsec_nanos() as libc::c_long };
     // SAFETY: fds is a valid slice of pollfd; ts is a valid timespec; no signal mask.
-    let rc = unsafe {
-        libc::ppoll(
-            fds.as_mut_ptr(),
-            fds.len() as libc::nfds_t,
-            &ts,
-            std::ptr::null(),
-        )
-    };
+    let rc = unsafe { libc::ppoll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, &ts, std::ptr::null()) };
     if rc < 0 {
         let e = io::Error::last_os_error();
         if e.kind() != ErrorKind::Interrupted {
@@ -425,12 +390,7 @@ fn ppoll(fds: &mut [libc::pollfd], timeout: Duration) -> io::Result<()> {
     Ok(())
 }
 
-fn run_block(
-    conns: &mut [Conn],
-    block: u64,
-    cfg: &ClientConfig,
-    scratch: &mut [u8],
-) -> io::Result<Duration> {
+fn run_block(conns: &mut [Conn], block: u64, cfg: &ClientConfig, scratch: &mut [u8]) -> io::Result<Duration> {
     let n = conns.len();
     let k = cfg.max_concurrent.unwrap_or(n).clamp(1, n.max(1));
     let stagger = ps(cfg.stagger_ps);
@@ -455,18 +415,10 @@ fn run_block(
             next += 1;
         }
         if now >= deadline {
-            let late: Vec<&str> = conns
-                .iter()
-                .filter(|c| c.phase != Phase::Done)
-                .map(|c| c.addr.as_str())
-                .collect();
+            let late: Vec<&str> = conns.iter().filter(|c| c.phase != Phase::Done).map(|c| c.addr.as_str()).collect();
             return Err(io::Error::new(
                 ErrorKind::TimedOut,
-                format!(
-                    "block {block} did not complete within {:?}; still waiting for {}",
-                    ps(cfg.block_timeout_ps),
-                    late.join(", ")
-                ),
+                format!("block {block} did not complete within {:?}; still waiting for {}", ps(cfg.block_timeout_ps), late.join(", ")),
             ));
         }
         let mut wake = deadline;
@@ -481,11 +433,7 @@ fn run_block(
                 Phase::Receiving => libc::POLLIN,
                 _ => continue,
             };
-            fds.push(libc::pollfd {
-                fd: c.fd,
-                events,
-                revents: 0,
-            });
+            fds.push(libc::pollfd { fd: c.fd, events, revents: 0 });
             idx.push(i);
         }
         ppoll(&mut fds, wake.saturating_duration_since(now))?;
@@ -509,9 +457,7 @@ fn run_block(
 
 fn ask_stats(c: &mut Conn) -> Option<ConnectionReport> {
     c.stream.set_nonblocking(false).ok()?;
-    c.stream
-        .set_read_timeout(Some(Duration::from_secs(5)))
-        .ok()?;
+    c.stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
     c.stream.write_all(&Request::stats().encode()).ok()?;
     let mut h = [0u8; HEADER_LEN];
     c.stream.read_exact(&mut h).ok()?;
@@ -531,10 +477,7 @@ fn sum_opt(it: impl Iterator<Item = Option<u64>>) -> Option<u64> {
 fn run(cfg: ClientConfig) -> io::Result<ClientResult> {
     let n = cfg.servers.len();
     if n == 0 {
-        return Err(io::Error::new(
-            ErrorKind::InvalidInput,
-            "servers: at least one server is needed",
-        ));
+        return Err(io::Error::new(ErrorKind::InvalidInput, "servers: at least one server is needed"));
     }
     let sizes = match cfg.block_bytes {
         Some(b) => split_block(b, n),
@@ -584,21 +527,10 @@ fn run(cfg: ClientConfig) -> io::Result<ClientResult> {
             server_report,
         });
     }
-    let infos: Vec<Option<&TcpInfo>> = connections
-        .iter()
-        .map(|c| c.server_report.as_ref().and_then(|r| r.tcp_info.as_ref()))
-        .collect();
+    let infos: Vec<Option<&TcpInfo>> = connections.iter().map(|c| c.server_report.as_ref().and_then(|r| r.tcp_info.as_ref())).collect();
     let retransmits = sum_opt(infos.iter().map(|i| i.map(|i| u64::from(i.total_retrans))));
-    let timeouts = sum_opt(
-        infos
-            .iter()
-            .map(|i| i.and_then(|i| i.total_rto).map(u64::from)),
-    );
-    let rto_ms = sum_opt(
-        infos
-            .iter()
-            .map(|i| i.and_then(|i| i.total_rto_time_ms).map(u64::from)),
-    );
+    let timeouts = sum_opt(infos.iter().map(|i| i.and_then(|i| i.total_rto).map(u64::from)));
+    let rto_ms = sum_opt(infos.iter().map(|i| i.and_then(|i| i.total_rto_time_ms).map(u64::from)));
     let first_report = connections.iter().find_map(|c| c.server_report.clone());
     let payload: u64 = conns.iter().map(|c| c.payload).sum();
     let mut sorted = times.clone();
@@ -610,20 +542,12 @@ fn run(cfg: ClientConfig) -> io::Result<ClientResult> {
         block_bytes,
         blocks: cfg.blocks,
         payload_bytes: payload,
-        goodput_mbps: if wall > 0.0 {
-            payload as f64 * 8.0 / wall / 1e6
-        } else {
-            0.0
-        },
+        goodput_mbps: if wall > 0.0 { payload as f64 * 8.0 / wall / 1e6 } else { 0.0 },
         wall_seconds: wall,
         block_time_p50_s: quantile(&sorted, 0.5),
         block_time_p99_s: quantile(&sorted, 0.99),
         block_time_max_s: sorted.last().copied().unwrap_or(0.0),
-        block_time_mean_s: if times.is_empty() {
-            0.0
-        } else {
-            times.iter().sum::<f64>() / times.len() as f64
-        },
+        block_time_mean_s: if times.is_empty() { 0.0 } else { times.iter().sum::<f64>() / times.len() as f64 },
         block_times_s: times,
         retransmits,
         timeouts,
@@ -651,14 +575,7 @@ mod tests {
 
     fn servers(n: usize, cfg: ServerConfig) -> Vec<Server> {
         (0..n)
-            .map(|_| {
-                Server::start(ServerConfig {
-                    listen: "127.0.0.1:0".into(),
-                    log: false,
-                    ..cfg.clone()
-                })
-                .unwrap()
-            })
+            .map(|_| Server::start(ServerConfig { listen: "127.0.0.1:0".into(), log: false, ..cfg.clone() }).unwrap())
             .collect()
     }
 
@@ -724,16 +641,10 @@ mod tests {
 
     #[test]
     fn the_next_request_waits_for_the_newest_response_to_reach_the_threshold() {
-        assert!(
-            may_start_next(Some(1000), None),
-            "the first request leaves at once"
-        );
+        assert!(may_start_next(Some(1000), None), "the first request leaves at once");
         assert!(!may_start_next(Some(1000), Some(5000)));
         assert!(may_start_next(Some(1000), Some(1000)));
-        assert!(
-            may_start_next(None, Some(5000)),
-            "no threshold: only the cap applies"
-        );
+        assert!(may_start_next(None, Some(5000)), "no threshold: only the cap applies");
     }
 
     #[test]
@@ -750,26 +661,16 @@ mod tests {
 
     #[test]
     fn a_refused_request_surfaces_the_servers_message() {
-        let srv = servers(
-            1,
-            ServerConfig {
-                max_request_bytes: 1000,
-                ..Default::default()
-            },
-        );
+        let srv = servers(1, ServerConfig { max_request_bytes: 1000, ..Default::default() });
         let mut cfg = client(&srv);
         cfg.sru_bytes = 5000;
         let e = read_blocks(cfg).unwrap_err().to_string();
-        assert!(
-            e.contains("server refused") && e.contains("maximum of 1000"),
-            "{e}"
-        );
+        assert!(e.contains("server refused") && e.contains("maximum of 1000"), "{e}");
     }
 
     #[test]
     fn an_unreachable_server_is_an_error_naming_it() {
-        let mut cfg: ClientConfig =
-            serde_json::from_str(r#"{"servers": ["127.0.0.1:1"]}"#).unwrap();
+        let mut cfg: ClientConfig = serde_json::from_str(r#"{"servers": ["127.0.0.1:1"]}"#).unwrap();
         cfg.blocks = 1;
         let e = read_blocks(cfg).unwrap_err().to_string();
         assert!(e.contains("127.0.0.1:1"), "{e}");
@@ -783,15 +684,7 @@ mod tests {
         cfg.rcvbuf_bytes = Some(131072 / 2);
         cfg.blocks = 2;
         let r = read_blocks(cfg).unwrap();
-        let rcv_wnd = r.connections[0]
-            .client_tcp_info
-            .as_ref()
-            .unwrap()
-            .rcv_wnd
-            .unwrap();
-        assert!(
-            rcv_wnd <= 131072,
-            "advertised window {rcv_wnd} above the clamp"
-        );
+        let rcv_wnd = r.connections[0].client_tcp_info.as_ref().unwrap().rcv_wnd.unwrap();
+        assert!(rcv_wnd <= 131072, "advertised window {rcv_wnd} above the clamp");
     }
 }

@@ -18,9 +18,7 @@ pub fn run_in<T: Send + 'static>(
     f: impl FnOnce() -> io::Result<T> + Send + 'static,
 ) -> io::Result<T> {
     let ns = match path {
-        Some(p) => Some(File::open(p).map_err(|e| {
-            io::Error::new(e.kind(), format!("network namespace {}: {e}", p.display()))
-        })?),
+        Some(p) => Some(File::open(p).map_err(|e| io::Error::new(e.kind(), format!("network namespace {}: {e}", p.display())))?),
         None => None,
     };
     std::thread::Builder::new()
@@ -30,10 +28,7 @@ pub fn run_in<T: Send + 'static>(
                 // SAFETY: a valid namespace fd; affects only this helper thread.
                 if unsafe { libc::setns(ns.as_raw_fd(), libc::CLONE_NEWNET) } != 0 {
                     let e = io::Error::last_os_error();
-                    return Err(io::Error::new(
-                        e.kind(),
-                        format!("setns into a network namespace: {e} (needs root)"),
-                    ));
+                    return Err(io::Error::new(e.kind(), format!("setns into a network namespace: {e} (needs root)")));
                 }
             }
             f()

@@ -74,17 +74,9 @@ pub enum DecodeError {
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            DecodeError::BadMagic(m) => write!(
-                f,
-                "bad magic {:02x?}: not an incastlab peer (expected {:?} / {:?})",
-                m,
-                String::from_utf8_lossy(&REQUEST_MAGIC),
-                String::from_utf8_lossy(&RESPONSE_MAGIC)
-            ),
-            DecodeError::BadVersion(v) => write!(
-                f,
-                "protocol version {v} is not supported (this side speaks {VERSION})"
-            ),
+            DecodeError::BadMagic(m) => write!(f, "bad magic {:02x?}: not an incastlab peer (expected {:?} / {:?})",
+                m, String::from_utf8_lossy(&REQUEST_MAGIC), String::from_utf8_lossy(&RESPONSE_MAGIC)),
+            DecodeError::BadVersion(v) => write!(f, "protocol version {v} is not supported (this side speaks {VERSION})"),
             DecodeError::BadKind(k) => write!(f, "kind/status {k} is not known"),
             DecodeError::BadReserved(r) => write!(f, "reserved field is {r}, must be 0"),
         }
@@ -123,20 +115,12 @@ fn check_header(buf: &[u8; HEADER_LEN], magic: [u8; 4]) -> Result<(u8, u64, u64)
 impl Request {
     /// A request for `size` payload bytes of block `block`.
     pub fn data(size: u64, block: u64) -> Self {
-        Request {
-            kind: RequestKind::Data,
-            size,
-            block,
-        }
+        Request { kind: RequestKind::Data, size, block }
     }
 
     /// A request for the server's counters of this connection.
     pub fn stats() -> Self {
-        Request {
-            kind: RequestKind::Stats,
-            size: 0,
-            block: 0,
-        }
+        Request { kind: RequestKind::Stats, size: 0, block: 0 }
     }
 
     pub fn encode(&self) -> [u8; HEADER_LEN] {
@@ -176,11 +160,7 @@ impl ResponseHeader {
             2 => Status::Error,
             k => return Err(DecodeError::BadKind(k)),
         };
-        Ok(ResponseHeader {
-            status,
-            length,
-            block,
-        })
+        Ok(ResponseHeader { status, length, block })
     }
 }
 
@@ -213,11 +193,7 @@ mod tests {
     #[test]
     fn response_round_trips_every_status() {
         for status in [Status::Data, Status::Stats, Status::Error] {
-            let h = ResponseHeader {
-                status,
-                length: 12345,
-                block: u64::MAX,
-            };
+            let h = ResponseHeader { status, length: 12345, block: u64::MAX };
             assert_eq!(ResponseHeader::decode(&h.encode()), Ok(h));
         }
     }
@@ -231,12 +207,7 @@ mod tests {
 
     #[test]
     fn response_magic_is_not_a_request() {
-        let h = ResponseHeader {
-            status: Status::Data,
-            length: 1,
-            block: 1,
-        }
-        .encode();
+        let h = ResponseHeader { status: Status::Data, length: 1, block: 1 }.encode();
         assert!(matches!(Request::decode(&h), Err(DecodeError::BadMagic(_))));
     }
 

@@ -156,12 +156,10 @@ pub struct Server {
 }
 
 fn bind(config: &ServerConfig) -> io::Result<TcpListener> {
-    let addr: SocketAddr = config.listen.parse().map_err(|_| {
-        io::Error::new(
-            ErrorKind::InvalidInput,
-            format!("listen address {:?} is not ip:port", config.listen),
-        )
-    })?;
+    let addr: SocketAddr = config
+        .listen
+        .parse()
+        .map_err(|_| io::Error::new(ErrorKind::InvalidInput, format!("listen address {:?} is not ip:port", config.listen)))?;
     let listener = TcpListener::bind(addr)?;
     // std listens with a backlog of 128; a burst of 1,000 connects needs more.
     // SAFETY: a valid listening socket; calling listen again only updates the backlog.
@@ -171,12 +169,8 @@ fn bind(config: &ServerConfig) -> io::Result<TcpListener> {
             .map_err(|e| io::Error::new(e.kind(), format!("congestion control {cc:?}: {e}")))?;
     }
     if let Some(us) = config.rto_min_us {
-        sockopt::set_rto_min_us(listener.as_raw_fd(), us).map_err(|e| {
-            io::Error::new(
-                e.kind(),
-                format!("TCP_RTO_MIN_US {us}: {e} (needs Linux 6.15+)"),
-            )
-        })?;
+        sockopt::set_rto_min_us(listener.as_raw_fd(), us)
+            .map_err(|e| io::Error::new(e.kind(), format!("TCP_RTO_MIN_US {us}: {e} (needs Linux 6.15+)")))?;
     }
     Ok(listener)
 }
@@ -201,10 +195,7 @@ impl Server {
         let acceptor = std::thread::Builder::new()
             .name("wire-accept".into())
             .spawn(move || accept_loop(listener, s2))?;
-        Ok(Server {
-            shared,
-            acceptor: Some(acceptor),
-        })
+        Ok(Server { shared, acceptor: Some(acceptor) })
     }
 
     /// The address actually bound (the port is chosen by the kernel for port 0).
@@ -262,11 +253,7 @@ impl Drop for Server {
 fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
     let mut next_id = 0u64;
     while !shared.stop.load(Ordering::SeqCst) {
-        let mut pfd = libc::pollfd {
-            fd: listener.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
+        let mut pfd = libc::pollfd { fd: listener.as_raw_fd(), events: libc::POLLIN, revents: 0 };
         // SAFETY: one valid pollfd.
         unsafe { libc::poll(&mut pfd, 1, 100) };
         loop {
@@ -288,21 +275,9 @@ fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
             let open = c.open.load(Ordering::SeqCst);
             if open as usize >= shared.config.max_connections {
                 c.refused_busy.fetch_add(1, Ordering::Relaxed);
-                shared.log(
-                    &peer,
-                    format_args!(
-                        "refused: {open} connections open (max {})",
-                        shared.config.max_connections
-                    ),
-                );
+                shared.log(&peer, format_args!("refused: {open} connections open (max {})", shared.config.max_connections));
                 let _ = stream.set_write_timeout(Some(Duration::from_millis(100)));
-                send_error(
-                    &stream,
-                    &format!(
-                        "server busy: {open} connections open (max {})",
-                        shared.config.max_connections
-                    ),
-                );
+                send_error(&stream, &format!("server busy: {open} connections open (max {})", shared.config.max_connections));
                 continue;
             }
             c.accepted.fetch_add(1, Ordering::Relaxed);
@@ -331,15 +306,8 @@ fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
 }
 
 fn send_error(mut stream: &TcpStream, msg: &str) {
-    let hdr = ResponseHeader {
-        status: Status::Error,
-        length: msg.len() as u64,
-        block: 0,
-    }
-    .encode();
-    let _ = stream
-        .write_all(&hdr)
-        .and_then(|_| stream.write_all(msg.as_bytes()));
+    let hdr = ResponseHeader { status: Status::Error, length: msg.len() as u64, block: 0 }.encode();
+    let _ = stream.write_all(&hdr).and_then(|_| stream.write_all(msg.as_bytes()));
     let _ = stream.shutdown(Shutdown::Write);
 }
 
@@ -388,18 +356,9 @@ fn read_header(stream: &mut TcpStream, cfg: &ServerConfig, stop: &AtomicBool) ->
             }
             Err(e) if e.kind() == ErrorKind::Interrupted => continue,
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-                return if got == 0 {
-                    HeaderRead::Idle
-                } else {
-                    HeaderRead::Slow(got)
-                };
+                return if got == 0 { HeaderRead::Idle } else { HeaderRead::Slow(got) };
             }
-            Err(e) if got > 0 => {
-                return HeaderRead::Failed(io::Error::new(
-                    e.kind(),
-                    format!("{e} after {got} header bytes"),
-                ))
-            }
+            Err(e) if got > 0 => return HeaderRead::Failed(io::Error::new(e.kind(), format!("{e} after {got} header bytes"))),
             Err(e) => return HeaderRead::Failed(e),
         }
     }
@@ -421,31 +380,19 @@ fn serve_connection(mut stream: TcpStream, peer: SocketAddr, shared: &Shared) {
             HeaderRead::Closed => return,
             HeaderRead::Idle => {
                 c.idle_timeouts.fetch_add(1, Ordering::Relaxed);
-                shared.log(
-                    &peer,
-                    format_args!(
-                        "closed: idle for {:?}",
-                        ps_to_duration(cfg.idle_timeout_ps).unwrap_or_default()
-                    ),
-                );
+                shared.log(&peer, format_args!("closed: idle for {:?}", ps_to_duration(cfg.idle_timeout_ps).unwrap_or_default()));
                 return;
             }
             HeaderRead::Slow(got) => {
                 c.header_timeouts.fetch_add(1, Ordering::Relaxed);
-                let msg = format!(
-                    "header timeout: {got} of {HEADER_LEN} header bytes within {:?}",
-                    ps_to_duration(cfg.header_timeout_ps).unwrap_or_default()
-                );
+                let msg = format!("header timeout: {got} of {HEADER_LEN} header bytes within {:?}", ps_to_duration(cfg.header_timeout_ps).unwrap_or_default());
                 shared.log(&peer, format_args!("{msg}"));
                 send_error(&stream, &msg);
                 return;
             }
             HeaderRead::Truncated(got) => {
                 c.malformed.fetch_add(1, Ordering::Relaxed);
-                shared.log(
-                    &peer,
-                    format_args!("truncated header: peer closed after {got} of {HEADER_LEN} bytes"),
-                );
+                shared.log(&peer, format_args!("truncated header: peer closed after {got} of {HEADER_LEN} bytes"));
                 return;
             }
             HeaderRead::Failed(e) => {
@@ -481,47 +428,26 @@ fn serve_connection(mut stream: TcpStream, peer: SocketAddr, shared: &Shared) {
         };
         if let Err(e) = sent {
             c.peer_errors.fetch_add(1, Ordering::Relaxed);
-            shared.log(
-                &peer,
-                format_args!("send failed in block {}: {e}", req.block),
-            );
+            shared.log(&peer, format_args!("send failed in block {}: {e}", req.block));
             return;
         }
     }
 }
 
 fn send_payload(stream: &mut TcpStream, size: u64, block: u64, c: &Counters) -> io::Result<()> {
-    stream.write_all(
-        &ResponseHeader {
-            status: Status::Data,
-            length: size,
-            block,
-        }
-        .encode(),
-    )?;
+    stream.write_all(&ResponseHeader { status: Status::Data, length: size, block }.encode())?;
     let mut left = size;
     while left > 0 {
         let n = left.min(PAYLOAD.len() as u64) as usize;
         match stream.write(&PAYLOAD[..n]) {
-            Ok(0) => {
-                return Err(io::Error::new(
-                    ErrorKind::WriteZero,
-                    "peer stopped accepting data",
-                ))
-            }
+            Ok(0) => return Err(io::Error::new(ErrorKind::WriteZero, "peer stopped accepting data")),
             Ok(k) => {
                 left -= k as u64;
                 c.bytes_sent.fetch_add(k as u64, Ordering::Relaxed);
             }
             Err(e) if e.kind() == ErrorKind::Interrupted => continue,
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-                return Err(io::Error::new(
-                    ErrorKind::TimedOut,
-                    format!(
-                        "peer did not read for the send timeout ({} bytes left)",
-                        left
-                    ),
-                ))
+                return Err(io::Error::new(ErrorKind::TimedOut, format!("peer did not read for the send timeout ({} bytes left)", left)))
             }
             Err(e) => return Err(e),
         }
@@ -546,14 +472,7 @@ fn send_stats(stream: &mut TcpStream, _cfg: &ServerConfig) -> io::Result<()> {
         rto_min_us: sockopt::rto_min_us(fd).ok(),
     };
     let body = serde_json::to_vec(&report).map_err(io::Error::other)?;
-    stream.write_all(
-        &ResponseHeader {
-            status: Status::Stats,
-            length: body.len() as u64,
-            block: 0,
-        }
-        .encode(),
-    )?;
+    stream.write_all(&ResponseHeader { status: Status::Stats, length: body.len() as u64, block: 0 }.encode())?;
     stream.write_all(&body)
 }
 
@@ -563,12 +482,7 @@ mod tests {
     use std::io::Read;
 
     fn start(cfg: ServerConfig) -> Server {
-        Server::start(ServerConfig {
-            listen: "127.0.0.1:0".into(),
-            log: false,
-            ..cfg
-        })
-        .unwrap()
+        Server::start(ServerConfig { listen: "127.0.0.1:0".into(), log: false, ..cfg }).unwrap()
     }
 
     fn read_response(s: &mut TcpStream) -> (ResponseHeader, Vec<u8>) {
@@ -595,19 +509,13 @@ mod tests {
 
     #[test]
     fn refuses_a_request_over_the_maximum_with_a_message() {
-        let srv = start(ServerConfig {
-            max_request_bytes: 1000,
-            ..Default::default()
-        });
+        let srv = start(ServerConfig { max_request_bytes: 1000, ..Default::default() });
         let mut s = TcpStream::connect(srv.local_addr()).unwrap();
         s.write_all(&Request::data(1001, 5).encode()).unwrap();
         let (h, body) = read_response(&mut s);
         assert_eq!(h.status, Status::Error);
         let msg = String::from_utf8(body).unwrap();
-        assert!(
-            msg.contains("1001") && msg.contains("maximum of 1000"),
-            "{msg}"
-        );
+        assert!(msg.contains("1001") && msg.contains("maximum of 1000"), "{msg}");
         assert_eq!(srv.stats().refused_too_large, 1);
     }
 
@@ -627,10 +535,7 @@ mod tests {
 
     #[test]
     fn a_slow_header_times_out() {
-        let srv = start(ServerConfig {
-            header_timeout_ps: 200_000_000_000,
-            ..Default::default()
-        });
+        let srv = start(ServerConfig { header_timeout_ps: 200_000_000_000, ..Default::default() });
         let mut s = TcpStream::connect(srv.local_addr()).unwrap();
         s.write_all(&Request::data(10, 1).encode()[..5]).unwrap();
         let (h, body) = read_response(&mut s);
@@ -656,9 +561,7 @@ mod tests {
         good.write_all(&Request::data(100, 2).encode()).unwrap();
         assert_eq!(read_response(&mut good).1.len(), 100);
         let deadline = Instant::now() + Duration::from_secs(5);
-        while (srv.stats().malformed < 1 || srv.stats().peer_errors < 1)
-            && Instant::now() < deadline
-        {
+        while (srv.stats().malformed < 1 || srv.stats().peer_errors < 1) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(20));
         }
         let st = srv.stats();
@@ -667,10 +570,7 @@ mod tests {
 
     #[test]
     fn connections_over_the_cap_are_refused_busy() {
-        let srv = start(ServerConfig {
-            max_connections: 1,
-            ..Default::default()
-        });
+        let srv = start(ServerConfig { max_connections: 1, ..Default::default() });
         let _first = TcpStream::connect(srv.local_addr()).unwrap();
         std::thread::sleep(Duration::from_millis(300));
         let mut second = TcpStream::connect(srv.local_addr()).unwrap();
@@ -681,10 +581,7 @@ mod tests {
 
     #[test]
     fn stats_request_returns_the_senders_tcp_info() {
-        let srv = start(ServerConfig {
-            congestion: Some("reno".into()),
-            ..Default::default()
-        });
+        let srv = start(ServerConfig { congestion: Some("reno".into()), ..Default::default() });
         let mut s = TcpStream::connect(srv.local_addr()).unwrap();
         s.write_all(&Request::data(100_000, 1).encode()).unwrap();
         read_response(&mut s);

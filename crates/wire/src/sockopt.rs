@@ -11,13 +11,7 @@ use serde::{Deserialize, Serialize};
 use std::io;
 use std::os::fd::RawFd;
 
-fn setsockopt_raw(
-    fd: RawFd,
-    level: i32,
-    name: i32,
-    val: *const libc::c_void,
-    len: usize,
-) -> io::Result<()> {
+fn setsockopt_raw(fd: RawFd, level: i32, name: i32, val: *const libc::c_void, len: usize) -> io::Result<()> {
     // SAFETY: `val` points to `len` readable bytes for the duration of the call.
     let rc = unsafe { libc::setsockopt(fd, level, name, val, len as libc::socklen_t) };
     if rc == 0 {
@@ -28,28 +22,14 @@ fn setsockopt_raw(
 }
 
 fn set_int(fd: RawFd, level: i32, name: i32, v: i32) -> io::Result<()> {
-    setsockopt_raw(
-        fd,
-        level,
-        name,
-        &v as *const i32 as *const libc::c_void,
-        std::mem::size_of::<i32>(),
-    )
+    setsockopt_raw(fd, level, name, &v as *const i32 as *const libc::c_void, std::mem::size_of::<i32>())
 }
 
 fn get_int(fd: RawFd, level: i32, name: i32) -> io::Result<i32> {
     let mut v: i32 = 0;
     let mut len = std::mem::size_of::<i32>() as libc::socklen_t;
     // SAFETY: v and len are valid for writes.
-    let rc = unsafe {
-        libc::getsockopt(
-            fd,
-            level,
-            name,
-            &mut v as *mut i32 as *mut libc::c_void,
-            &mut len,
-        )
-    };
+    let rc = unsafe { libc::getsockopt(fd, level, name, &mut v as *mut i32 as *mut libc::c_void, &mut len) };
     if rc == 0 {
         Ok(v)
     } else {
@@ -70,13 +50,7 @@ pub fn set_nodelay(fd: RawFd) -> io::Result<()> {
 
 /// Choose the congestion control algorithm (`reno`, `cubic`, `bbr`, ...).
 pub fn set_congestion(fd: RawFd, name: &str) -> io::Result<()> {
-    setsockopt_raw(
-        fd,
-        libc::IPPROTO_TCP,
-        libc::TCP_CONGESTION,
-        name.as_ptr() as *const libc::c_void,
-        name.len(),
-    )
+    setsockopt_raw(fd, libc::IPPROTO_TCP, libc::TCP_CONGESTION, name.as_ptr() as *const libc::c_void, name.len())
 }
 
 /// The congestion control algorithm in use.
@@ -85,13 +59,7 @@ pub fn congestion(fd: RawFd) -> io::Result<String> {
     let mut len = buf.len() as libc::socklen_t;
     // SAFETY: buf and len are valid for writes.
     let rc = unsafe {
-        libc::getsockopt(
-            fd,
-            libc::IPPROTO_TCP,
-            libc::TCP_CONGESTION,
-            buf.as_mut_ptr() as *mut libc::c_void,
-            &mut len,
-        )
+        libc::getsockopt(fd, libc::IPPROTO_TCP, libc::TCP_CONGESTION, buf.as_mut_ptr() as *mut libc::c_void, &mut len)
     };
     if rc != 0 {
         return Err(io::Error::last_os_error());
@@ -104,22 +72,12 @@ pub fn congestion(fd: RawFd) -> io::Result<String> {
 /// Receive buffer size (the kernel doubles the value for bookkeeping); set before
 /// connect so the window scale in the SYN matches.
 pub fn set_rcvbuf(fd: RawFd, bytes: u32) -> io::Result<()> {
-    set_int(
-        fd,
-        libc::SOL_SOCKET,
-        libc::SO_RCVBUF,
-        bytes.min(i32::MAX as u32) as i32,
-    )
+    set_int(fd, libc::SOL_SOCKET, libc::SO_RCVBUF, bytes.min(i32::MAX as u32) as i32)
 }
 
 /// Upper bound on the receive window this socket advertises.
 pub fn set_window_clamp(fd: RawFd, bytes: u32) -> io::Result<()> {
-    set_int(
-        fd,
-        libc::IPPROTO_TCP,
-        libc::TCP_WINDOW_CLAMP,
-        bytes.min(i32::MAX as u32) as i32,
-    )
+    set_int(fd, libc::IPPROTO_TCP, libc::TCP_WINDOW_CLAMP, bytes.min(i32::MAX as u32) as i32)
 }
 
 /// TCP_RTO_MIN_US (Linux 6.15+): this socket's RTOmin in microseconds.
@@ -127,12 +85,7 @@ pub const TCP_RTO_MIN_US: i32 = 45;
 
 /// Set this socket's RTOmin; fails with ENOPROTOOPT on kernels before 6.15.
 pub fn set_rto_min_us(fd: RawFd, us: u32) -> io::Result<()> {
-    set_int(
-        fd,
-        libc::IPPROTO_TCP,
-        TCP_RTO_MIN_US,
-        us.min(i32::MAX as u32) as i32,
-    )
+    set_int(fd, libc::IPPROTO_TCP, TCP_RTO_MIN_US, us.min(i32::MAX as u32) as i32)
 }
 
 /// This socket's RTOmin in microseconds (Linux 6.15+).
@@ -211,29 +164,17 @@ pub fn tcp_info(fd: RawFd) -> io::Result<TcpInfo> {
     let mut buf = [0u8; 256];
     let mut len = buf.len() as libc::socklen_t;
     // SAFETY: buf and len are valid for writes; the kernel writes at most len bytes.
-    let rc = unsafe {
-        libc::getsockopt(
-            fd,
-            libc::IPPROTO_TCP,
-            libc::TCP_INFO,
-            buf.as_mut_ptr() as *mut libc::c_void,
-            &mut len,
-        )
-    };
+    let rc = unsafe { libc::getsockopt(fd, libc::IPPROTO_TCP, libc::TCP_INFO, buf.as_mut_ptr() as *mut libc::c_void, &mut len) };
     if rc != 0 {
         return Err(io::Error::last_os_error());
     }
-    TcpInfo::parse(&buf, len as usize)
-        .ok_or_else(|| io::Error::other("TCP_INFO shorter than Linux 2.6's"))
+    TcpInfo::parse(&buf, len as usize).ok_or_else(|| io::Error::other("TCP_INFO shorter than Linux 2.6's"))
 }
 
 /// Raise the soft open-files limit to the hard limit (a server with 1,000 idle
 /// connections needs more than the usual 1,024 descriptors). Returns the new limit.
 pub fn raise_nofile_limit() -> u64 {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: lim is valid for writes.
     unsafe {
         if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
@@ -268,11 +209,7 @@ mod tests {
         let info = tcp_info(c.as_raw_fd()).unwrap();
         assert_eq!(info.state, 1, "TCP_ESTABLISHED");
         assert_eq!(info.total_retrans, 0);
-        assert!(
-            info.rto_us >= 200_000,
-            "default RTOmin is 200 ms, rto {}",
-            info.rto_us
-        );
+        assert!(info.rto_us >= 200_000, "default RTOmin is 200 ms, rto {}", info.rto_us);
     }
 
     #[test]
@@ -298,9 +235,6 @@ mod tests {
         let (c, _s) = pair();
         set_quickack(c.as_raw_fd()).unwrap();
         set_window_clamp(c.as_raw_fd(), 65536).unwrap();
-        assert_eq!(
-            get_int(c.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_WINDOW_CLAMP).unwrap(),
-            65536
-        );
+        assert_eq!(get_int(c.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_WINDOW_CLAMP).unwrap(), 65536);
     }
 }

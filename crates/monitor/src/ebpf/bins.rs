@@ -39,10 +39,8 @@ pub struct KernelBins {
 
 /// Number of possible CPUs (the per-CPU map holds one value for each).
 fn possible_cpus() -> Result<usize, String> {
-    let text =
-        std::fs::read_to_string("/sys/devices/system/cpu/possible").map_err(|e| e.to_string())?;
-    parse_cpu_list(text.trim())
-        .ok_or_else(|| format!("cannot parse the possible CPU list {text:?}"))
+    let text = std::fs::read_to_string("/sys/devices/system/cpu/possible").map_err(|e| e.to_string())?;
+    parse_cpu_list(text.trim()).ok_or_else(|| format!("cannot parse the possible CPU list {text:?}"))
 }
 
 /// Count of CPUs in a list such as `0-3,8-11` or `0`.
@@ -50,13 +48,7 @@ pub fn parse_cpu_list(text: &str) -> Option<usize> {
     let mut n = 0;
     for part in text.split(',') {
         match part.split_once('-') {
-            Some((a, b)) => {
-                n += b
-                    .parse::<usize>()
-                    .ok()?
-                    .checked_sub(a.parse::<usize>().ok()?)?
-                    + 1
-            }
+            Some((a, b)) => n += b.parse::<usize>().ok()?.checked_sub(a.parse::<usize>().ok()?)? + 1,
             None => {
                 part.parse::<usize>().ok()?;
                 n += 1
@@ -71,36 +63,22 @@ impl KernelBins {
     /// CAP_BPF and CAP_NET_ADMIN and a kernel with TCX (Linux >= 6.6).
     pub fn attach(iface: &str, bucket_ns: u64) -> Result<KernelBins, String> {
         if bucket_ns < MIN_BUCKET_NS || bucket_ns > i32::MAX as u64 {
-            return Err(format!(
-                "in-kernel buckets must be {} us to 2 s wide",
-                MIN_BUCKET_NS / 1000
-            ));
+            return Err(format!("in-kernel buckets must be {} us to 2 s wide", MIN_BUCKET_NS / 1000));
         }
         let ring = ring_size(bucket_ns);
-        let cname =
-            std::ffi::CString::new(iface).map_err(|_| format!("bad interface name {iface:?}"))?;
+        let cname = std::ffi::CString::new(iface).map_err(|_| format!("bad interface name {iface:?}"))?;
         // SAFETY: a valid NUL-terminated string.
         let ifindex = unsafe { libc::if_nametoindex(cname.as_ptr()) };
         if ifindex == 0 {
             return Err(format!("no interface {iface:?} in this network namespace"));
         }
         let ncpus = possible_cpus()?;
-        let map =
-            sys::create_percpu_array(VALUE_SIZE, 2 * ring).map_err(|e| format!("bpf map: {e}"))?;
+        let map = sys::create_percpu_array(VALUE_SIZE, 2 * ring).map_err(|e| format!("bpf map: {e}"))?;
         let mut progs = Vec::new();
         let mut links = Vec::new();
-        for (base, attach, name) in [
-            (0, sys::BPF_TCX_INGRESS, "ilmon_rx"),
-            (ring, sys::BPF_TCX_EGRESS, "ilmon_tx"),
-        ] {
-            let insns = bucket_program(
-                map.as_raw_fd(),
-                bucket_ns as i32,
-                (ring - 1) as i32,
-                base as i32,
-            );
-            let prog = sys::load_sched_cls(&insns, name)
-                .map_err(|e| format!("loading the bpf program: {e}"))?;
+        for (base, attach, name) in [(0, sys::BPF_TCX_INGRESS, "ilmon_rx"), (ring, sys::BPF_TCX_EGRESS, "ilmon_tx")] {
+            let insns = bucket_program(map.as_raw_fd(), bucket_ns as i32, (ring - 1) as i32, base as i32);
+            let prog = sys::load_sched_cls(&insns, name).map_err(|e| format!("loading the bpf program: {e}"))?;
             let link = sys::tcx_attach(prog.as_raw_fd(), ifindex, attach)
                 .map_err(|e| format!("attaching to {iface} (tcx): {e}"))?;
             progs.push(prog);
@@ -108,24 +86,13 @@ impl KernelBins {
         }
         // include the bucket in progress: packets after the attach in it are ours
         let next = now_ns() / bucket_ns;
-        Ok(KernelBins {
-            map,
-            _progs: progs,
-            _links: links,
-            ncpus,
-            next,
-            bucket_ns,
-            ring,
-            iface: cname,
-            ifindex,
-        })
+        Ok(KernelBins { map, _progs: progs, _links: links, ncpus, next, bucket_ns, ring, iface: cname, ifindex })
     }
 
     /// Sum of this bucket's `{bytes, packets, ce}` over CPUs (copies of other epochs are
     /// stale slots: 0).
     fn bucket(&self, slot: u32, epoch: u64, buf: &mut [u8]) -> Result<[u64; 3], String> {
-        sys::lookup(self.map.as_raw_fd(), slot, buf)
-            .map_err(|e| format!("reading the bpf map: {e}"))?;
+        sys::lookup(self.map.as_raw_fd(), slot, buf).map_err(|e| format!("reading the bpf map: {e}"))?;
         let mut out = [0u64; 3];
         for cpu in 0..self.ncpus {
             let v = &buf[cpu * VALUE_SIZE as usize..(cpu + 1) * VALUE_SIZE as usize];
@@ -146,10 +113,7 @@ impl KernelBins {
         // a deleted interface silently detaches the programs: say so instead of reporting zeros
         // SAFETY: a valid NUL-terminated string.
         if unsafe { libc::if_nametoindex(self.iface.as_ptr()) } != self.ifindex {
-            return Err(format!(
-                "{}: the interface disappeared",
-                self.iface.to_string_lossy()
-            ));
+            return Err(format!("{}: the interface disappeared", self.iface.to_string_lossy()));
         }
         let (bucket_ns, ring) = (self.bucket_ns, self.ring as u64);
         let last = now_ns() / bucket_ns - SETTLE;
@@ -205,10 +169,7 @@ mod tests {
         // SAFETY: geteuid has no preconditions.
         let root = unsafe { libc::geteuid() } == 0;
         match KernelBins::attach("lo", BUCKET_NS) {
-            Err(e) => assert!(
-                !root && !e.is_empty(),
-                "as root, attaching must work here: {e}"
-            ),
+            Err(e) => assert!(!root && !e.is_empty(), "as root, attaching must work here: {e}"),
             Ok(mut k) => {
                 let s = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
                 let addr = s.local_addr().unwrap();

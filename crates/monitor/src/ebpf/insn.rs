@@ -14,12 +14,7 @@ pub struct Insn {
 }
 
 const fn insn(code: u8, dst: u8, src: u8, off: i16, imm: i32) -> Insn {
-    Insn {
-        code,
-        regs: (src << 4) | (dst & 0x0f),
-        off,
-        imm,
-    }
+    Insn { code, regs: (src << 4) | (dst & 0x0f), off, imm }
 }
 
 // registers
@@ -33,54 +28,22 @@ pub const R7: u8 = 7;
 pub const R8: u8 = 8;
 pub const R10: u8 = 10;
 
-pub const fn mov64_reg(dst: u8, src: u8) -> Insn {
-    insn(0xbf, dst, src, 0, 0)
-}
-pub const fn mov64_imm(dst: u8, imm: i32) -> Insn {
-    insn(0xb7, dst, 0, 0, imm)
-}
-pub const fn add64_imm(dst: u8, imm: i32) -> Insn {
-    insn(0x07, dst, 0, 0, imm)
-}
-pub const fn add64_reg(dst: u8, src: u8) -> Insn {
-    insn(0x0f, dst, src, 0, 0)
-}
-pub const fn and64_imm(dst: u8, imm: i32) -> Insn {
-    insn(0x57, dst, 0, 0, imm)
-}
-pub const fn div64_imm(dst: u8, imm: i32) -> Insn {
-    insn(0x37, dst, 0, 0, imm)
-}
-pub const fn ldx_w(dst: u8, src: u8, off: i16) -> Insn {
-    insn(0x61, dst, src, off, 0)
-}
-pub const fn ldx_b(dst: u8, src: u8, off: i16) -> Insn {
-    insn(0x71, dst, src, off, 0)
-}
-pub const fn ldx_dw(dst: u8, src: u8, off: i16) -> Insn {
-    insn(0x79, dst, src, off, 0)
-}
-pub const fn stx_w(dst: u8, src: u8, off: i16) -> Insn {
-    insn(0x63, dst, src, off, 0)
-}
-pub const fn stx_dw(dst: u8, src: u8, off: i16) -> Insn {
-    insn(0x7b, dst, src, off, 0)
-}
-pub const fn jeq_imm(dst: u8, imm: i32, off: i16) -> Insn {
-    insn(0x15, dst, 0, off, imm)
-}
-pub const fn jne_imm(dst: u8, imm: i32, off: i16) -> Insn {
-    insn(0x55, dst, 0, off, imm)
-}
-pub const fn jeq_reg(dst: u8, src: u8, off: i16) -> Insn {
-    insn(0x1d, dst, src, off, 0)
-}
-pub const fn call(helper: i32) -> Insn {
-    insn(0x85, 0, 0, 0, helper)
-}
-pub const fn exit() -> Insn {
-    insn(0x95, 0, 0, 0, 0)
-}
+pub const fn mov64_reg(dst: u8, src: u8) -> Insn { insn(0xbf, dst, src, 0, 0) }
+pub const fn mov64_imm(dst: u8, imm: i32) -> Insn { insn(0xb7, dst, 0, 0, imm) }
+pub const fn add64_imm(dst: u8, imm: i32) -> Insn { insn(0x07, dst, 0, 0, imm) }
+pub const fn add64_reg(dst: u8, src: u8) -> Insn { insn(0x0f, dst, src, 0, 0) }
+pub const fn and64_imm(dst: u8, imm: i32) -> Insn { insn(0x57, dst, 0, 0, imm) }
+pub const fn div64_imm(dst: u8, imm: i32) -> Insn { insn(0x37, dst, 0, 0, imm) }
+pub const fn ldx_w(dst: u8, src: u8, off: i16) -> Insn { insn(0x61, dst, src, off, 0) }
+pub const fn ldx_b(dst: u8, src: u8, off: i16) -> Insn { insn(0x71, dst, src, off, 0) }
+pub const fn ldx_dw(dst: u8, src: u8, off: i16) -> Insn { insn(0x79, dst, src, off, 0) }
+pub const fn stx_w(dst: u8, src: u8, off: i16) -> Insn { insn(0x63, dst, src, off, 0) }
+pub const fn stx_dw(dst: u8, src: u8, off: i16) -> Insn { insn(0x7b, dst, src, off, 0) }
+pub const fn jeq_imm(dst: u8, imm: i32, off: i16) -> Insn { insn(0x15, dst, 0, off, imm) }
+pub const fn jne_imm(dst: u8, imm: i32, off: i16) -> Insn { insn(0x55, dst, 0, off, imm) }
+pub const fn jeq_reg(dst: u8, src: u8, off: i16) -> Insn { insn(0x1d, dst, src, off, 0) }
+pub const fn call(helper: i32) -> Insn { insn(0x85, 0, 0, 0, helper) }
+pub const fn exit() -> Insn { insn(0x95, 0, 0, 0, 0) }
 
 /// `dst = map` (two instructions: `BPF_LD | BPF_IMM | BPF_DW` with `BPF_PSEUDO_MAP_FD`).
 pub const fn ld_map_fd(dst: u8, fd: i32) -> [Insn; 2] {

@@ -53,10 +53,7 @@ fn fd(rc: i64) -> OwnedFd {
 /// A per-CPU array map of `entries` values of `value_size` bytes, keyed by u32.
 pub fn create_percpu_array(value_size: u32, entries: u32) -> io::Result<OwnedFd> {
     let mut a = Attr::new();
-    a.u32(0, BPF_MAP_TYPE_PERCPU_ARRAY)
-        .u32(4, 4)
-        .u32(8, value_size)
-        .u32(12, entries);
+    a.u32(0, BPF_MAP_TYPE_PERCPU_ARRAY).u32(4, 4).u32(8, value_size).u32(12, entries);
     bpf(BPF_MAP_CREATE, &mut a).map(fd)
 }
 
@@ -81,13 +78,7 @@ pub fn load_sched_cls(insns: &[super::insn::Insn], name: &str) -> io::Result<Own
         let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
         let text = String::from_utf8_lossy(&log[..end]);
         let tail: Vec<&str> = text.lines().rev().take(6).collect();
-        io::Error::new(
-            e.kind(),
-            format!(
-                "{e}; verifier: {}",
-                tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
-            ),
-        )
+        io::Error::new(e.kind(), format!("{e}; verifier: {}", tail.into_iter().rev().collect::<Vec<_>>().join(" | ")))
     })
 }
 
@@ -102,8 +93,6 @@ pub fn tcx_attach(prog: RawFd, ifindex: u32, attach_type: u32) -> io::Result<Own
 /// Copy the value at `key` (all CPUs' copies for a per-CPU map) into `out`.
 pub fn lookup(map: RawFd, key: u32, out: &mut [u8]) -> io::Result<()> {
     let mut a = Attr::new();
-    a.u32(0, map as u32)
-        .u64(8, &key as *const u32 as u64)
-        .u64(16, out.as_mut_ptr() as u64);
+    a.u32(0, map as u32).u64(8, &key as *const u32 as u64).u64(16, out.as_mut_ptr() as u64);
     bpf(BPF_MAP_LOOKUP_ELEM, &mut a).map(|_| ())
 }

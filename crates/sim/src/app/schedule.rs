@@ -45,11 +45,7 @@ pub struct Scheduler {
 impl Scheduler {
     /// `part[i]`: the bytes server i returns per block.
     pub fn new(scheme: Mitigation, part: Vec<u64>) -> Self {
-        Scheduler {
-            scheme,
-            part,
-            ..Default::default()
-        }
+        Scheduler { scheme, part, ..Default::default() }
     }
 
     /// A block starts with these active flows, in this order.
@@ -57,19 +53,13 @@ impl Scheduler {
         let (scheme, part) = (self.scheme.clone(), std::mem::take(&mut self.part));
         *self = Scheduler::new(scheme, part);
         match self.scheme {
-            Mitigation::None | Mitigation::Ictcp => {
-                out.extend(active.iter().map(|&f| Action::Open(f)))
-            }
+            Mitigation::None | Mitigation::Ictcp => out.extend(active.iter().map(|&f| Action::Open(f))),
             Mitigation::Ccs | Mitigation::Nccs { .. } => {
                 self.waiting.extend(active);
                 self.open_next(out);
                 self.release(out);
             }
-            Mitigation::Ocs {
-                set_size,
-                window_bytes,
-                ..
-            } => {
+            Mitigation::Ocs { set_size, window_bytes, .. } => {
                 // all handshakes up front with zero windows but for the first set (Fig. 8)
                 let first: Vec<FlowId> = active.iter().copied().take(set_size as usize).collect();
                 for &f in active {
@@ -90,47 +80,20 @@ impl Scheduler {
     /// Whether progress is counted in bytes the servers have sent (else in bytes the
     /// client has received): the world reports it from that side.
     pub fn counts_sent(&self) -> bool {
-        matches!(
-            self.scheme,
-            Mitigation::Nccs {
-                count_sent: true,
-                ..
-            } | Mitigation::Ocs {
-                count_sent: true,
-                ..
-            }
-        )
+        matches!(self.scheme, Mitigation::Nccs { count_sent: true, .. } | Mitigation::Ocs { count_sent: true, .. })
     }
 
     /// Flow `flow` has `remaining` bytes of this block still to send or deliver (see
     /// [`Scheduler::counts_sent`]); `remaining_of` tells the same of any flow.
-    pub fn on_progress(
-        &mut self,
-        flow: FlowId,
-        remaining: u64,
-        remaining_of: impl Fn(FlowId) -> u64,
-        out: &mut Vec<Action>,
-    ) {
+    pub fn on_progress(&mut self, flow: FlowId, remaining: u64, remaining_of: impl Fn(FlowId) -> u64, out: &mut Vec<Action>) {
         if self.newest_triggered || !self.newest.contains(&flow) {
             return;
         }
         let (left, threshold) = match self.scheme {
-            Mitigation::Nccs {
-                start_next_at_remaining,
-                ..
-            } => (remaining, start_next_at_remaining),
-            Mitigation::Ocs {
-                start_next_at_remaining,
-                ..
-            } => {
+            Mitigation::Nccs { start_next_at_remaining, .. } => (remaining, start_next_at_remaining),
+            Mitigation::Ocs { start_next_at_remaining, .. } => {
                 // a flow not yet asked for its part counts as u64::MAX: saturate
-                (
-                    self.newest
-                        .iter()
-                        .map(|&f| remaining_of(f))
-                        .fold(0, u64::saturating_add),
-                    start_next_at_remaining,
-                )
+                (self.newest.iter().map(|&f| remaining_of(f)).fold(0, u64::saturating_add), start_next_at_remaining)
             }
             _ => return,
         };
@@ -173,20 +136,12 @@ impl Scheduler {
     /// 828 KB), else at the first progress report.
     fn set_newest(&mut self, flows: Vec<FlowId>) {
         let threshold = match self.scheme {
-            Mitigation::Nccs {
-                start_next_at_remaining,
-                check_at_open: true,
-                ..
-            }
-            | Mitigation::Ocs {
-                start_next_at_remaining,
-                check_at_open: true,
-                ..
-            } => Some(start_next_at_remaining),
+            Mitigation::Nccs { start_next_at_remaining, check_at_open: true, .. }
+            | Mitigation::Ocs { start_next_at_remaining, check_at_open: true, .. } => Some(start_next_at_remaining),
             _ => None,
         };
-        self.newest_triggered = threshold
-            .is_some_and(|t| flows.iter().map(|&f| self.part[f as usize]).sum::<u64>() <= t);
+        self.newest_triggered =
+            threshold.is_some_and(|t| flows.iter().map(|&f| self.part[f as usize]).sum::<u64>() <= t);
         self.newest = flows;
         if self.newest_triggered {
             self.tokens += 1;
@@ -198,14 +153,8 @@ impl Scheduler {
         while self.tokens > 0 && !self.waiting.is_empty() {
             match self.scheme {
                 Mitigation::Nccs { k, .. } if self.open.len() < k as usize => self.open_next(out),
-                Mitigation::Ocs {
-                    set_size,
-                    window_bytes,
-                    ..
-                } if self.sets_open.len() < 2 => {
-                    let set: Vec<FlowId> = (0..set_size)
-                        .filter_map(|_| self.waiting.pop_front())
-                        .collect();
+                Mitigation::Ocs { set_size, window_bytes, .. } if self.sets_open.len() < 2 => {
+                    let set: Vec<FlowId> = (0..set_size).filter_map(|_| self.waiting.pop_front()).collect();
                     for &f in &set {
                         out.push(Action::Window(f, window_bytes));
                     }
@@ -222,13 +171,7 @@ impl Scheduler {
     /// OCS §4.4: once fewer than `set_size` connections remain, widen their windows so
     /// together they can fill the pipe (BaseBDP).
     fn widen_tail_if_needed(&mut self, out: &mut Vec<Action>) {
-        if let Mitigation::Ocs {
-            set_size,
-            window_bytes,
-            bdp_bytes,
-            ..
-        } = self.scheme
-        {
+        if let Mitigation::Ocs { set_size, window_bytes, bdp_bytes, .. } = self.scheme {
             let n = self.open.len();
             if !self.tail_widened && self.waiting.is_empty() && n > 0 && n < set_size as usize {
                 self.tail_widened = true;
@@ -244,16 +187,7 @@ mod tests {
     use super::*;
 
     fn opened(actions: &[Action]) -> Vec<FlowId> {
-        actions
-            .iter()
-            .filter_map(|a| {
-                if let Action::Open(f) = a {
-                    Some(*f)
-                } else {
-                    None
-                }
-            })
-            .collect()
+        actions.iter().filter_map(|a| if let Action::Open(f) = a { Some(*f) } else { None }).collect()
     }
 
     #[test]
@@ -279,12 +213,7 @@ mod tests {
 
     #[test]
     fn nccs_opens_the_next_at_the_threshold_and_caps_at_k() {
-        let scheme = Mitigation::Nccs {
-            k: 2,
-            start_next_at_remaining: 100,
-            count_sent: false,
-            check_at_open: true,
-        };
+        let scheme = Mitigation::Nccs { k: 2, start_next_at_remaining: 100, count_sent: false, check_at_open: true };
         let mut s = Scheduler::new(scheme, vec![200; 4]);
         let mut out = vec![];
         s.start_block(&[0, 1, 2, 3], &mut out);
@@ -298,11 +227,7 @@ mod tests {
         s.on_progress(1, 90, |_| 0, &mut out);
         assert!(out.is_empty(), "K = 2 connections are open: wait");
         s.on_done(0, &mut out);
-        assert_eq!(
-            opened(&out),
-            vec![2],
-            "a finished connection releases the earned start"
-        );
+        assert_eq!(opened(&out), vec![2], "a finished connection releases the earned start");
     }
 
     #[test]
@@ -318,11 +243,7 @@ mod tests {
         let mut s = Scheduler::new(scheme, vec![1000; 5]);
         let mut out = vec![];
         s.start_block(&[0, 1, 2, 3, 4], &mut out);
-        assert_eq!(
-            opened(&out),
-            vec![0, 1, 2, 3, 4],
-            "every handshake up front (Fig. 8)"
-        );
+        assert_eq!(opened(&out), vec![0, 1, 2, 3, 4], "every handshake up front (Fig. 8)");
         assert!(out.contains(&Action::Window(0, 4000)) && out.contains(&Action::Window(2, 0)));
         out.clear();
         let remaining = |f: FlowId| if f < 2 { 200 } else { 1000 };
@@ -344,34 +265,20 @@ mod tests {
     fn nccs_checked_at_open_starts_k_at_once_when_the_sru_is_below_t1_v() {
         // 10 Gbps, 512 KB: S - T1 V < 0, so condition-I holds when a connection opens
         // and only K limits how many overlap (Osada et al. §4.3, Fig. 13's K = 8)
-        let scheme = Mitigation::Nccs {
-            k: 3,
-            start_next_at_remaining: 828_000,
-            count_sent: false,
-            check_at_open: true,
-        };
+        let scheme = Mitigation::Nccs { k: 3, start_next_at_remaining: 828_000, count_sent: false, check_at_open: true };
         let mut s = Scheduler::new(scheme, vec![524_288; 5]);
         let mut out = vec![];
         s.start_block(&[4, 3, 2, 1, 0], &mut out);
         assert_eq!(opened(&out), vec![4, 3, 2]);
         out.clear();
         s.on_done(3, &mut out);
-        assert_eq!(
-            opened(&out),
-            vec![1],
-            "one finished: the next opens at once"
-        );
+        assert_eq!(opened(&out), vec![1], "one finished: the next opens at once");
     }
 
     #[test]
     fn nccs_not_checked_at_open_waits_for_the_first_progress_report() {
         // the same S < T1 V, checked only as bytes are sent (received): one at a time
-        let scheme = Mitigation::Nccs {
-            k: 3,
-            start_next_at_remaining: 828_000,
-            count_sent: true,
-            check_at_open: false,
-        };
+        let scheme = Mitigation::Nccs { k: 3, start_next_at_remaining: 828_000, count_sent: true, check_at_open: false };
         let mut s = Scheduler::new(scheme, vec![524_288; 3]);
         let mut out = vec![];
         s.start_block(&[0, 1, 2], &mut out);
@@ -383,19 +290,10 @@ mod tests {
 
     #[test]
     fn nccs_above_t1_v_waits_for_progress_as_before() {
-        let scheme = Mitigation::Nccs {
-            k: 3,
-            start_next_at_remaining: 100,
-            count_sent: false,
-            check_at_open: true,
-        };
+        let scheme = Mitigation::Nccs { k: 3, start_next_at_remaining: 100, count_sent: false, check_at_open: true };
         let mut s = Scheduler::new(scheme, vec![101; 3]);
         let mut out = vec![];
         s.start_block(&[0, 1, 2], &mut out);
-        assert_eq!(
-            opened(&out),
-            vec![0],
-            "101 bytes to send: condition-I not yet met"
-        );
+        assert_eq!(opened(&out), vec![0], "101 bytes to send: condition-I not yet met");
     }
 }

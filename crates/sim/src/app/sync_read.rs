@@ -83,21 +83,12 @@ impl SyncReadClient {
     }
 
     /// `flow` went from `before` to `delivered` in-order bytes on its connection.
-    pub fn on_progress(
-        &mut self,
-        now: Time,
-        flow: FlowId,
-        before: u64,
-        delivered: u64,
-    ) -> Progress {
+    pub fn on_progress(&mut self, now: Time, flow: FlowId, before: u64, delivered: u64) -> Progress {
         let target = self.target[flow as usize];
         if !(before < target && delivered >= target) {
             return Progress::Partial(target.saturating_sub(delivered));
         }
-        debug_assert!(
-            delivered == target,
-            "a server sent more than it was asked for"
-        );
+        debug_assert!(delivered == target, "a server sent more than it was asked for");
         self.pending -= 1;
         if self.pending > 0 {
             return Progress::FlowDone;

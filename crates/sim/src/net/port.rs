@@ -97,14 +97,7 @@ pub struct OutputPort {
 }
 
 impl OutputPort {
-    fn with(
-        rate_bps: u64,
-        delay: Time,
-        admission: Admission,
-        buffer_bytes: u64,
-        buffer_packets: u64,
-        mtu: u64,
-    ) -> Self {
+    fn with(rate_bps: u64, delay: Time, admission: Admission, buffer_bytes: u64, buffer_packets: u64, mtu: u64) -> Self {
         OutputPort {
             rate_bps,
             delay,
@@ -131,26 +124,12 @@ impl OutputPort {
 
     /// A port whose buffer holds at most `packets` packets, whatever their size.
     pub fn with_packet_limit(rate_bps: u64, delay: Time, packets: u32) -> Self {
-        Self::with(
-            rate_bps,
-            delay,
-            Admission::Packets,
-            u64::MAX,
-            packets as u64,
-            0,
-        )
+        Self::with(rate_bps, delay, Admission::Packets, u64::MAX, packets as u64, 0)
     }
 
     /// A port that admits a packet while `mtu` more bytes fit beside those waiting.
     pub fn with_mtu_slots(rate_bps: u64, delay: Time, buffer_bytes: u64, mtu: u32) -> Self {
-        Self::with(
-            rate_bps,
-            delay,
-            Admission::MtuSlots,
-            buffer_bytes,
-            u64::MAX,
-            mtu as u64,
-        )
+        Self::with(rate_bps, delay, Admission::MtuSlots, buffer_bytes, u64::MAX, mtu as u64)
     }
 
     /// A host's NIC queue: unbounded (the sending host throttles itself rather than drop).
@@ -183,13 +162,8 @@ impl OutputPort {
     #[inline]
     fn admits(&self, now: Time, wire_bytes: u32) -> bool {
         match self.admission {
-            Admission::Bytes => {
-                self.waiting_bytes + self.on_wire_at(now) + wire_bytes as u64 <= self.buffer_bytes
-            }
-            Admission::Packets => {
-                (self.waiting.len() as u64) + u64::from(self.on_wire_at(now) > 0)
-                    < self.buffer_packets
-            }
+            Admission::Bytes => self.waiting_bytes + self.on_wire_at(now) + wire_bytes as u64 <= self.buffer_bytes,
+            Admission::Packets => (self.waiting.len() as u64) + u64::from(self.on_wire_at(now) > 0) < self.buffer_packets,
             Admission::MtuSlots => self.waiting_bytes + self.mtu <= self.buffer_bytes,
         }
     }
@@ -223,13 +197,7 @@ impl OutputPort {
     /// starts at once, `reserve_done(end)` must return the key reserved for the end of
     /// its transmission (`EventQueue::reserve`).
     #[inline]
-    pub fn offer(
-        &mut self,
-        now_key: Key,
-        id: PktId,
-        wire_bytes: u32,
-        reserve_done: impl FnOnce(Time) -> Key,
-    ) -> Offer {
+    pub fn offer(&mut self, now_key: Key, id: PktId, wire_bytes: u32, reserve_done: impl FnOnce(Time) -> Key) -> Offer {
         let now = crate::event::key_time(now_key);
         if !self.admits(now, wire_bytes) {
             self.drops += 1;
@@ -239,9 +207,7 @@ impl OutputPort {
         let offer = if self.busy(now_key) {
             self.waiting.push_back((id, wire_bytes));
             self.waiting_bytes += wire_bytes as u64;
-            Offer::Waiting {
-                first: self.waiting.len() == 1,
-            }
+            Offer::Waiting { first: self.waiting.len() == 1 }
         } else {
             let done = reserve_done(self.end_of(now, wire_bytes));
             Offer::Started(self.start(now, wire_bytes, done))
@@ -255,15 +221,8 @@ impl OutputPort {
     /// packets still wait (then the owner schedules the next "link free" at
     /// [`OutputPort::free_at`]).
     #[inline]
-    pub fn next(
-        &mut self,
-        now: Time,
-        reserve_done: impl FnOnce(Time) -> Key,
-    ) -> (PktId, Time, bool) {
-        let (id, wire) = self
-            .waiting
-            .pop_front()
-            .expect("a link-free event is scheduled only while packets wait");
+    pub fn next(&mut self, now: Time, reserve_done: impl FnOnce(Time) -> Key) -> (PktId, Time, bool) {
+        let (id, wire) = self.waiting.pop_front().expect("a link-free event is scheduled only while packets wait");
         self.waiting_bytes -= wire as u64;
         let done = reserve_done(self.end_of(now, wire));
         let arrive = self.start(now, wire, done);
@@ -308,12 +267,7 @@ mod tests {
 
     impl Link {
         fn new(port: OutputPort) -> Self {
-            Link {
-                port,
-                order: 1,
-                free: None,
-                arrivals: vec![],
-            }
+            Link { port, order: 1, free: None, arrivals: vec![] }
         }
         fn reserve(&mut self) -> impl FnOnce(Time) -> Key {
             self.order += 1;
@@ -347,10 +301,7 @@ mod tests {
     #[test]
     fn lone_packet_arrives_after_serialization_plus_propagation() {
         let mut l = Link::new(OutputPort::new(GIG, Time::from_us(25), 32 * 1024));
-        assert_eq!(
-            l.offer(Time::ZERO, 1, 1500),
-            Offer::Started(Time::from_us(12 + 25))
-        );
+        assert_eq!(l.offer(Time::ZERO, 1, 1500), Offer::Started(Time::from_us(12 + 25)));
     }
 
     #[test]
@@ -359,10 +310,7 @@ mod tests {
         l.offer(Time::ZERO, 1, 1500);
         assert_eq!(l.offer(Time::ZERO, 2, 1500), Offer::Waiting { first: true });
         l.run_until(Time::from_us(100));
-        assert_eq!(
-            l.arrivals,
-            vec![(1, Time::from_us(12)), (2, Time::from_us(24))]
-        );
+        assert_eq!(l.arrivals, vec![(1, Time::from_us(12)), (2, Time::from_us(24))]);
     }
 
     #[test]
@@ -373,11 +321,7 @@ mod tests {
         l.offer(Time::ZERO, 1, 1500);
         l.offer(Time::from_us(5), 2, 1500);
         assert_eq!(crate::event::key_time(l.free.unwrap()), Time::from_us(12));
-        assert_eq!(
-            l.free.unwrap() as u64,
-            3,
-            "order reserved at packet 1's start"
-        );
+        assert_eq!(l.free.unwrap() as u64, 3, "order reserved at packet 1's start");
     }
 
     #[test]
@@ -401,10 +345,7 @@ mod tests {
         for i in 0..21 {
             l.offer(Time::ZERO, i, 1500);
         }
-        assert!(matches!(
-            l.offer(Time::ZERO, 21, 884),
-            Offer::Waiting { .. }
-        ));
+        assert!(matches!(l.offer(Time::ZERO, 21, 884), Offer::Waiting { .. }));
         assert_eq!(l.offer(Time::ZERO, 22, 884), Offer::Dropped);
         let mut l = Link::new(OutputPort::with_packet_limit(GIG, Time::ZERO, 21));
         for i in 0..21 {
@@ -420,21 +361,14 @@ mod tests {
         let mut l = Link::new(OutputPort::with_mtu_slots(GIG, Time::ZERO, 32 * 1024, 1500));
         let outcomes: Vec<_> = (0..23).map(|i| l.offer(Time::ZERO, i, 1500)).collect();
         assert!(matches!(outcomes[0], Offer::Started(_)));
-        assert!(outcomes[1..22]
-            .iter()
-            .all(|o| matches!(o, Offer::Waiting { .. })));
+        assert!(outcomes[1..22].iter().all(|o| matches!(o, Offer::Waiting { .. })));
         assert_eq!(outcomes[22], Offer::Dropped);
         assert_eq!(l.port.waiting_packets(), 21);
         // short packets do not buy extra room beyond what one more MTU needs
         let mut l = Link::new(OutputPort::with_mtu_slots(GIG, Time::ZERO, 32 * 1024, 1500));
         l.offer(Time::ZERO, 0, 1500);
-        let admitted = (1..40)
-            .filter(|&i| !matches!(l.offer(Time::ZERO, i, 884), Offer::Dropped))
-            .count();
-        assert_eq!(
-            admitted, 36,
-            "waiting bytes + 1500 <= 32768: 35 x 884 = 30940 still admits one more"
-        );
+        let admitted = (1..40).filter(|&i| !matches!(l.offer(Time::ZERO, i, 884), Offer::Dropped)).count();
+        assert_eq!(admitted, 36, "waiting bytes + 1500 <= 32768: 35 x 884 = 30940 still admits one more");
     }
 
     #[test]
@@ -456,20 +390,14 @@ mod tests {
         // at 12 us the first packet's last bit has left and the second is on the wire
         l.run_until(Time::from_us(12));
         assert_eq!(l.port.occupancy_at(Time::from_us(12)), 1500);
-        assert!(!matches!(
-            l.offer(Time::from_us(12), 3, 1500),
-            Offer::Dropped
-        ));
+        assert!(!matches!(l.offer(Time::from_us(12), 3, 1500), Offer::Dropped));
     }
 
     #[test]
     fn idle_link_starts_at_the_offer_not_at_the_last_departure() {
         let mut l = Link::new(OutputPort::new(GIG, Time::ZERO, 1 << 20));
         l.offer(Time::ZERO, 0, 1500);
-        assert_eq!(
-            l.offer(Time::from_us(100), 1, 1500),
-            Offer::Started(Time::from_us(112))
-        );
+        assert_eq!(l.offer(Time::from_us(100), 1, 1500), Offer::Started(Time::from_us(112)));
     }
 
     #[test]
@@ -477,20 +405,11 @@ mod tests {
         // the transmission ends at 12 us, but its "done" moment (order 2) comes after an
         // event of order 1 at 12 us: as in ns-3, the device is still busy for that event
         let mut p = OutputPort::new(GIG, Time::ZERO, 1 << 20);
-        assert!(matches!(
-            p.offer(at(Time::ZERO, 0), 0, 1500, |t| key(t, 2)),
-            Offer::Started(_)
-        ));
-        assert_eq!(
-            p.offer(at(Time::from_us(12), 1), 1, 1500, |t| key(t, 9)),
-            Offer::Waiting { first: true }
-        );
+        assert!(matches!(p.offer(at(Time::ZERO, 0), 0, 1500, |t| key(t, 2)), Offer::Started(_)));
+        assert_eq!(p.offer(at(Time::from_us(12), 1), 1, 1500, |t| key(t, 9)), Offer::Waiting { first: true });
         // and after it, the link is free
         let mut p = OutputPort::new(GIG, Time::ZERO, 1 << 20);
         p.offer(at(Time::ZERO, 0), 0, 1500, |t| key(t, 2));
-        assert!(matches!(
-            p.offer(at(Time::from_us(12), 3), 1, 1500, |t| key(t, 9)),
-            Offer::Started(_)
-        ));
+        assert!(matches!(p.offer(at(Time::from_us(12), 3), 1, 1500, |t| key(t, 9)), Offer::Started(_)));
     }
 }

@@ -47,14 +47,7 @@ pub struct Ictcp {
 
 impl Ictcp {
     pub fn new(link_bps: u64, mss: u64, rtt: Time, flows: usize) -> Self {
-        Ictcp {
-            link_bps: link_bps as f64,
-            mss,
-            rtt,
-            flows: vec![FlowState::default(); flows],
-            bytes_first_half: 0,
-            slot_start: Time::ZERO,
-        }
+        Ictcp { link_bps: link_bps as f64, mss, rtt, flows: vec![FlowState::default(); flows], bytes_first_half: 0, slot_start: Time::ZERO }
     }
 
     /// Length of one slot.
@@ -70,13 +63,7 @@ impl Ictcp {
     /// A connection opens; returns the window to advertise.
     pub fn open(&mut self, flow: FlowId, delivered: u64) -> u64 {
         let w = self.min_window();
-        self.flows[flow as usize] = FlowState {
-            active: true,
-            window: w,
-            delivered_mark: delivered,
-            measured_bps: 0.0,
-            over: 0,
-        };
+        self.flows[flow as usize] = FlowState { active: true, window: w, delivered_mark: delivered, measured_bps: 0.0, over: 0 };
         w
     }
 
@@ -93,12 +80,7 @@ impl Ictcp {
 
     /// The slot ends at `now`; `delivered(f)` is flow f's in-order bytes so far. Returns
     /// the flows whose window changed, with the new window.
-    pub fn end_slot(
-        &mut self,
-        now: Time,
-        delivered: impl Fn(FlowId) -> u64,
-        out: &mut Vec<(FlowId, u64)>,
-    ) {
+    pub fn end_slot(&mut self, now: Time, delivered: impl Fn(FlowId) -> u64, out: &mut Vec<(FlowId, u64)>) {
         let half = self.rtt.0 as f64 / PS_PER_S as f64;
         let slot = 2.0 * half;
         let bw_t = self.bytes_first_half as f64 * 8.0 / half;
@@ -113,11 +95,7 @@ impl Ictcp {
             st.delivered_mark = got;
             st.measured_bps = sample.max(BETA * st.measured_bps + (1.0 - BETA) * sample);
             let expected = st.measured_bps.max(st.window as f64 * 8.0 / half); // rwnd / RTT
-            let d = if expected > 0.0 {
-                (expected - st.measured_bps) / expected
-            } else {
-                0.0
-            };
+            let d = if expected > 0.0 { (expected - st.measured_bps) / expected } else { 0.0 };
             let before = st.window;
             if d <= GAMMA1 {
                 st.over = 0;

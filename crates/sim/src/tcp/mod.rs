@@ -9,10 +9,10 @@ pub mod ictcp;
 pub mod newreno;
 pub mod ns2_rules;
 pub mod ns3_recovery;
-pub mod receiver;
 pub mod reno;
-pub mod rto;
 pub mod sack;
+pub mod receiver;
+pub mod rto;
 pub mod sender;
 pub mod timer;
 

@@ -47,13 +47,7 @@ impl TcpSender {
     }
 
     /// An ACK of `acked` new bytes (now acknowledging up to `ack`) arrived in recovery.
-    pub(crate) fn on_ack_in_recovery(
-        &mut self,
-        now: Time,
-        ack: u64,
-        acked: u64,
-        out: &mut Vec<Segment>,
-    ) {
+    pub(crate) fn on_ack_in_recovery(&mut self, now: Time, ack: u64, acked: u64, out: &mut Vec<Segment>) {
         let mss = self.cfg.mss;
         if ack >= self.recover {
             // full ACK: leave fast recovery
@@ -151,15 +145,8 @@ mod tests {
         out.clear();
         // retransmitted 0 arrives: receiver has 0,1,2 then hole at 3 -> partial ACK
         s.on_ack(Time::from_us(200), ack_of(3), &[], &mut out);
-        assert_eq!(
-            seg_numbers(&out)[0],
-            3,
-            "partial ACK retransmits segment 3 at once"
-        );
-        assert!(
-            s.in_recovery,
-            "still in recovery until recover is acknowledged"
-        );
+        assert_eq!(seg_numbers(&out)[0], 3, "partial ACK retransmits segment 3 at once");
+        assert!(s.in_recovery, "still in recovery until recover is acknowledged");
         // retransmitted 3 arrives: everything up to recover acknowledged -> full ACK
         out.clear();
         s.on_ack(Time::from_us(300), ack_of(8), &[], &mut out);

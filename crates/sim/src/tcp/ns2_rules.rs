@@ -119,17 +119,10 @@ mod tests {
     fn the_timer_keeps_running_after_the_last_ack_and_an_idle_expiry_cuts_cwnd_to_one() {
         let mut s = ns2_sender();
         let t = one_block(&mut s);
-        assert_eq!(
-            s.timer_deadline(),
-            Some(t + s.rto.rto),
-            "re-armed at the last ACK (TcpAgent::newtimer)"
-        );
+        assert_eq!(s.timer_deadline(), Some(t + s.rto.rto), "re-armed at the last ACK (TcpAgent::newtimer)");
         let mut out = vec![];
         let fire = s.take_timer_request().unwrap();
-        assert!(
-            !s.on_timer_event(fire, &mut out),
-            "an idle expiry is not a timeout"
-        );
+        assert!(!s.on_timer_event(fire, &mut out), "an idle expiry is not a timeout");
         assert!(out.is_empty());
         assert_eq!(s.cwnd, MSS);
         assert_eq!((s.stats.timeouts, s.stats.idle_restarts), (0, 1));
@@ -157,11 +150,7 @@ mod tests {
             s.on_ack(fire + Time::from_us(100), ack_of(4), &[], &mut out); // segment 4 lost
         }
         assert_eq!(s.stats.fast_retransmits, 0);
-        assert!(
-            seg_numbers(&out).iter().all(|&n| n > 11),
-            "no retransmission: {:?}",
-            seg_numbers(&out)
-        );
+        assert!(seg_numbers(&out).iter().all(|&n| n > 11), "no retransmission: {:?}", seg_numbers(&out));
     }
 
     #[test]
@@ -172,11 +161,7 @@ mod tests {
         s.write(Time::ZERO, 100 * MSS, &mut out);
         assert_eq!(s.loss_ssthresh(), 3 * MSS, "int(7 / 2) segments");
         s.cwnd = MSS;
-        assert_eq!(
-            s.timeout_ssthresh(),
-            2 * MSS,
-            "at least 2, and halved again after a timeout"
-        );
+        assert_eq!(s.timeout_ssthresh(), 2 * MSS, "at least 2, and halved again after a timeout");
     }
 
     #[test]

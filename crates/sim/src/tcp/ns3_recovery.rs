@@ -114,11 +114,7 @@ impl TcpSender {
         let sacked = self.reno.sacked_end.saturating_sub(head_end);
         let head = head_end - self.snd_una;
         let lost = if self.reno.head_lost { head } else { 0 };
-        let rtx = if self.reno.head_lost && self.reno.head_retransmitted {
-            head
-        } else {
-            0
-        };
+        let rtx = if self.reno.head_lost && self.reno.head_retransmitted { head } else { 0 };
         self.flight_size() - sacked - lost + rtx
     }
 
@@ -288,15 +284,8 @@ impl TcpSender {
     pub(crate) fn ns3_on_timeout(&mut self) -> u64 {
         let mss = self.cfg.mss;
         let resent_head = self.reno.after_timeout && self.snd_una < self.retransmitted_end;
-        let ssthresh = if resent_head {
-            self.ssthresh
-        } else {
-            (self.ns3_pipe() / 2).max(2 * mss)
-        };
-        self.reno = RenoSack {
-            after_timeout: true,
-            ..RenoSack::default()
-        };
+        let ssthresh = if resent_head { self.ssthresh } else { (self.ns3_pipe() / 2).max(2 * mss) };
+        self.reno = RenoSack { after_timeout: true, ..RenoSack::default() };
         ssthresh
     }
 }
@@ -337,10 +326,7 @@ mod tests {
         assert_eq!(dupacks(&mut s, 2), vec![4, 5]);
         assert_eq!(s.cwnd, 4 * MSS, "cwnd unchanged");
         let mut s = ns3_sender(4, false);
-        assert!(
-            dupacks(&mut s, 2).is_empty(),
-            "without limited transmit nothing is SACKed"
-        );
+        assert!(dupacks(&mut s, 2).is_empty(), "without limited transmit nothing is SACKed");
     }
 
     #[test]
@@ -352,11 +338,7 @@ mod tests {
         assert_eq!(dupacks(&mut s, 3), vec![0], "the head is retransmitted");
         assert_eq!(s.ssthresh, 7 * MSS / 2);
         assert_eq!(s.cwnd, s.ssthresh, "no inflation");
-        assert_eq!(
-            s.timer_deadline(),
-            timer,
-            "fast retransmit does not restart the timer"
-        );
+        assert_eq!(s.timer_deadline(), timer, "fast retransmit does not restart the timer");
     }
 
     #[test]
@@ -396,11 +378,7 @@ mod tests {
         s.on_ack(Time::from_us(100), 1 + MSS / 2, &[], &mut out);
         assert_eq!(s.cwnd, 4 * MSS, "half a segment grows nothing");
         s.on_ack(Time::from_us(101), 1 + MSS, &[], &mut out);
-        assert_eq!(
-            s.cwnd,
-            4 * MSS + MSS / 4,
-            "the second half completes one segment"
-        );
+        assert_eq!(s.cwnd, 4 * MSS + MSS / 4, "the second half completes one segment");
     }
 
     #[test]

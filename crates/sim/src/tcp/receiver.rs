@@ -119,11 +119,7 @@ impl TcpReceiver {
     /// The receiver holds every byte of [seq, seq + len).
     pub fn holds(&self, seq: u64, len: u32) -> bool {
         let end = seq + len as u64;
-        end <= self.rcv_nxt
-            || self
-                .ooo
-                .iter()
-                .any(|&(s, e)| s <= seq.max(self.rcv_nxt) && end <= e)
+        end <= self.rcv_nxt || self.ooo.iter().any(|&(s, e)| s <= seq.max(self.rcv_nxt) && end <= e)
     }
 
     /// Bytes held out of order.
@@ -136,19 +132,13 @@ impl TcpReceiver {
         let end = seq + len as u64;
         if end <= self.rcv_nxt {
             self.stats.duplicate_segments += 1;
-            return Received {
-                delivered: 0,
-                ack_now: true,
-            };
+            return Received { delivered: 0, ack_now: true };
         }
         if seq > self.rcv_nxt {
             self.stats.out_of_order_segments += 1;
             self.latest_ooo = Some(seq);
             self.insert_out_of_order(seq, end);
-            return Received {
-                delivered: 0,
-                ack_now: true,
-            };
+            return Received { delivered: 0, ack_now: true };
         }
         let before = self.rcv_nxt;
         let filled_hole = !self.ooo.is_empty();
@@ -238,19 +228,11 @@ mod tests {
     use super::*;
 
     fn immediate() -> TcpReceiver {
-        TcpReceiver::new(ReceiverConfig {
-            delayed_ack: None,
-            sack: true,
-            window: 1 << 20,
-        })
+        TcpReceiver::new(ReceiverConfig { delayed_ack: None, sack: true, window: 1 << 20 })
     }
 
     fn delayed() -> TcpReceiver {
-        TcpReceiver::new(ReceiverConfig {
-            delayed_ack: Some(Time::from_ms(40)),
-            sack: false,
-            window: 1 << 20,
-        })
+        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)), sack: false, window: 1 << 20 })
     }
 
     #[test]
@@ -306,13 +288,7 @@ mod tests {
     fn in_order_segment_advances_and_is_delivered() {
         let mut r = immediate();
         let got = r.on_segment(Time::ZERO, 1, 100);
-        assert_eq!(
-            got,
-            Received {
-                delivered: 100,
-                ack_now: true
-            }
-        );
+        assert_eq!(got, Received { delivered: 100, ack_now: true });
         assert_eq!(r.ack_number(), 101);
     }
 
@@ -321,13 +297,7 @@ mod tests {
         let mut r = immediate();
         r.on_segment(Time::ZERO, 1, 100);
         let ooo = r.on_segment(Time::ZERO, 201, 100);
-        assert_eq!(
-            ooo,
-            Received {
-                delivered: 0,
-                ack_now: true
-            }
-        );
+        assert_eq!(ooo, Received { delivered: 0, ack_now: true });
         assert_eq!(r.ack_number(), 101, "duplicate ACK repeats the hole");
         let fill = r.on_segment(Time::ZERO, 101, 100);
         assert_eq!(fill.delivered, 200);
@@ -351,13 +321,7 @@ mod tests {
         let mut r = immediate();
         r.on_segment(Time::ZERO, 1, 100);
         let dup = r.on_segment(Time::ZERO, 1, 100);
-        assert_eq!(
-            dup,
-            Received {
-                delivered: 0,
-                ack_now: true
-            }
-        );
+        assert_eq!(dup, Received { delivered: 0, ack_now: true });
         assert_eq!(r.stats.duplicate_segments, 1);
     }
 

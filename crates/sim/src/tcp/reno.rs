@@ -84,11 +84,7 @@ mod tests {
         s.write(Time::ZERO, 6 * MSS, &mut out);
         acks(&mut s, Time::from_us(100), &[0, 0, 0, 0]);
         let sent = acks(&mut s, Time::from_us(200), &[1]);
-        assert_eq!(
-            sent,
-            vec![1],
-            "NewReno's partial ACK retransmits segment 1 at once"
-        );
+        assert_eq!(sent, vec![1], "NewReno's partial ACK retransmits segment 1 at once");
         acks(&mut s, Time::from_us(300), &[6]);
         assert!(s.all_acked());
         assert_eq!(s.stats.timeouts, 0);

@@ -31,15 +31,7 @@ pub struct RtoEstimator {
 impl RtoEstimator {
     /// Before any sample the RTO is 1 s (RFC 6298 §2.1), bounded by RTOmin/RTOmax.
     pub fn new(rto_min: Time, rto_max: Time, granularity: Time) -> Self {
-        let mut e = RtoEstimator {
-            srtt: None,
-            rttvar: Time::ZERO,
-            rto: Time::ZERO,
-            rto_min,
-            rto_max,
-            granularity,
-            backoffs: 0,
-        };
+        let mut e = RtoEstimator { srtt: None, rttvar: Time::ZERO, rto: Time::ZERO, rto_min, rto_max, granularity, backoffs: 0 };
         e.rto = e.base_rto();
         e
     }
@@ -95,11 +87,7 @@ mod tests {
     use super::*;
 
     fn est(min_us: u64) -> RtoEstimator {
-        RtoEstimator::new(
-            Time::from_us(min_us),
-            Time::from_ms(60_000),
-            Time::from_us(1),
-        )
+        RtoEstimator::new(Time::from_us(min_us), Time::from_ms(60_000), Time::from_us(1))
     }
 
     #[test]
@@ -150,14 +138,8 @@ mod tests {
     fn coarse_clock_rounds_samples_to_whole_ticks() {
         let e = RtoEstimator::new(Time::from_ms(1), Time::from_ms(60_000), Time::from_ms(4));
         // sent at 3.9 ms, acked at 4.1 ms: the jiffies clock sees one tick (4 ms)
-        assert_eq!(
-            e.measure(Time::from_us(3900), Time::from_us(4100)),
-            Time::from_ms(4)
-        );
+        assert_eq!(e.measure(Time::from_us(3900), Time::from_us(4100)), Time::from_ms(4));
         // sent at 4.1 ms, acked at 7.9 ms: same tick, zero
-        assert_eq!(
-            e.measure(Time::from_us(4100), Time::from_us(7900)),
-            Time::ZERO
-        );
+        assert_eq!(e.measure(Time::from_us(4100), Time::from_us(7900)), Time::ZERO);
     }
 }

@@ -110,19 +110,9 @@ impl Scoreboard {
 
 impl TcpSender {
     /// Every ACK, for the SACK variant.
-    pub(crate) fn on_ack_sack(
-        &mut self,
-        now: Time,
-        ack: u64,
-        blocks: &[(u64, u64)],
-        out: &mut Vec<Segment>,
-    ) {
+    pub(crate) fn on_ack_sack(&mut self, now: Time, ack: u64, blocks: &[(u64, u64)], out: &mut Vec<Segment>) {
         let new_data = ack > self.snd_una;
-        let acked = if new_data {
-            self.advance_una(now, ack)
-        } else {
-            0
-        };
+        let acked = if new_data { self.advance_una(now, ack) } else { 0 };
         let new_sack = self.scoreboard.update(self.snd_una, blocks);
         if self.in_recovery {
             if self.snd_una >= self.scoreboard.recovery_point {
@@ -154,9 +144,7 @@ impl TcpSender {
         self.dart += 1;
         self.dupacks += 1;
         let mss = self.cfg.mss;
-        let lost = self
-            .scoreboard
-            .is_lost(self.snd_una, self.cfg.dupack_threshold, mss);
+        let lost = self.scoreboard.is_lost(self.snd_una, self.cfg.dupack_threshold, mss);
         if (self.dupacks >= self.cfg.dupack_threshold || lost) && self.may_fast_retransmit() {
             self.scoreboard.recovery_point = self.snd_max;
             self.recover = self.snd_max;
@@ -203,9 +191,7 @@ impl TcpSender {
         let mss = self.cfg.mss;
         let mut pipe = self.pipe();
         while self.cwnd >= pipe + mss {
-            let Some((seq, len, new)) = self.next_seg() else {
-                break;
-            };
+            let Some((seq, len, new)) = self.next_seg() else { break };
             self.emit(now, seq, len, out);
             if new {
                 self.snd_nxt = seq + len;
@@ -225,10 +211,7 @@ impl TcpSender {
         // rules 1 and 3: the lowest hole above HighRxt below the highest SACKed byte
         let (hole, hole_end) = self.scoreboard.hole_at_or_after(start);
         let hole_seg = (hole < highest && hole < self.snd_max).then(|| {
-            let end = hole_end
-                .unwrap_or(self.snd_max)
-                .min(self.snd_max)
-                .min(hole + mss);
+            let end = hole_end.unwrap_or(self.snd_max).min(self.snd_max).min(hole + mss);
             (hole, end - hole)
         });
         if let Some((seq, len)) = hole_seg {
@@ -285,10 +268,7 @@ mod tests {
     fn is_lost_needs_dupthresh_segments_sacked_above() {
         let mut sb = Scoreboard::default();
         sb.update(ack_of(0), &[blk(1, 3)]);
-        assert!(
-            !sb.is_lost(ack_of(0), 3, MSS),
-            "two segments above: not yet"
-        );
+        assert!(!sb.is_lost(ack_of(0), 3, MSS), "two segments above: not yet");
         sb.update(ack_of(0), &[blk(1, 4)]);
         assert!(sb.is_lost(ack_of(0), 3, MSS), "three segments above");
     }
@@ -302,25 +282,13 @@ mod tests {
         s.on_ack(t, ack_of(0), &[blk(1, 2)], &mut out);
         s.on_ack(t, ack_of(0), &[blk(1, 3)], &mut out);
         s.on_ack(t, ack_of(0), &[blk(4, 5), blk(1, 3)], &mut out);
-        assert_eq!(
-            seg_numbers(&out),
-            vec![0],
-            "third dupACK retransmits the first hole"
-        );
+        assert_eq!(seg_numbers(&out), vec![0], "third dupACK retransmits the first hole");
         for upto in 6..10 {
-            let b = if upto == 6 {
-                blk(4, 6)
-            } else {
-                blk(7, upto + 1)
-            };
+            let b = if upto == 6 { blk(4, 6) } else { blk(7, upto + 1) };
             s.on_ack(t, ack_of(0), &[b, blk(4, 6), blk(1, 3)], &mut out);
         }
         let sent = seg_numbers(&out);
-        assert_eq!(
-            sent,
-            vec![0, 3, 6],
-            "holes only, lowest first, nothing SACKed resent"
-        );
+        assert_eq!(sent, vec![0, 3, 6], "holes only, lowest first, nothing SACKed resent");
         assert!(out.iter().all(|s| s.retransmit));
         // the retransmissions arrive: the cumulative ACK covers everything
         s.on_ack(Time::from_us(200), ack_of(10), &[], &mut out);

@@ -152,11 +152,7 @@ impl TcpSender {
         use rand::SeedableRng;
         let rto = RtoEstimator::new(cfg.rto_min, cfg.rto_max, cfg.granularity);
         // RFC 5681 §3.1: initial ssthresh "arbitrarily high"; the receive window bounds it.
-        let ssthresh = if cfg.slow_start {
-            cfg.rwnd
-        } else {
-            cfg.init_cwnd
-        };
+        let ssthresh = if cfg.slow_start { cfg.rwnd } else { cfg.init_cwnd };
         TcpSender {
             snd_una: 1,
             snd_nxt: 1,
@@ -284,14 +280,7 @@ impl TcpSender {
         self.emit_flagged(now, seq, len, false, out);
     }
 
-    fn emit_flagged(
-        &mut self,
-        now: Time,
-        seq: u64,
-        len: u64,
-        after_timeout: bool,
-        out: &mut Vec<Segment>,
-    ) {
+    fn emit_flagged(&mut self, now: Time, seq: u64, len: u64, after_timeout: bool, out: &mut Vec<Segment>) {
         let retransmit = seq < self.snd_max;
         if self.cfg.rules == TcpRules::Ns3 {
             self.rtt_history.on_send(seq, len, now, retransmit);
@@ -306,12 +295,7 @@ impl TcpSender {
         }
         self.stats.segments += 1;
         self.stats.payload_bytes += len;
-        out.push(Segment {
-            seq,
-            len: len as u32,
-            retransmit,
-            after_timeout,
-        });
+        out.push(Segment { seq, len: len as u32, retransmit, after_timeout });
         self.last_activity = now;
         // RFC 6298 §5.1: start the timer when data is sent and it is not running.
         if !self.timer.is_armed() {
@@ -549,10 +533,7 @@ pub(crate) mod tests {
         let mut out = vec![];
         s.write(Time::ZERO, 10 * MSS, &mut out);
         assert_eq!(seg_numbers(&out), vec![0, 1]);
-        assert!(
-            s.take_timer_request().is_some(),
-            "sending data starts the RTO timer"
-        );
+        assert!(s.take_timer_request().is_some(), "sending data starts the RTO timer");
     }
 
     #[test]
@@ -576,11 +557,7 @@ pub(crate) mod tests {
         for i in 1..=10 {
             s.on_ack(Time::from_us(100), ack_of(i), &[], &mut out);
         }
-        assert!(
-            s.cwnd >= 10 * MSS + 9 * MSS / 10 && s.cwnd <= 11 * MSS,
-            "cwnd {}",
-            s.cwnd
-        );
+        assert!(s.cwnd >= 10 * MSS + 9 * MSS / 10 && s.cwnd <= 11 * MSS, "cwnd {}", s.cwnd);
     }
 
     #[test]
@@ -588,10 +565,7 @@ pub(crate) mod tests {
         let mut s = TcpSender::new(config());
         let mut out = vec![];
         s.write(Time::ZERO, MSS + 10, &mut out);
-        assert_eq!(
-            out.iter().map(|s| s.len).collect::<Vec<_>>(),
-            vec![MSS as u32, 10]
-        );
+        assert_eq!(out.iter().map(|s| s.len).collect::<Vec<_>>(), vec![MSS as u32, 10]);
     }
 
     #[test]
@@ -667,10 +641,7 @@ pub(crate) mod tests {
         s.write(Time::ZERO, MSS, &mut out);
         let fire = s.take_timer_request().unwrap();
         s.on_ack(Time::from_us(100), ack_of(1), &[], &mut out);
-        assert!(
-            !s.on_timer_event(fire, &mut out),
-            "a stopped timer does not expire"
-        );
+        assert!(!s.on_timer_event(fire, &mut out), "a stopped timer does not expire");
         assert_eq!(s.stats.timeouts, 0);
     }
 
@@ -724,11 +695,7 @@ mod knob_tests {
         assert_eq!(s.stats.limited_transmits, 2);
         out.clear();
         s.on_ack(Time::from_us(100), ack_of(0), &[], &mut out);
-        assert_eq!(
-            seg_numbers(&out)[0],
-            0,
-            "third dupACK: fast retransmit as usual"
-        );
+        assert_eq!(seg_numbers(&out)[0], 0, "third dupACK: fast retransmit as usual");
     }
 
     #[test]
@@ -800,10 +767,7 @@ mod knob_tests {
     fn timeout_with_no_dupack_is_a_full_window_loss() {
         let (mut s, _) = with_window(5, 50);
         expire(&mut s);
-        assert_eq!(
-            s.stats.timeouts_by_kind[TimeoutKind::FullWindow as usize],
-            1
-        );
+        assert_eq!(s.stats.timeouts_by_kind[TimeoutKind::FullWindow as usize], 1);
         assert_eq!(s.stats.dart_histogram[0], 1);
     }
 
@@ -824,10 +788,7 @@ mod knob_tests {
         let mut out = vec![];
         s.on_ack(Time::from_us(100), ack_of(4), &[], &mut out);
         expire(&mut s);
-        assert_eq!(
-            s.stats.timeouts_by_kind[TimeoutKind::LastPacket as usize],
-            1
-        );
+        assert_eq!(s.stats.timeouts_by_kind[TimeoutKind::LastPacket as usize], 1);
     }
 
     #[test]
@@ -839,10 +800,7 @@ mod knob_tests {
         }
         assert_eq!(s.stats.fast_retransmits, 1);
         expire(&mut s); // the fast retransmission was lost too
-        assert_eq!(
-            s.stats.timeouts_by_kind[TimeoutKind::LostRetransmit as usize],
-            1
-        );
+        assert_eq!(s.stats.timeouts_by_kind[TimeoutKind::LostRetransmit as usize], 1);
         assert_eq!(s.stats.lost_retransmits_dart_ge_threshold, 1);
         // and the retransmission after that timeout, lost again: DART is 0 < 3
         expire(&mut s);
@@ -896,11 +854,7 @@ mod knob_tests {
         s.on_ack(t + Time::from_us(100), ack_of(1), &[], &mut out);
         assert_eq!(s.rto.backoffs, 0);
         assert_eq!(s.rto.rto, Time::from_ms(200));
-        assert_eq!(
-            s.rto.srtt,
-            Some(Time::from_us(100)),
-            "no sample was taken (Karn)"
-        );
+        assert_eq!(s.rto.srtt, Some(Time::from_us(100)), "no sample was taken (Karn)");
     }
 
     #[test]

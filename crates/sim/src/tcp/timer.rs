@@ -16,10 +16,7 @@ pub struct LazyTimer {
 
 impl Default for LazyTimer {
     fn default() -> Self {
-        LazyTimer {
-            deadline: Time::NEVER,
-            scheduled: Time::NEVER,
-        }
+        LazyTimer { deadline: Time::NEVER, scheduled: Time::NEVER }
     }
 }
 
