@@ -76,16 +76,6 @@ pub enum TieBreak {
     Random,
 }
 
-impl TieBreak {
-    /// The name the scenario uses (serde's).
-    pub fn name(self) -> &'static str {
-        match self {
-            TieBreak::Fifo => "fifo",
-            TieBreak::Random => "random",
-        }
-    }
-}
-
 /// (time, order) as one number: time in the high 64 bits, so keys sort as events run.
 pub type Key = u128;
 

@@ -2,6 +2,11 @@
 
 use serde::Serialize;
 
+use crate::event::TieBreak;
+use crate::net::Admission;
+use crate::scenario::{RtoBackoff, TcpRules};
+use crate::tcp::sender::TimeoutKind;
+
 /// The outcome of one simulation. Field names are the `--json` schema of
 /// `incastlab simulate`; times are seconds, rates Mbps, sizes bytes.
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
@@ -15,19 +20,16 @@ pub struct SimResult {
     pub tcp: String,
     pub rto_min_s: f64,
     pub seed: u64,
-    /// The modelling rules in force, so every output says which reading produced it.
+    /// The modelling rules in force, so every output says which reading produced it (the
+    /// enums serialize as the scenario spells them).
     pub mss_bytes: u32,
     pub limited_transmit: bool,
-    /// `bytes`, `packets` or `mtu_slots`.
-    pub buffer_admission: String,
+    pub buffer_admission: Admission,
     /// The packet limit under the `packets` admission (0 otherwise).
     pub buffer_packets: u32,
-    /// `rfc`, `ns2` or `ns3`.
-    pub tcp_rules: String,
-    /// `sample` or `new_ack`.
-    pub rto_backoff: String,
-    /// `fifo` or `random`.
-    pub tie_break: String,
+    pub tcp_rules: TcpRules,
+    pub rto_backoff: RtoBackoff,
+    pub tie_break: TieBreak,
     /// Application payload delivered to the client, in Mbit per simulated second.
     pub goodput_mbps: f64,
     pub blocks: u64,
@@ -94,10 +96,7 @@ pub struct SimResult {
     pub peak_events: u64,
 }
 
-use crate::tcp::sender::TimeoutKind;
-
 /// Build the result of a finished world.
-
 pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seconds: f64) -> SimResult {
     use crate::stats::percentile;
     use crate::time::PS_PER_S;
@@ -119,11 +118,11 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         seed: s.seed,
         mss_bytes: s.mss_bytes,
         limited_transmit: s.limited_transmit,
-        buffer_admission: sc.admission.name().into(),
-        buffer_packets: if sc.admission == crate::net::Admission::Packets { sc.buffer_packets } else { 0 },
-        tcp_rules: s.tcp_rules.name().into(),
-        rto_backoff: s.rto_backoff.name().into(),
-        tie_break: s.tie_break.name().into(),
+        buffer_admission: sc.admission,
+        buffer_packets: if sc.admission == Admission::Packets { sc.buffer_packets } else { 0 },
+        tcp_rules: s.tcp_rules,
+        rto_backoff: s.rto_backoff,
+        tie_break: s.tie_break,
         goodput_mbps: if sim_seconds > 0.0 { c.app_bytes as f64 * 8.0 / sim_seconds / 1e6 } else { 0.0 },
         blocks: w.client.blocks_done,
         block_time_p50_s: secs(percentile(times, 50.0)),

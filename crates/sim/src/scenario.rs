@@ -60,27 +60,6 @@ pub enum TcpRules {
     Ns3,
 }
 
-impl RtoBackoff {
-    /// The name the scenario uses (serde's).
-    pub fn name(self) -> &'static str {
-        match self {
-            RtoBackoff::Sample => "sample",
-            RtoBackoff::NewAck => "new_ack",
-        }
-    }
-}
-
-impl TcpRules {
-    /// The name the scenario uses (serde's).
-    pub fn name(self) -> &'static str {
-        match self {
-            TcpRules::Rfc => "rfc",
-            TcpRules::Ns2 => "ns2",
-            TcpRules::Ns3 => "ns3",
-        }
-    }
-}
-
 /// How the client schedules its connections (Osada et al., `004_f48ce568b38e0ea9.txt` §4;
 /// the numbers come from the paper's model, `incastlab.model.serialization`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]

@@ -22,7 +22,7 @@ use crate::app::SyncReadClient;
 use crate::event::{Event, EventQueue, FlowId, PktId, PortId};
 use crate::net::{Admission, Offer, OutputPort};
 use crate::packet::{Kind, Packet, PacketPool, MAX_SACK_BLOCKS};
-use crate::scenario::{Mitigation, Scenario, StopAt, TcpRules, TcpVariant};
+use crate::scenario::{Mitigation, Scenario, StopAt, TcpVariant};
 use crate::tcp::ictcp::Ictcp;
 use crate::tcp::{ReceiverConfig, SenderConfig, Segment, TcpReceiver, TcpSender};
 use crate::time::{serialization_time, Time, PS_PER_S};
@@ -147,10 +147,6 @@ pub struct World {
     rng: Pcg64,
     seed: u64,
     header: u32,
-    /// Least wire size of a data packet: ns-2's agents send whole packets of
-    /// `packetSize_` (`TcpAgent::output`), so a write's short last segment is padded to a
-    /// full one on the wire (`tcp_rules = ns2`); 0 otherwise.
-    data_wire_min: u32,
     jitter: u64,
     /// Host send jitter: each data packet enters its server's NIC up to this late.
     send_jitter: u64,
@@ -241,7 +237,6 @@ impl World {
             rng: Pcg64::seed_from_u64(s.seed),
             seed: s.seed,
             header: s.header_bytes,
-            data_wire_min: if s.tcp_rules == TcpRules::Ns2 { s.header_bytes + s.mss_bytes } else { 0 },
             jitter: s.response_jitter_ps,
             send_jitter: s.send_jitter_ps,
             stop: sc.stop,
@@ -805,8 +800,9 @@ impl World {
                 let kind = if seg.retransmit { EventKind::Rtx } else { EventKind::Tx };
                 self.recorder.event(self.now, kind, flow, seg.seq, seg.len as u64, None);
             }
-            let wire = (self.header + seg.len).max(self.data_wire_min);
-            let mut pkt = Packet::new(flow, Kind::Data, wire, seg.len, seg.seq, 0);
+            // ns-2 pads a write's short last segment to a whole packet (tcp::ns2_rules)
+            let payload = self.flows[flow as usize].sender.packet_bytes(seg.len as u64) as u32;
+            let mut pkt = Packet::new(flow, Kind::Data, self.header + payload, seg.len, seg.seq, 0);
             pkt.after_timeout = seg.after_timeout;
             pkt.conn = conn;
             pkt.ts = self.now; // TSval (RFC 7323): when TCP sent it
@@ -941,7 +937,7 @@ impl World {
 mod tests {
     use super::*;
     use crate::event::TieBreak;
-    use crate::scenario::ScenarioSpec;
+    use crate::scenario::{ScenarioSpec, TcpRules};
     use crate::time::PS_PER_US;
     use crate::trace::EventKind;
 

@@ -280,5 +280,5 @@ fn results_name_the_rules_as_the_scenario_spells_them() {
     }
     assert!(r.limited_transmit && r.buffer_packets == 0);
     let (p, _) = run(&ScenarioSpec { buffer_admission: None, buffer_packets: Some(7), ..spec });
-    assert_eq!((p.buffer_admission.as_str(), p.buffer_packets), ("packets", 7));
+    assert_eq!((p.buffer_admission, p.buffer_packets), (Admission::Packets, 7));
 }

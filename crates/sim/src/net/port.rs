@@ -43,17 +43,6 @@ pub enum Admission {
     MtuSlots,
 }
 
-impl Admission {
-    /// The name the scenario uses (serde's).
-    pub fn name(self) -> &'static str {
-        match self {
-            Admission::Bytes => "bytes",
-            Admission::Packets => "packets",
-            Admission::MtuSlots => "mtu_slots",
-        }
-    }
-}
-
 /// What happened to a packet offered to a port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Offer {

@@ -20,7 +20,7 @@
 //!   segment had already been resent by a timeout (RFC 5681 §3.1 holds it then).
 //! - **Whole packets.** An ns-2 agent sends `packetSize_` bytes per packet whatever the
 //!   application wrote (`TcpAgent::output`), so a write's short last segment is a full
-//!   packet on the wire (`World` pads it), takes a whole packet of the window
+//!   packet on the wire (`World` sends [`TcpSender::packet_bytes`]), takes a whole packet of the window
 //!   (`TcpAgent::output` runs while `t_seqno_ <= highest_ack_ + win`, in packets), and its
 //!   ACK opens cwnd by one packet in slow start (`TcpAgent::opencwnd`: `cwnd_ += 1`, where
 //!   RFC 5681 eq. (2) adds min(N, SMSS)). With bytes, a short last segment would slip into
@@ -68,8 +68,9 @@ impl TcpSender {
         }
     }
 
-    /// How much window a segment of `len` bytes takes: its bytes, or a whole packet (ns-2).
-    pub(crate) fn window_charge(&self, len: u64) -> u64 {
+    /// The payload bytes a segment of `len` bytes occupies, in the window and on the wire:
+    /// its own, or a whole packet of `packetSize_` (ns-2).
+    pub fn packet_bytes(&self, len: u64) -> u64 {
         match self.cfg.rules {
             TcpRules::Ns2 => self.cfg.mss,
             _ => len,

@@ -308,7 +308,7 @@ impl TcpSender {
         let window = self.cwnd.min(self.rwnd);
         while self.snd_nxt < self.app_limit {
             let len = self.cfg.mss.min(self.app_limit - self.snd_nxt);
-            if self.snd_nxt + self.window_charge(len) > self.snd_una + window {
+            if self.snd_nxt + self.packet_bytes(len) > self.snd_una + window {
                 break;
             }
             let seq = self.snd_nxt;
@@ -404,7 +404,7 @@ impl TcpSender {
         }
         let len = self.cfg.mss.min(self.app_limit - self.snd_nxt);
         let allowed = (self.cwnd + 2 * self.cfg.mss).min(self.rwnd);
-        if self.snd_nxt + self.window_charge(len) <= self.snd_una + allowed {
+        if self.snd_nxt + self.packet_bytes(len) <= self.snd_una + allowed {
             let seq = self.snd_nxt;
             self.emit(now, seq, len, out);
             self.snd_nxt += len;
