@@ -18,6 +18,7 @@ from incastlab.peers import compare
 from incastlab.peers.compare import Axis, Comparison
 from incastlab.peers.fields import FieldMap
 from incastlab.sim import SimResult
+from peer_support import ONE_LOST_RETRANSMIT
 
 TOY_FIELDS = FieldMap(
     "toy", "tests/test_peer_compare.py",
@@ -31,16 +32,6 @@ TOY = compare.Peer(name="toy", key="toy", arg_word="flags", metrics=(*compare.ME
                    fields=TOY_FIELDS, args=TOY_FIELDS.args,
                    warnings=lambda s: ["jitter: drawn otherwise"] if s.jitter else [])
 LT = Axis("limited_transmit", "LT", (("on", True), ("off", False)))
-
-# A hand-written trace in the peers' format: flow 0's retransmission of 1461 is dropped.
-ONE_LOST_RETRANSMIT = """\
-0.000100000,tx,0,1,1460
-0.000100000,tx,0,1461,1460
-0.000130000,drop,0,1461,1460,21
-0.000200000,rtx,0,1461,1460
-0.000230000,drop,0,1461,1460,21
-"""
-
 
 def grid(servers=(4,), axes=(LT,), shared=None, ours=None, **kw) -> list[compare.Point]:
     return compare.build_grid(TOY, list(servers), list(axes), shared or {"duration": "1s"}, ours or {}, **kw)

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import csv
 import json
-import stat
 from pathlib import Path
 
 import pytest
 
 from incastlab import EnvironmentProblem, Scenario, UsageError
 from incastlab.peers import compare, ns2, tracediff
+from peer_support import ONE_LOST_RETRANSMIT, executable
 
 # What incast.tcl --csvHeader 1 prints (a real 1 s run at 4 servers).
 NS2_OUTPUT = (
@@ -30,22 +30,6 @@ NS2_OUTPUT = (
     "4,262144,21,1460,newreno,0,0.2,1.000000,13,115.413,4,480,0.082,3,20,2,0.000001,1000000000,2.5e-05,40,0,0,0,"
     "1,10391,0,478,10391,0,0.0003,60\n"
 )
-
-
-def executable(path: Path, text: str) -> Path:
-    path.write_text(text)
-    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    return path
-
-
-# A trace in the peers' format in which flow 0's retransmission of 1461 is dropped.
-ONE_LOST_RETRANSMIT = """\
-0.000100000,tx,0,1,1460
-0.000100000,tx,0,1461,1460
-0.000130000,drop,0,1461,1460,21
-0.000200000,rtx,0,1461,1460
-0.000230000,drop,0,1461,1460,21
-"""
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import stat
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ import pytest
 from incastlab import EnvironmentProblem, Scenario, UsageError
 from incastlab.peers import ns3, tracediff
 from incastlab.peers.tracediff import Sent
+from peer_support import executable
 
 # What ns3-incast --header=true prints (a real 2 s run at 4 servers).
 NS3_OUTPUT = (
@@ -68,12 +68,6 @@ GBPS = 10**9
 
 def write(path: Path, text: str) -> Path:
     path.write_text(text)
-    return path
-
-
-def executable(path: Path, text: str) -> Path:
-    path.write_text(text)
-    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return path
 
 

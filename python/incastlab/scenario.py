@@ -87,14 +87,7 @@ _OPTIONAL_INTS = ("blocks", "buffer_packets", "active_servers")
 _INT_MAXIMUM = {"seed": 2**64 - 1, "servers": 1 << 20, "dupack_threshold": 1000, "init_cwnd": 1000, "mss": 65495, "header": 120}
 
 
-def _exact_duration(ps: int) -> str:
-    """``ps`` as the largest unit that states it exactly (``"100us"``, ``"1500ns"``)."""
-    if ps == 0:
-        return "0s"
-    for unit, scale in (("s", PS_PER_S), ("ms", PS_PER_MS), ("us", PS_PER_US), ("ns", 10**3)):
-        if ps % scale == 0:
-            return f"{ps // scale}{unit}"
-    return f"{ps}ps"
+_exact_duration = units.exact_duration
 
 
 def _exact_size(n: int) -> str:

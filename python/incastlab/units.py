@@ -126,6 +126,15 @@ def format_rate(bps: int) -> str:
     return f"{bps}bps"
 
 
+def exact_duration(ps: int) -> str:
+    """``ps`` in the largest unit that states it exactly (``"100us"``, ``"1500ns"``, ``"0s"``):
+    parsed back by ``parse_duration_ps`` and by ns-3's Time attribute alike."""
+    for unit, scale in (("s", 10**12), ("ms", 10**9), ("us", 10**6), ("ns", 10**3)):
+        if ps % scale == 0:
+            return f"{ps // scale}{unit}"
+    return f"{ps}ps"
+
+
 def format_duration_ps(ps: int) -> str:
     for unit, scale in (("s", 10**12), ("ms", 10**9), ("us", 10**6), ("ns", 10**3)):
         if ps >= scale:

@@ -34,6 +34,7 @@ from typing import Any, Iterator, Sequence
 
 from ..errors import EnvironmentProblem, UsageError
 from ..scenario import LINKS_PER_RTT, Scenario
+from ..units import exact_duration
 from . import compare
 from .compare import (  # noqa: F401  the grid and its output, re-exported under their old names
     AGREEMENT, LOST_RETRANSMITS, METRICS, Axis, Comparison, Peer, Point, agreement_line, agrees, by_point,
@@ -154,12 +155,8 @@ def _log(message: str) -> None:
 # --- Scenario -> ns-3 flags ---------------------------------------------------------------
 
 
-def ns3_time(ps: int) -> str:
-    """A duration as ns-3's Time attribute parses it, in the largest exact unit."""
-    for unit, scale in (("s", 10**12), ("ms", 10**9), ("us", 10**6), ("ns", 10**3)):
-        if ps % scale == 0:
-            return f"{ps // scale}{unit}"
-    return f"{ps}ps"
+# A duration as ns-3's Time attribute parses it: the largest exact unit, as ours.
+ns3_time = exact_duration
 
 
 def ns3_rate(bps: int) -> str:
