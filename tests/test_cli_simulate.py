@@ -223,7 +223,7 @@ def test_progress_gives_an_eta_and_a_plain_line_per_point_without_a_terminal(mon
 
     clock = iter([0.0, 10.0, 20.0])
     monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
-    show = progress.tty_progress("simulate", 4)
+    show = progress.point_progress("simulate", 4)
     show(1, 4)
     show(2, 4)
     err = capsys.readouterr().err.splitlines()
@@ -233,6 +233,6 @@ def test_progress_gives_an_eta_and_a_plain_line_per_point_without_a_terminal(mon
 def test_progress_stays_quiet_for_short_work_without_a_terminal(capsys):
     from incastlab.cli import progress
 
-    show = progress.tty_progress("simulate", 3)
+    show = progress.point_progress("simulate", 3)
     show(1, 3)
     assert capsys.readouterr().err == ""

@@ -22,7 +22,7 @@ from ..outfiles import check_writable, write_csv
 from ..scenario import Scenario
 from ..table import render_results
 from . import argtypes
-from .progress import tty_progress
+from .progress import point_progress
 from .scenario_args import flag_names
 
 DEMO_SERVERS = "1,2,3,4,6,8,12,16,24,32,48,64"
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
           f"{duration} of simulated time per point ({paper})")
     start = time.monotonic()
     results = sim.run_points([s for _, _, s in points], jobs=args.jobs,
-                             progress=tty_progress("demo", len(points)))
+                             progress=point_progress("demo", len(points)))
     wall = time.monotonic() - start
 
     frames: dict[str, pd.DataFrame] = {}

@@ -18,7 +18,7 @@ def _eta(elapsed: float, done: int, total: int) -> str:
     return f", ETA {elapsed / done * (total - done):.0f} s"
 
 
-def tty_progress(what: str, total: int, minimum: int = 2) -> Callable[[int, int], None] | None:
+def point_progress(what: str, total: int, minimum: int = 2) -> Callable[[int, int], None] | None:
     """A ``progress(done, total)`` callback for ``total`` points, or None when the work is
     too small to need one (fewer than ``minimum`` points)."""
     if total < minimum:

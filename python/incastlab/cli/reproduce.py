@@ -25,7 +25,7 @@ from ..errors import UsageError
 from ..experiments import run as runner
 from ..outfiles import check_writable
 from . import argtypes
-from .progress import tty_progress
+from .progress import point_progress
 
 
 def register(subparsers) -> None:
@@ -127,7 +127,7 @@ def _run_one(exp, args: argparse.Namespace, out: Path, overrides: dict[str, str]
         print(f"# {len(pts)} points, {note}")
     sys.stdout.flush()
     start = time.monotonic()
-    df = runner.simulate(exp, args.quick, args.jobs, args.seeds, progress=tty_progress(exp.name, len(pts)),
+    df = runner.simulate(exp, args.quick, args.jobs, args.seeds, progress=point_progress(exp.name, len(pts)),
                          overrides=overrides)
     wall = time.monotonic() - start
     checks = runner.evaluate(exp, df)

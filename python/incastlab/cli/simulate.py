@@ -16,7 +16,7 @@ from .. import plots, sim
 from ..outfiles import check_writable, write_csv
 from ..table import render_results
 from . import argtypes
-from .progress import tty_progress
+from .progress import point_progress
 from .recording_args import add_recording_arguments, recordings_for, report_truncated_captures
 from .scenario_args import add_scenario_arguments, build_scenarios, flag_names
 
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     recordings = recordings_for(args, args.servers)
 
     with flag_names():  # a refusal from the core names the flag too
-        results = sim.run_points(scenarios, jobs=args.jobs, progress=tty_progress("simulate", len(scenarios)),
+        results = sim.run_points(scenarios, jobs=args.jobs, progress=point_progress("simulate", len(scenarios)),
                                  recordings=recordings)
     df = sim.to_frame(results)
 

@@ -560,14 +560,14 @@ Locate = Callable[[], tuple[RunPeer, str]]
 def run(args: argparse.Namespace, points: Sequence[Point], locate: Locate) -> int:
     """Check the outputs, find the peer, run the grid and print it (``build_parser``'s
     options in ``args``)."""
-    from ..cli.progress import tty_progress
+    from ..cli.progress import point_progress
     from ..outfiles import check_writable, write_csv
 
     if args.csv:
         check_writable(args.csv, "--csv")
     trace_dir = _trace_dir(args.trace_dir)
     run_peer, where = locate()  # after every refusal: it may install or build the peer
-    progress = tty_progress(points[0].peer.prog, 2 * len(points))
+    progress = point_progress(points[0].peer.prog, 2 * len(points))
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f"incastlab-{points[0].peer.key}-") as scratch:
         traced = trace_dir or (Path(scratch) if args.lost_retransmits else None)
