@@ -1,6 +1,8 @@
-//! Applications: the synchronized-read client of FAST'08 §3.1.
+//! Applications: the synchronized-read client of FAST'08 §3.1, and the connection-serialization
+//! schedules of Osada et al. with the model that sizes them.
 
 pub mod schedule;
+pub mod serialization_model;
 pub mod sync_read;
 
 pub use sync_read::SyncReadClient;
