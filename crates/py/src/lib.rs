@@ -3,6 +3,7 @@
 
 use pyo3::prelude::*;
 
+mod model;
 mod sim;
 mod wire;
 mod monitor;
@@ -22,5 +23,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(monitor::interval_stats, m)?)?;
     m.add_function(wrap_pyfunction!(monitor::read_proc_net_in, m)?)?;
     m.add_function(wrap_pyfunction!(sim::simulate_recording, m)?)?;
+    m.add_function(wrap_pyfunction!(model::serialization_model, m)?)?;
     Ok(())
 }
