@@ -28,7 +28,7 @@ pub const INITIAL_CWND_PKT: i128 = 2;
 /// (b) of Eq. (9)).
 pub const MIN_WND_PKT: i128 = 4;
 
-/// Largest inputs taken: within them no intermediate value exceeds 2^111 (the largest is
+/// Largest inputs taken: within them no intermediate value exceeds about 2^111 (the largest is
 /// Eq. (5)'s, below 2^50 packets x a packet time with a numerator below 2^61), far from
 /// i128's 2^127. 10 Tbps is the scenario's top rate; 10 s is above its 4 s RTT; 1 PiB
 /// is the Python threshold search's limit; MSS and header are 16-bit quantities.
@@ -200,7 +200,8 @@ pub fn q_max_tcp_eq11(n_min: i128, wnd_pkt: i128, bdp_pkt_ceil: i128) -> i128 {
 }
 
 /// Eq. (12): ideal MCT = N_a [S/MSS] (MSS+40) 8 / V in ps (ceiling; the paper omits the x 8).
-/// None only if the exact value does not fit 128 bits (N_a near 2^32 with a 1 PiB SRU).
+/// None if the exact value does not fit 128 bits (only at extreme corners: billions of
+/// servers, each sending a 1 PiB SRU in tiny segments).
 pub fn mct_ps_eq12(servers: u32, sru_bytes: u64, mss_bytes: u32, pkt_time: Exact) -> Option<Exact> {
     let packets = (servers as i128).checked_mul(sru_packets(sru_bytes, mss_bytes))?;
     Some(Exact::new(pkt_time.numer().checked_mul(packets)?, *pkt_time.denom()))
@@ -271,8 +272,8 @@ pub struct SchedulerThresholds {
     /// NCCS and OCS: start the next connection (set) when the newest has this many bytes
     /// left: ceil(T1 x V / 8) (§4.3 condition-I, S - T1 V sent)
     pub start_next_at_remaining: u64,
-    /// OCS: connections per set, n_min (Eqs. (8), (10)); more than u32::MAX (never
-    /// reached: BaseBDP would be 2^34 packets) is all of them at once
+    /// OCS: connections per set, n_min (Eqs. (8), (10)); saturates at u32::MAX (only
+    /// with BaseBDP above 2^34 packets), which means all of a block's connections at once
     pub set_size: u32,
     /// OCS: each connection's advertised window, wnd_pkt x MSS (Eq. (9))
     pub window_bytes: u64,
@@ -322,8 +323,9 @@ pub fn serialization_model(
             param: "base_rtt_ps",
             value: base_rtt_ps.to_string(),
             allowed: format!(
-                "a BaseRTT for which BaseBDP = rate/8 x BaseRTT exceeds {INITIAL_CWND_PKT} packets of MSS+{header_bytes} \
-                 bytes (the model starts from a {INITIAL_CWND_PKT}-packet initial window); here BaseBDP_pkt = {:.3}",
+                "a BaseRTT for which BaseBDP = rate/8 x BaseRTT exceeds {INITIAL_CWND_PKT} packets of \
+                 MSS+{header_bytes} bytes (the model starts from a {INITIAL_CWND_PKT}-packet initial window); here \
+                 BaseBDP_pkt = {:.3}",
                 *bdp_pkt.numer() as f64 / *bdp_pkt.denom() as f64
             ),
         });
@@ -521,7 +523,8 @@ mod tests {
                 let t1 = t1_ps(m, bdp, rtt_us * US, tau);
                 for sru in (1460..4 << 20).step_by(7919) {
                     if eq6_holds(sru, 1460, m, bdp) {
-                        assert_eq!(eq7_holds(sru, 1460, bdp), t2_ps(sru, 1460, m, tau) >= t1 * 2, "{rate} {rtt_us} {sru}");
+                        let t2_at_least_2_t1 = t2_ps(sru, 1460, m, tau) >= t1 * 2;
+                        assert_eq!(eq7_holds(sru, 1460, bdp), t2_at_least_2_t1, "{rate} {rtt_us} {sru}");
                         checked += 1;
                     }
                 }
@@ -607,10 +610,9 @@ mod tests {
         // 12500 B; condition-I at T1 V = 412 us x 1 Gbps / 8 = 51500 B, above S = 32 KB (so
         // NCCS K = 8 starts the next connection at once, test_nccs_k8_at_1gbps_does_not_incast)
         let t = paper(1, 32 * KIB).scheduler_thresholds();
-        assert_eq!(
-            t,
-            SchedulerThresholds { start_next_at_remaining: 51_500, set_size: 3, window_bytes: 4 * 1460, bdp_bytes: 12_500 }
-        );
+        let (window_bytes, bdp_bytes) = (4 * 1460, 12_500);
+        let expected = SchedulerThresholds { start_next_at_remaining: 51_500, set_size: 3, window_bytes, bdp_bytes };
+        assert_eq!(t, expected);
         assert!(t.start_next_at_remaining > 32 * KIB);
     }
 
@@ -618,10 +620,9 @@ mod tests {
     fn scheduler_thresholds_at_10gbps_512kb() {
         // Fig. 13-16 setting: T1 V = 724 us x 10 Gbps / 8 = 905000 B, above S = 512 KB
         let t = paper(10, 512 * KIB).scheduler_thresholds();
-        assert_eq!(
-            t,
-            SchedulerThresholds { start_next_at_remaining: 905_000, set_size: 4, window_bytes: 21 * 1460, bdp_bytes: 125_000 }
-        );
+        let (window_bytes, bdp_bytes) = (21 * 1460, 125_000);
+        let expected = SchedulerThresholds { start_next_at_remaining: 905_000, set_size: 4, window_bytes, bdp_bytes };
+        assert_eq!(t, expected);
         assert_eq!(paper(10, 512 * KIB).condition_i_bytes, int(512 * 1024 - 905_000));
     }
 
@@ -630,8 +631,10 @@ mod tests {
         // 78 us at 1 Gbps: T1 = 3 x 78 + 3 x 12 = 270 us, 33750 B exactly; at 3 Gbps a packet
         // takes 4 us and BaseBDP is 29250 B = 19.5 packets: m = 6, T1 = 5 x 78 + (20 - 16) x 4
         // = 406 us = 152250 B; at 7 Gbps T1 V/8 is fractional and rounds up
-        assert_eq!(serialization_model(GBPS, 78 * US, 1460, KIB, 40).unwrap().scheduler_thresholds().start_next_at_remaining, 33_750);
-        assert_eq!(serialization_model(3 * GBPS, 78 * US, 1460, KIB, 40).unwrap().t1_ps, us(406));
+        let at = |rate| serialization_model(rate, 78 * US, 1460, KIB, 40).unwrap();
+        assert_eq!(at(GBPS).scheduler_thresholds().start_next_at_remaining, 33_750);
+        assert_eq!(at(3 * GBPS).t1_ps, us(406));
+        assert_eq!(at(3 * GBPS).scheduler_thresholds().start_next_at_remaining, 152_250);
         let m = serialization_model(7 * GBPS, 77 * US + 1, 1460, KIB, 40).unwrap();
         let exact = t1_bytes(m.t1_ps, m.rate_bps);
         assert!(!exact.is_integer());
@@ -653,8 +656,9 @@ mod tests {
 
     #[test]
     fn zero_and_out_of_range_inputs_are_refused_naming_the_parameter() {
-        let ok = (GBPS, 100 * US, 1460u32, KIB, 40u32);
-        let cases: [((u64, u64, u32, u64, u32), &str); 8] = [
+        type Args = (u64, u64, u32, u64, u32);
+        let ok: Args = (GBPS, 100 * US, 1460, KIB, 40);
+        let cases: [(Args, &str); 8] = [
             ((0, ok.1, ok.2, ok.3, ok.4), "rate_bps"),
             ((MAX_RATE_BPS + 1, ok.1, ok.2, ok.3, ok.4), "rate_bps"),
             ((ok.0, 0, ok.2, ok.3, ok.4), "base_rtt_ps"),
