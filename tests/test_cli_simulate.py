@@ -236,3 +236,27 @@ def test_progress_stays_quiet_for_short_work_without_a_terminal(capsys):
     show = progress.point_progress("simulate", 3)
     show(1, 3)
     assert capsys.readouterr().err == ""
+
+
+def test_progress_moves_inside_one_point(monkeypatch):
+    # issue 11: a single long point said nothing until it ended; now the core reports its
+    # simulated time and blocks (RunProgress) and the sweep turns them into a fraction
+    from incastlab import Scenario, sim
+
+    monkeypatch.setattr(sim, "TICK_SECONDS", 0.01)
+    ticks = []
+    point = Scenario(servers=64, duration="5s", rto_min="200us", buffer="256KiB")  # ~0.5 s of work
+    sim.run_points([point], jobs=1, progress=lambda done, total, simulated_s=None: ticks.append((done, simulated_s)))
+    inside = [(d, s) for d, s in ticks if 0 < d < 1]
+    assert inside, ticks
+    assert all(s is not None and 0 < s <= 5 for _, s in inside)
+    assert [d for d, _ in inside] == sorted(d for d, _ in inside), "progress never goes backwards"
+    assert ticks[-1][0] == 1
+
+
+def test_sweep_still_calls_a_two_argument_progress_once_per_point():
+    from incastlab import Scenario, sweep
+
+    seen = []
+    sweep([Scenario(servers=n, blocks=1) for n in (1, 2, 3)], jobs=2, progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(1, 3), (2, 3), (3, 3)]

@@ -52,7 +52,7 @@ def test_grid_points_share_a_scenario_and_ours_adds_its_own_fields():
     points = grid([4, 16], shared={"duration": "1s", "rto_min": "1ms"}, ours={"rwnd": "1GiB"})
     assert [(p.shared.servers, p.shared.limited_transmit) for p in points] == [
         (4, True), (4, False), (16, True), (16, False)]
-    assert all(p.ours.rto_min == p.shared.rto_min == 10**9 for p in points)
+    assert all(p.ours.rto_min == p.shared.rto_min == 1e-3 for p in points)
     assert points[0].ours.rwnd == 2**30 and points[0].shared.rwnd == 29200
     assert compare.ours_only(points) == {"rwnd": "1GiB"}
     assert points[0].peer_args == ("--n=4", "--seed=1") and points[0].tag == "n4-lt-on"
@@ -80,7 +80,7 @@ def test_extra_peer_arguments_follow_the_mapped_ones():
 
 def test_a_block_count_for_ours_replaces_the_shared_duration():
     [p] = grid(axes=[], ours={"blocks": 3})
-    assert p.ours.blocks == 3 and p.ours.duration is None and p.shared.duration == 10**12
+    assert p.ours.blocks == 3 and p.ours.duration is None and p.shared.duration == 1
 
 
 def test_a_point_the_peer_cannot_express_is_refused_before_anything_runs():

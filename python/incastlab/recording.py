@@ -100,8 +100,9 @@ def _with_servers(path: str | None, servers: int) -> str | None:
     return str(p.with_name(f"{p.stem}-n{servers}{p.suffix}"))
 
 
-def simulate_recording(native_scenario: dict[str, Any], rec: Recording) -> dict[str, Any]:
-    """Run the core with ``rec``'s files; return the result dict (with capture fields)."""
+def simulate_recording(native_scenario: dict[str, Any], rec: Recording, progress: Any = None) -> dict[str, Any]:
+    """Run the core with ``rec``'s files; return the result dict (with capture fields).
+    ``progress``: an ``_native.Progress`` the run reports to while it runs."""
     from . import _native
 
     servers = native_scenario["servers"]
@@ -118,6 +119,7 @@ def simulate_recording(native_scenario: dict[str, Any], rec: Recording) -> dict[
             trace_flows=rec.flows_for(servers) if trace else [],
             pcap_include_dropped=not rec.pcap_received_only,
             events_path=rec.events,
+            progress=progress,
         )
         if parquet:
             _csv_to_parquet(csv_path, trace)

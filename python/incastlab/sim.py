@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
+import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
-from .errors import EnvironmentProblem, UsageError
+from . import schema
+from .errors import UsageError
 from .recording import DEFAULT_CAPTURE_LIMIT, Recording, simulate_recording
 from .scenario import Scenario
 
@@ -30,18 +31,13 @@ RESULT_COLUMNS = [
     "block_time_max_s", "sim_seconds", "wall_seconds", "events", "packet_hops",
 ]
 
-# Core parameter names -> Scenario fields, so a refusal from the core names what the user set.
-_NATIVE_TO_FIELD = {
-    "sru_bytes": "sru", "block_bytes": "block", "buffer_bytes": "buffer", "rate_bps": "rate",
-    "link_delay_ps": "rtt", "mss_bytes": "mss", "rto_min_ps": "rto_min", "rto_max_ps": "rto_max",
-    "timer_granularity_ps": "timer_granularity", "delayed_ack_ps": "delayed_ack",
-    "init_cwnd_segments": "init_cwnd", "rwnd_bytes": "rwnd", "response_jitter_ps": "jitter",
-    "send_jitter_ps": "send_jitter",
-    "duration_ps": "duration", "header_bytes": "header",
-}
-_NATIVE_ERROR = re.compile(r"(?P<param>[\w.]+): (?P<value>.*) is not allowed; expected (?P<allowed>.*)", re.S)
-
 ProgressFn = Callable[[int, int], None]
+# (done, total, simulated_s): done counts finished points and the running ones' fractions
+# (cli.progress.Progress)
+TickFn = Callable[[float, int, "float | None"], None]
+
+#: How often a running sweep reports progress inside its points.
+TICK_SECONDS = 0.5
 
 
 @dataclass(frozen=True)
@@ -100,12 +96,15 @@ def simulate(
     capture_limit: int = DEFAULT_CAPTURE_LIMIT,
     pcap_received_only: bool = False,
     recording: Recording | None = None,
+    progress_probe: Any = None,
 ) -> SimResult:
     """Simulate one point. ``scenario`` is a ``Scenario`` or the keywords of one.
 
     ``pcap="run.pcap"`` also writes the client's switch port as a pcap, ``trace="run.csv"``
     (or ``.parquet``) the sender state of ``trace_flows`` (docs/capture.md); the result
     then has ``capture_packets``/``capture_truncated`` and ``trace_rows``.
+    ``progress_probe``: an ``incastlab._native.Progress`` the run reports to while it runs
+    (its ``sim_seconds`` and ``blocks``, read from another thread).
     """
     scn = _as_scenario(scenario)
     if recording is None:
@@ -120,14 +119,26 @@ def simulate(
 
     try:
         if recording.wanted:
-            data = simulate_recording(scn.to_native(), recording)
+            data = simulate_recording(scn.to_native(), recording, progress_probe)
         else:
-            data = json.loads(_native.simulate(json.dumps(scn.to_native())))
-    except ValueError as e:
-        if isinstance(e, UsageError):
-            raise
-        raise _native_error(e) from None
-    return SimResult(data, scn)
+            data = json.loads(_native.simulate(json.dumps(scn.to_native()), progress=progress_probe))
+    except _native.ScenarioError as e:  # a Scenario the core refuses was refused at construction
+        raise _native_error(*e.args) from None
+    return SimResult(with_scenario(data, scn), scn)
+
+
+def with_scenario(data: Mapping[str, Any], scn: Scenario) -> dict[str, Any]:
+    """The core's result row with every scenario field (SI units, ``docs/scenario-fields.md``)
+    and the incastlab version, so a row read alone says what produced it. The core's own
+    columns win: they give what ran (the per-server part in fixed-block mode, the buffer
+    as ports count it)."""
+    from . import __version__
+
+    row = dict(data)
+    for name, value in scn.result_fields().items():
+        row.setdefault(name, value)
+    row["incastlab_version"] = __version__
+    return row
 
 
 def sweep(
@@ -140,7 +151,19 @@ def sweep(
     Returns one row per scenario, in input order, with the result fields as columns.
     ``progress(done, total)`` is called after each point finishes.
     """
-    return to_frame(run_points(scenarios, jobs, progress))
+    return to_frame(run_points(scenarios, jobs, _whole_points(progress) if progress else None))
+
+
+def _whole_points(progress: ProgressFn) -> TickFn:
+    """A ``progress(done, total)`` called once per finished point, as ``sweep`` promises."""
+    seen = [0]
+
+    def tick(done: float, total: int, simulated_s: float | None = None) -> None:
+        while seen[0] < int(done):
+            seen[0] += 1
+            progress(seen[0], total)
+
+    return tick
 
 
 def to_frame(results: Iterable[SimResult]) -> pd.DataFrame:
@@ -160,10 +183,12 @@ def sweep_servers(
 
 
 def run_points(
-    scenarios: Iterable[Scenario], jobs: int | None = None, progress: ProgressFn | None = None,
+    scenarios: Iterable[Scenario], jobs: int | None = None, progress: TickFn | None = None,
     recordings: list[Recording] | None = None,
 ) -> list[SimResult]:
-    """Like ``sweep`` but returns the ``SimResult`` objects (input order).
+    """Like ``sweep`` but returns the ``SimResult`` objects (input order); ``progress(done,
+    total, simulated_s)`` is called as points finish and every ``TICK_SECONDS`` while they
+    run, ``done`` counting the running points' fractions (``cli.progress.point_progress``).
 
     ``recordings[i]`` names the files point i writes (``Recording.for_point``)."""
     points = [_as_scenario(s) for s in scenarios]
@@ -183,7 +208,7 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def _run_all(points: list[Scenario], jobs: int, progress: ProgressFn | None,
+def _run_all(points: list[Scenario], jobs: int, progress: TickFn | None,
              recordings: list[Recording | None]) -> list[SimResult]:
     """Run every point in worker threads (the core releases the GIL) while the main thread
     waits in short slices, so Ctrl-C reaches it at once; it then asks the core to stop
@@ -195,15 +220,21 @@ def _run_all(points: list[Scenario], jobs: int, progress: ProgressFn | None,
     _native.clear_cancel()
     pool = ThreadPoolExecutor(max_workers=max(1, min(jobs, total)), thread_name_prefix="incastlab-sim")
     try:
-        futures = [pool.submit(simulate, p, recording=rec) for p, rec in zip(points, recordings)]
-        pending, done = set(futures), 0
+        probes = [_native.Progress() for _ in points]
+        futures = [pool.submit(simulate, p, recording=rec, progress_probe=probe)
+                   for p, rec, probe in zip(points, recordings, probes)]
+        pending, done, last_tick = set(futures), 0, time.monotonic()
         while pending:
             finished, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
             for f in finished:
                 f.result()  # the first failure stops the run
             done += len(finished)
-            if progress and finished:
-                progress(done, total)
+            if progress and (finished or time.monotonic() - last_tick >= TICK_SECONDS):
+                running = [(p, probe) for f, p, probe in zip(futures, points, probes) if f in pending and f.running()]
+                partial = sum(_fraction_done(p, probe) for p, probe in running)
+                simulated = max((probe.sim_seconds for _, probe in running), default=None)
+                progress(done + partial, total, simulated)
+                last_tick = time.monotonic()
         return [f.result() for f in futures]  # input order
     except BaseException:
         _native.cancel()  # Ctrl-C or a failed point: stop the points still running
@@ -214,6 +245,13 @@ def _run_all(points: list[Scenario], jobs: int, progress: ProgressFn | None,
         _native.clear_cancel()
 
 
+def _fraction_done(s: Scenario, probe: Any) -> float:
+    """How much of a running point is done: blocks over the block count, or simulated
+    time over the duration; below 1 until the point has returned."""
+    fraction = probe.blocks / s.blocks if s.blocks is not None else probe.sim_seconds / s.duration
+    return min(fraction, 0.99)
+
+
 def _as_scenario(s: Scenario | Mapping[str, Any]) -> Scenario:
     if isinstance(s, Scenario):
         return s
@@ -222,15 +260,7 @@ def _as_scenario(s: Scenario | Mapping[str, Any]) -> Scenario:
     raise TypeError(f"expected a Scenario or a dict of its fields, got {type(s).__name__}")
 
 
-def _native_error(e: ValueError) -> Exception:
-    """The core's "param: value is not allowed; expected ..." as a UsageError."""
-    m = _NATIVE_ERROR.fullmatch(str(e))
-    if not m:
-        return e  # not a refusal of the scenario: a bug worth its traceback
-    param, value, allowed = m["param"], m["value"], m["allowed"]
-    if param == "simulator":
-        return EnvironmentProblem(f"{param}: {allowed}")
-    field_name = _NATIVE_TO_FIELD.get(param, param)
-    if field_name != param:
-        param = f"{field_name} ({param})"
-    return UsageError(param, value, allowed)
+def _native_error(param: str, value: str, allowed: str, related: list[str]) -> UsageError:
+    """The core's refusal, named as people write the field."""
+    field_spec = schema.BY_NAME.get(param)
+    return UsageError(field_spec.public if field_spec else param, value, allowed)

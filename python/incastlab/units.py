@@ -126,6 +126,22 @@ def format_rate(bps: int) -> str:
     return f"{bps}bps"
 
 
+def exact_size(n: int) -> str:
+    """Bytes in the largest binary unit that states them exactly: ``"32KiB"``, ``"1500B"``."""
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n and n % scale == 0:
+            return f"{n // scale}{unit}"
+    return f"{n}B"
+
+
+def exact_rate(bps: int) -> str:
+    """A rate in the largest decimal unit that states it exactly: ``"1Gbps"``, ``"1500bps"``."""
+    for unit, scale in (("Tbps", 10**12), ("Gbps", 10**9), ("Mbps", 10**6), ("kbps", 10**3)):
+        if bps and bps % scale == 0:
+            return f"{bps // scale}{unit}"
+    return f"{bps}bps"
+
+
 def exact_duration(ps: int) -> str:
     """``ps`` in the largest unit that states it exactly (``"100us"``, ``"1500ns"``, ``"0s"``):
     parsed back by ``parse_duration_ps`` and by ns-3's Time attribute alike."""

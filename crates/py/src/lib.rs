@@ -15,6 +15,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim::cancel, m)?)?;
     m.add_function(wrap_pyfunction!(sim::clear_cancel, m)?)?;
     m.add_function(wrap_pyfunction!(sim::default_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::scenario_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::validate_scenario, m)?)?;
+    m.add("ScenarioError", m.py().get_type::<sim::ScenarioError>())?;
+    m.add_class::<sim::Progress>()?;
     m.add_function(wrap_pyfunction!(wire::wire_read, m)?)?;
     m.add_class::<wire::WireServer>()?;
     m.add_class::<monitor::Sampler>()?;

@@ -1,16 +1,75 @@
 //! Bindings for the simulator core: JSON in, JSON out, GIL released while running.
 
+use std::sync::Arc;
+
+use incast_sim::progress::RunProgress;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 
+pyo3::create_exception!(
+    _native,
+    ScenarioError,
+    PyValueError,
+    "A scenario the core refuses: args are (param, value, allowed, related), param and related in the core's names."
+);
+
+/// The core's refusal as a [`ScenarioError`] whose fields a front can re-label.
+fn scenario_error(e: incast_sim::ScenarioError) -> PyErr {
+    ScenarioError::new_err((e.param, e.value, e.allowed, e.related.to_vec()))
+}
+
+fn parse_spec(scenario_json: &str) -> PyResult<incast_sim::ScenarioSpec> {
+    serde_json::from_str(scenario_json).map_err(|e| PyValueError::new_err(format!("scenario: {e}")))
+}
+
+/// The scenario schema: every field's name, public name, unit, range, default and doc
+/// (`incast_sim::schema`), as JSON.
+#[pyfunction]
+pub fn scenario_schema() -> String {
+    incast_sim::schema::schema_json()
+}
+
+/// Validate a scenario without running it: `{"spec": the spec with its unset fields
+/// resolved, "derived": what validation computed}` as JSON, or a `ScenarioError`.
+#[pyfunction]
+pub fn validate_scenario(scenario_json: &str) -> PyResult<String> {
+    let sc = parse_spec(scenario_json)?.validate().map_err(scenario_error)?;
+    Ok(serde_json::json!({ "spec": sc.spec, "derived": sc.derived_json() }).to_string())
+}
+
+/// How far a running simulation has got (`incast_sim::progress`): pass one to `simulate`
+/// or `simulate_recording` and read it from another thread while the run goes on.
+#[pyclass(frozen)]
+#[derive(Default)]
+pub struct Progress(Arc<RunProgress>);
+
+#[pymethods]
+impl Progress {
+    #[new]
+    fn new() -> Self {
+        Progress::default()
+    }
+
+    /// Simulated time reached, in seconds.
+    #[getter]
+    fn sim_seconds(&self) -> f64 {
+        self.0.sim_ps() as f64 / incast_sim::time::PS_PER_S as f64
+    }
+
+    /// Blocks completed.
+    #[getter]
+    fn blocks(&self) -> u64 {
+        self.0.blocks()
+    }
+}
+
 /// Run one simulation described by `scenario_json`; return the result as JSON.
 #[pyfunction]
-pub fn simulate(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
-    let scenario: incast_sim::ScenarioSpec =
-        serde_json::from_str(scenario_json).map_err(|e| PyValueError::new_err(format!("scenario: {e}")))?;
-    let result = py
-        .detach(|| incast_sim::run(&scenario))
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+#[pyo3(signature = (scenario_json, progress=None))]
+pub fn simulate(py: Python<'_>, scenario_json: &str, progress: Option<&Progress>) -> PyResult<String> {
+    let scenario = parse_spec(scenario_json)?.validate().map_err(scenario_error)?;
+    let opts = incast_sim::trace::RecordOptions { progress: progress.map(|p| p.0.clone()), ..Default::default() };
+    let result = py.detach(|| incast_sim::simulate_recording(&scenario, &opts).0);
     check_not_cancelled()?;
     serde_json::to_string(&result).map_err(|e| PyValueError::new_err(e.to_string()))
 }
@@ -55,7 +114,7 @@ pub fn default_scenario() -> String {
 /// `trace_rows` when a trace was and `event_rows` when an event trace was. Each file
 /// appears whole or not at all.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, pcap_path=None, trace_path=None, capture_limit=incast_simio::run::DEFAULT_CAPTURE_LIMIT, trace_flows=vec![], pcap_include_dropped=true, events_path=None))]
+#[pyo3(signature = (scenario_json, pcap_path=None, trace_path=None, capture_limit=incast_simio::run::DEFAULT_CAPTURE_LIMIT, trace_flows=vec![], pcap_include_dropped=true, events_path=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate_recording(
     py: Python<'_>,
@@ -66,10 +125,9 @@ pub fn simulate_recording(
     trace_flows: Vec<u32>,
     pcap_include_dropped: bool,
     events_path: Option<std::path::PathBuf>,
+    progress: Option<&Progress>,
 ) -> PyResult<String> {
-    let spec: incast_sim::ScenarioSpec =
-        serde_json::from_str(scenario_json).map_err(|e| PyValueError::new_err(format!("scenario: {e}")))?;
-    let scenario = spec.validate().map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let scenario = parse_spec(scenario_json)?.validate().map_err(scenario_error)?;
     let req = incast_simio::FileRequest {
         pcap: pcap_path,
         pcap_options: incast_simio::PcapOptions { include_dropped: pcap_include_dropped, ..Default::default() },
@@ -77,6 +135,7 @@ pub fn simulate_recording(
         trace: trace_path,
         trace_flows,
         events: events_path,
+        progress: progress.map(|p| p.0.clone()),
     };
     let (result, written) = py.detach(|| incast_simio::simulate_to_files(&scenario, &req)).map_err(|e| {
         if incast_sim::cancel_requested() {

@@ -7,8 +7,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::app::serialization_model::serialization_model;
 use crate::event::TieBreak;
 use crate::net::Admission;
+use crate::schema::{self, format_bytes, format_ps};
 use crate::time::{Time, PS_PER_MS, PS_PER_S, PS_PER_US};
 
 /// TCP loss-recovery variant.
@@ -60,10 +62,43 @@ pub enum TcpRules {
     Ns3,
 }
 
-/// How the client schedules its connections (Osada et al., `004_f48ce568b38e0ea9.txt` §4;
-/// the numbers come from the paper's model, `incastlab.model.serialization`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
-#[serde(tag = "scheme", rename_all = "lowercase", deny_unknown_fields)]
+/// How the client schedules its connections, as people name the schemes (Osada et al.,
+/// `004_f48ce568b38e0ea9.txt` §4-5); validation resolves it into a [`Mitigation`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Scheme {
+    /// All servers answer at once (NTCP).
+    #[default]
+    Ntcp,
+    /// All at once with a fine-grained RTO: RTOmin 200 us unless `rto_min_ps` is set (§5.1).
+    Tcpfg,
+    /// Receiver-side window control (Wu et al., CoNEXT 2010; `tcp::ictcp`).
+    Ictcp,
+    /// Complete connection serialization (§4.2).
+    Ccs,
+    /// Nearly complete serialization, at most `nccs_k` open (§4.3).
+    Nccs,
+    /// Optimized serialization (§4.4).
+    Ocs,
+}
+
+/// How NCCS and OCS read condition-I, "S - T1 V bits sent" (§4.3-4.4; docs/model.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ConditionI {
+    /// The bits the newest connection's server has sent, checked as it sends (the paper's words).
+    #[default]
+    Sent,
+    /// The bits that reached the client, checked as they arrive (what a real client sees).
+    Delivered,
+    /// As `Sent`, and also checked as a connection opens.
+    Open,
+}
+
+/// How the client schedules its connections, with the numbers Osada et al.'s model gives
+/// (`app::serialization_model`), as validation resolves a [`Scheme`].
+#[derive(Clone, Debug, PartialEq, Default, Serialize)]
+#[serde(tag = "scheme", rename_all = "lowercase")]
 pub enum Mitigation {
     /// All servers answer at once (NTCP; TCPFG is this with a small RTOmin).
     #[default]
@@ -78,14 +113,7 @@ pub enum Mitigation {
     /// of bits which has been already sent"), else what has not reached the client. With
     /// `check_at_open` the threshold is also checked as a connection opens, so when the
     /// whole part is below it the next one opens at once.
-    Nccs {
-        k: u32,
-        start_next_at_remaining: u64,
-        #[serde(default)]
-        count_sent: bool,
-        #[serde(default)]
-        check_at_open: bool,
-    },
+    Nccs { k: u32, start_next_at_remaining: u64, count_sent: bool, check_at_open: bool },
     /// Optimized serialization (§4.4): sets of `set_size` connections, all handshakes up
     /// front with zero windows (Fig. 8), `window_bytes` each; the next set gets its window
     /// when the current set has `start_next_at_remaining` bytes left; when fewer than
@@ -96,67 +124,57 @@ pub enum Mitigation {
         window_bytes: u64,
         start_next_at_remaining: u64,
         bdp_bytes: u64,
-        #[serde(default)]
         count_sent: bool,
-        #[serde(default)]
         check_at_open: bool,
     },
 }
 
-/// A scenario as given by a user, before validation.
+/// A scenario as given by a user, before validation. Every field, its unit, range and
+/// meaning is in [`crate::schema::FIELDS`]; an unset optional field takes a default that
+/// depends on others (the schema's `unset`), resolved by [`ScenarioSpec::validate`].
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ScenarioSpec {
     pub servers: u32,
-    pub sru_bytes: u64,
+    pub sru_bytes: Option<u64>,
     pub block_bytes: Option<u64>,
+    pub active_servers: Option<u32>,
     pub buffer_bytes: u64,
-    /// The switch buffer's limit in packets (ns-2's `qlim_`; Osada et al. give theirs in
-    /// packets). Set, it implies the `packets` admission.
     pub buffer_packets: Option<u32>,
-    /// How a switch port decides whether a packet fits (`net::port::Admission`); unset:
-    /// `packets` if `buffer_packets` is set, else `bytes`.
     pub buffer_admission: Option<Admission>,
     pub rate_bps: u64,
-    pub link_delay_ps: u64,
+    /// Round-trip propagation; each of the star's four links (server -> switch -> client
+    /// and back) delays a packet by a quarter of it.
+    pub rtt_ps: u64,
     pub mss_bytes: u32,
     pub header_bytes: u32,
     pub tcp: TcpVariant,
-    pub rto_min_ps: u64,
+    pub tcp_rules: TcpRules,
+    pub rto_min_ps: Option<u64>,
     pub rto_max_ps: u64,
     pub timer_granularity_ps: u64,
     pub timer_ticks: bool,
     pub timestamps: bool,
     pub rto_random: f64,
-    /// When the RTO's exponential backoff ends (ns-2's rule, `sample`, or ns-3's).
     pub rto_backoff: RtoBackoff,
-    /// Whose rules NewReno follows where implementations differ (the RFCs, or ns-3's).
-    pub tcp_rules: TcpRules,
     pub dupack_threshold: u32,
     pub limited_transmit: bool,
     pub slow_start: bool,
     pub slow_start_after_idle: bool,
     pub delayed_ack_ps: u64,
     pub init_cwnd_segments: u32,
-    pub rwnd_bytes: u64,
+    pub rwnd_bytes: Option<u64>,
     pub response_jitter_ps: u64,
     pub send_jitter_ps: u64,
+    pub tie_break: TieBreak,
     pub duration_ps: Option<u64>,
     pub blocks: Option<u64>,
     pub seed: u64,
-    /// How events at exactly the same instant are ordered (`event.rs`, "Tie rule").
-    pub tie_break: TieBreak,
-    /// Of the `servers` (N_s), this many (N_a) chosen at random answer each block
-    /// (Osada et al. §5.1); None = all.
-    pub active_servers: Option<u32>,
-    /// Open a new connection (SYN, SYN-ACK, request) for every block instead of reusing
-    /// persistent ones (Osada et al.'s missions; FAST'08's connections persist).
     pub handshake: bool,
-    /// SYN retransmission timeout (the classic 3 s, RFC 6298 §5.7 / RFC 1122).
     pub syn_timeout_ps: u64,
-    pub mitigation: Mitigation,
-    /// UDP constant-bit-rate background: this fraction of the link rate in total, split
-    /// evenly over all `servers` (Osada et al. §5.1: x = 0.1 % is 0.001).
+    pub mitigation: Scheme,
+    pub nccs_k: u32,
+    pub condition_i: ConditionI,
     pub udp_fraction: f64,
     pub udp_packet_bytes: u32,
 }
@@ -165,17 +183,21 @@ impl Default for ScenarioSpec {
     fn default() -> Self {
         ScenarioSpec {
             servers: 1,
-            sru_bytes: 256 * 1024,
+            // 256 KiB (FAST'08 Table 1), resolved at validation unless block_bytes is set
+            sru_bytes: None,
             block_bytes: None,
+            active_servers: None,
             buffer_bytes: 32 * 1024,
             buffer_packets: None,
             buffer_admission: None,
             rate_bps: 1_000_000_000,
-            link_delay_ps: 25 * PS_PER_US, // 4 links per round trip: RTT 100 us
+            rtt_ps: 100 * PS_PER_US,
             mss_bytes: 1460,
             header_bytes: 40,
             tcp: TcpVariant::Newreno,
-            rto_min_ps: 200 * PS_PER_MS,
+            tcp_rules: TcpRules::Rfc,
+            // 200 ms (FAST'08 Table 1), 200 us under TCPFG (Osada et al. §5.1)
+            rto_min_ps: None,
             rto_max_ps: 60 * PS_PER_S, // RFC 6298 §2.5: a maximum of at least 60 s
             timer_granularity_ps: PS_PER_US,
             // timers fire at their exact deadline (a high-resolution timer)
@@ -186,7 +208,6 @@ impl Default for ScenarioSpec {
             rto_random: 0.0,
             // ns-2's rule, which FAST'08's and Osada et al.'s simulations ran
             rto_backoff: RtoBackoff::Sample,
-            tcp_rules: TcpRules::Rfc,
             dupack_threshold: 3,
             // RFC 3042, which RFC 5681 §3.2 says a sender SHOULD use; ns-2 (since 2001), ns-3
             // and Linux have it on. FAST'08 Table 1 says disabled, but its runs most likely
@@ -197,32 +218,60 @@ impl Default for ScenarioSpec {
             slow_start_after_idle: false,
             delayed_ack_ps: 0,
             init_cwnd_segments: 2,
-            // ns-2 Agent/TCP window_ = 20 packets: the per-flow cap FAST'08's ns-2 runs most
-            // likely had (docs/defaults.md); its Fig. 6 figure of ~65 % at 64 servers with a
-            // 1024 KB buffer is reproduced with it. `rwnd_bytes` lifts it.
-            rwnd_bytes: 20 * 1460,
+            // ns-2 Agent/TCP window_ = 20 packets (DEFAULT_RWND_BYTES) unless CCS/NCCS
+            // advertise BaseBDP; resolved at validation
+            rwnd_bytes: None,
             response_jitter_ps: 0,
             send_jitter_ps: 0,
-            duration_ps: Some(20 * PS_PER_S), // FAST'08 §3.1: each run is 20 s of simulated time
+            tie_break: TieBreak::Fifo,
+            // 20 s (FAST'08 §3.1: each run is 20 s of simulated time) unless blocks is set
+            duration_ps: None,
             blocks: None,
             seed: 1,
-            tie_break: TieBreak::Fifo,
-            active_servers: None,
             handshake: false,
             syn_timeout_ps: 3 * PS_PER_S,
-            mitigation: Mitigation::None,
+            mitigation: Scheme::Ntcp,
+            nccs_k: 4,
+            condition_i: ConditionI::Sent,
             udp_fraction: 0.0,
             udp_packet_bytes: 1500,
         }
     }
 }
 
-/// A scenario the core refuses: names the parameter, its value and what is allowed.
+/// FAST'08 Table 1's SRU.
+pub const DEFAULT_SRU_BYTES: u64 = 256 * 1024;
+/// FAST'08 Table 1's RTOmin.
+pub const DEFAULT_RTO_MIN_PS: u64 = 200 * PS_PER_MS;
+/// TCPFG's RTOmin (Osada et al. §5.1: 200 us with a fine-grained timer).
+pub const TCPFG_RTO_MIN_PS: u64 = 200 * PS_PER_US;
+/// ns-2 Agent/TCP `window_` = 20 packets of 1460 B: the per-flow cap FAST'08's ns-2 runs
+/// most likely had (docs/defaults.md); its Fig. 6 figure of ~65 % at 64 servers with a
+/// 1024 KB buffer is reproduced with it.
+pub const DEFAULT_RWND_BYTES: u64 = 20 * 1460;
+/// FAST'08 §3.1: each run is 20 s of simulated time.
+pub const DEFAULT_DURATION_PS: u64 = 20 * PS_PER_S;
+
+/// A scenario the core refuses: names the parameter (the core's name), its value and
+/// what is allowed, in the units people write; `related` names the other fields of a
+/// constraint between two, so a front can blame the one its user set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScenarioError {
     pub param: &'static str,
     pub value: String,
     pub allowed: String,
+    pub related: &'static [&'static str],
+}
+
+impl ScenarioError {
+    pub fn new(param: &'static str, value: impl ToString, allowed: impl ToString) -> Self {
+        ScenarioError { param, value: value.to_string(), allowed: allowed.to_string(), related: &[] }
+    }
+
+    fn with_related(mut self, related: &'static [&'static str]) -> Self {
+        self.related = related;
+        self
+    }
 }
 
 impl std::fmt::Display for ScenarioError {
@@ -233,11 +282,11 @@ impl std::fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
-fn check(ok: bool, param: &'static str, value: impl ToString, allowed: &str) -> Result<(), ScenarioError> {
+fn check(ok: bool, err: impl FnOnce() -> ScenarioError) -> Result<(), ScenarioError> {
     if ok {
         Ok(())
     } else {
-        Err(ScenarioError { param, value: value.to_string(), allowed: allowed.to_string() })
+        Err(err())
     }
 }
 
@@ -253,6 +302,8 @@ pub enum StopAt {
 /// A validated scenario: every field is in range and derived values are computed once.
 #[derive(Clone, Debug)]
 pub struct Scenario {
+    /// The spec as given, its unset fields resolved (`sru_bytes` unless in fixed-block
+    /// mode, `rto_min_ps`, `rwnd_bytes`, `duration_ps` unless `blocks` is set).
     pub spec: ScenarioSpec,
     /// How switch ports admit packets (resolved from `buffer_admission`/`buffer_packets`).
     pub admission: Admission,
@@ -262,93 +313,241 @@ pub struct Scenario {
     /// Bytes each server returns for one block, index = server.
     pub per_server_bytes: Vec<u64>,
     pub stop: StopAt,
+    /// Propagation delay of each link: a quarter of the RTT.
+    pub link_delay: Time,
+    pub rto_min: Time,
+    pub rwnd_bytes: u64,
+    /// The scheduling scheme with its thresholds.
+    pub mitigation: Mitigation,
 }
 
 /// Largest supported fan-in; bounded so memory stays predictable.
 pub const MAX_SERVERS: u32 = 1 << 20;
 
+/// A round trip crosses four links in the star: server -> switch -> client, and back.
+pub const LINKS_PER_RTT: u64 = 4;
+
 impl ScenarioSpec {
     /// Check every field; on success return the scenario the simulator runs.
     pub fn validate(&self) -> Result<Scenario, ScenarioError> {
         let s = self;
-        check(s.servers >= 1 && s.servers <= MAX_SERVERS, "servers", s.servers, "a whole number from 1 to 1048576")?;
-        check(s.mss_bytes >= 64 && s.mss_bytes <= 65_495, "mss_bytes", s.mss_bytes, "64 to 65495 bytes")?;
-        check(s.header_bytes <= 120, "header_bytes", s.header_bytes, "0 to 120 bytes")?;
+        schema::check_fields(&serde_json::to_value(s).expect("a spec serializes"))?;
         let mtu = (s.mss_bytes + s.header_bytes) as u64;
-        check(s.buffer_bytes >= mtu, "buffer_bytes", s.buffer_bytes, &format!("at least one full packet ({mtu} bytes)"))?;
-        if let Some(p) = s.buffer_packets {
-            check(p >= 1, "buffer_packets", p, "at least 1 packet")?;
-            check(
-                s.buffer_admission.is_none_or(|a| a == Admission::Packets),
-                "buffer_admission",
-                format!("{:?}", s.buffer_admission.unwrap_or_default()).to_lowercase(),
-                "packets (or unset) when buffer_packets is set",
-            )?;
+        check(s.buffer_bytes >= mtu, || {
+            ScenarioError::new("buffer_bytes", format_bytes(s.buffer_bytes), format!("at least one full packet ({mtu} B)"))
+                .with_related(&["mss_bytes", "header_bytes"])
+        })?;
+        if s.buffer_packets.is_some() {
+            check(s.buffer_admission.is_none_or(|a| a == Admission::Packets), || {
+                ScenarioError::new("buffer_admission", admission_word(s.buffer_admission), "packets (or unset) when buffer_packets is set")
+                    .with_related(&["buffer_packets"])
+            })?;
         }
         let admission = s.buffer_admission.unwrap_or(if s.buffer_packets.is_some() { Admission::Packets } else { Admission::Bytes });
         let buffer_packets = s.buffer_packets.unwrap_or((s.buffer_bytes / mtu).min(u32::MAX as u64) as u32);
         if let Some(a) = s.active_servers {
-            check(a >= 1 && a <= s.servers, "active_servers", a, &format!("1 to servers ({})", s.servers))?;
+            check(a <= s.servers, || {
+                ScenarioError::new("active_servers", a, format!("1 to servers ({})", s.servers)).with_related(&["servers"])
+            })?;
         }
-        check(s.syn_timeout_ps >= 1, "syn_timeout_ps", s.syn_timeout_ps, "above zero")?;
-        check((0.0..=0.5).contains(&s.udp_fraction), "udp_fraction", s.udp_fraction, "a fraction from 0 to 0.5 of the link rate")?;
-        check(
-            s.udp_packet_bytes >= 28 && s.udp_packet_bytes as u64 <= mtu.max(1500),
-            "udp_packet_bytes",
-            s.udp_packet_bytes,
-            "28 bytes to the MTU",
-        )?;
-        match &s.mitigation {
-            Mitigation::Nccs { k, .. } => check(*k >= 1, "mitigation.k", k, "at least 1 connection")?,
-            Mitigation::Ocs { set_size, window_bytes, .. } => {
-                check(*set_size >= 1, "mitigation.set_size", set_size, "at least 1 connection")?;
-                check(*window_bytes >= s.mss_bytes as u64, "mitigation.window_bytes", window_bytes, "at least one MSS")?;
-            }
-            _ => {}
-        }
-        check(s.rate_bps >= 1_000 && s.rate_bps <= 10_000_000_000_000, "rate_bps", s.rate_bps, "1 kbps to 10 Tbps")?;
-        check(s.link_delay_ps <= PS_PER_S, "link_delay_ps", s.link_delay_ps, "at most 1 s")?;
-        check(s.rto_min_ps >= 1, "rto_min_ps", s.rto_min_ps, "above zero")?;
-        check(
-            s.tcp_rules != TcpRules::Ns3 || s.tcp == TcpVariant::Newreno,
-            "tcp_rules",
-            "ns3",
-            "rfc or ns2 unless tcp is newreno (ns-3's rules are modelled for NewReno without SACK)",
-        )?;
-        check(s.rto_max_ps >= s.rto_min_ps, "rto_max_ps", s.rto_max_ps, "at least rto_min")?;
-        check(s.timer_granularity_ps >= 1, "timer_granularity_ps", s.timer_granularity_ps, "above zero")?;
-        check((0.0..=10.0).contains(&s.rto_random), "rto_random", s.rto_random, "a fraction from 0 (off) to 10")?;
-        check(s.dupack_threshold >= 1 && s.dupack_threshold <= 1000, "dupack_threshold", s.dupack_threshold, "1 to 1000")?;
-        check(s.init_cwnd_segments >= 1 && s.init_cwnd_segments <= 1000, "init_cwnd_segments", s.init_cwnd_segments, "1 to 1000")?;
-        check(s.rwnd_bytes >= s.mss_bytes as u64, "rwnd_bytes", s.rwnd_bytes, "at least one MSS")?;
-        check(s.delayed_ack_ps <= 500 * PS_PER_MS, "delayed_ack_ps", s.delayed_ack_ps, "0 (off) to 500 ms (RFC 1122 4.2.3.2)")?;
-        check(s.response_jitter_ps <= PS_PER_S, "response_jitter_ps", s.response_jitter_ps, "0 to 1 s")?;
-        check(s.send_jitter_ps <= PS_PER_S, "send_jitter_ps", s.send_jitter_ps, "0 to 1 s")?;
+        check(s.udp_packet_bytes as u64 <= mtu.max(1500), || {
+            ScenarioError::new("udp_packet_bytes", format_bytes(s.udp_packet_bytes as u64), format!("28B to the MTU ({}B)", mtu.max(1500)))
+        })?;
+        check(s.tcp_rules != TcpRules::Ns3 || s.tcp == TcpVariant::Newreno, || {
+            ScenarioError::new("tcp_rules", "ns3", "rfc or ns2 unless tcp is newreno (ns-3's rules are modelled for NewReno without SACK)")
+                .with_related(&["tcp"])
+        })?;
+        let rto_min_ps = s.rto_min_ps.unwrap_or(if s.mitigation == Scheme::Tcpfg { TCPFG_RTO_MIN_PS } else { DEFAULT_RTO_MIN_PS });
+        check(s.rto_max_ps >= rto_min_ps, || {
+            let (lo, hi) = (format_ps(rto_min_ps), format_ps(s.rto_max_ps));
+            ScenarioError::new("rto_min_ps", &lo, format!("rto_min ({lo}) at most rto_max ({hi}); a bare number is seconds"))
+                .with_related(&["rto_max_ps"])
+        })?;
         let stop = match (s.blocks, s.duration_ps) {
-            (Some(b), _) => {
-                check(b >= 1, "blocks", b, "at least 1")?;
-                StopAt::Blocks(b)
+            (Some(_), Some(d)) => {
+                return Err(ScenarioError::new("duration_ps", format_ps(d), "either a duration or a block count, not both")
+                    .with_related(&["blocks"]))
             }
-            (None, Some(d)) => {
-                check(d >= 1, "duration_ps", d, "above zero")?;
-                StopAt::Time(Time(d))
-            }
-            (None, None) => return Err(ScenarioError { param: "duration_ps", value: "none".into(), allowed: "a duration or a block count".into() }),
+            (Some(b), None) => StopAt::Blocks(b),
+            (None, d) => StopAt::Time(Time(d.unwrap_or(DEFAULT_DURATION_PS))),
         };
         let n = s.servers as u64;
-        let per_server_bytes = match s.block_bytes {
-            Some(block) => {
-                check(block >= n, "block_bytes", block, &format!("at least one byte per server ({n})"))?;
+        let per_server_bytes = match (s.block_bytes, s.sru_bytes) {
+            (Some(block), Some(_)) => {
+                return Err(ScenarioError::new("block_bytes", format_bytes(block), "either block (fixed-block mode) or sru (fixed-SRU mode), not both")
+                    .with_related(&["sru_bytes"]))
+            }
+            (Some(block), None) => {
+                check(block >= n, || {
+                    ScenarioError::new("block_bytes", format_bytes(block), format!("at least one byte per server ({n} B)")).with_related(&["servers"])
+                })?;
                 // Fixed-block mode (001_e0dada207805edc8.txt: "each of N servers respond with
                 // 1 MB / N bytes"): the remainder goes to the first servers so the block is exact.
                 let (q, r) = (block / n, block % n);
                 (0..n).map(|i| q + u64::from(i < r)).collect()
             }
-            None => {
-                check(s.sru_bytes >= 1, "sru_bytes", s.sru_bytes, "at least 1 byte")?;
-                vec![s.sru_bytes; s.servers as usize]
+            (None, sru) => vec![sru.unwrap_or(DEFAULT_SRU_BYTES); s.servers as usize],
+        };
+        // Osada et al.'s model takes one server's part: the SRU, or the block's floor share.
+        let part_bytes = s.block_bytes.map_or(per_server_bytes[0], |b| b / n);
+        let thresholds = || {
+            serialization_model(s.rate_bps, s.rtt_ps, s.mss_bytes, part_bytes, s.header_bytes)
+                .map(|m| m.scheduler_thresholds())
+                .map_err(|e| ScenarioError { param: if e.param == "base_rtt_ps" { "rtt_ps" } else { e.param }, ..e })
+        };
+        let rwnd_bytes = match (s.rwnd_bytes, s.mitigation) {
+            (Some(r), _) => r,
+            // Under CCS and NCCS the client advertises BaseBDP as its window (§4.2, Eq. (1)).
+            (None, Scheme::Ccs | Scheme::Nccs) => thresholds()?.bdp_bytes,
+            (None, _) => DEFAULT_RWND_BYTES,
+        };
+        check(rwnd_bytes >= s.mss_bytes as u64, || {
+            ScenarioError::new("rwnd_bytes", format_bytes(rwnd_bytes), format!("at least one MSS ({} B)", s.mss_bytes)).with_related(&["mss_bytes"])
+        })?;
+        let reading = (s.condition_i != ConditionI::Delivered, s.condition_i == ConditionI::Open);
+        let mitigation = match s.mitigation {
+            Scheme::Ntcp | Scheme::Tcpfg => Mitigation::None,
+            Scheme::Ictcp => Mitigation::Ictcp,
+            Scheme::Ccs => Mitigation::Ccs,
+            Scheme::Nccs => Mitigation::Nccs {
+                k: s.nccs_k,
+                start_next_at_remaining: thresholds()?.start_next_at_remaining,
+                count_sent: reading.0,
+                check_at_open: reading.1,
+            },
+            Scheme::Ocs => {
+                let t = thresholds()?;
+                Mitigation::Ocs {
+                    set_size: t.set_size,
+                    window_bytes: t.window_bytes,
+                    start_next_at_remaining: t.start_next_at_remaining,
+                    bdp_bytes: t.bdp_bytes,
+                    count_sent: reading.0,
+                    check_at_open: reading.1,
+                }
             }
         };
-        Ok(Scenario { spec: s.clone(), admission, buffer_packets, per_server_bytes, stop })
+        let spec = ScenarioSpec {
+            sru_bytes: s.block_bytes.is_none().then_some(per_server_bytes[0]),
+            rto_min_ps: Some(rto_min_ps),
+            rwnd_bytes: Some(rwnd_bytes),
+            duration_ps: match stop {
+                StopAt::Time(t) => Some(t.0),
+                StopAt::Blocks(_) => None,
+            },
+            ..s.clone()
+        };
+        Ok(Scenario {
+            spec,
+            admission,
+            buffer_packets,
+            per_server_bytes,
+            stop,
+            link_delay: Time(s.rtt_ps / LINKS_PER_RTT),
+            rto_min: Time(rto_min_ps),
+            rwnd_bytes,
+            mitigation,
+        })
+    }
+}
+
+impl Scenario {
+    /// What validation derived from the spec, for a front to show: the link delay, the
+    /// buffer as ports count it, and the scheduling scheme with its thresholds.
+    pub fn derived_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "link_delay_ps": self.link_delay.0,
+            "buffer_admission": self.admission,
+            "buffer_packets": self.buffer_packets,
+            "per_server_bytes_first": self.per_server_bytes[0],
+            "mitigation": self.mitigation,
+        })
+    }
+}
+
+fn admission_word(a: Option<Admission>) -> String {
+    serde_json::to_value(a).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::serialization_model::serialization_model;
+
+    fn spec() -> ScenarioSpec {
+        ScenarioSpec { servers: 8, ..ScenarioSpec::default() }
+    }
+
+    #[test]
+    fn unset_fields_resolve_to_fast08_table1() {
+        let sc = spec().validate().unwrap();
+        assert_eq!(sc.spec.sru_bytes, Some(256 * 1024));
+        assert_eq!((sc.rto_min, sc.rwnd_bytes), (Time(200 * PS_PER_MS), 20 * 1460));
+        assert_eq!(sc.stop, StopAt::Time(Time(20 * PS_PER_S)));
+        assert_eq!(sc.link_delay, Time(25 * PS_PER_US), "RTT 100 us over the star's four links");
+    }
+
+    #[test]
+    fn tcpfg_defaults_to_a_200us_rto_min_and_a_given_one_wins_osada_5_1() {
+        let fg = ScenarioSpec { mitigation: Scheme::Tcpfg, ..spec() };
+        assert_eq!(fg.validate().unwrap().rto_min, Time(200 * PS_PER_US));
+        let given = ScenarioSpec { rto_min_ps: Some(PS_PER_MS), ..fg };
+        assert_eq!(given.validate().unwrap().rto_min, Time(PS_PER_MS));
+    }
+
+    #[test]
+    fn ccs_and_nccs_advertise_base_bdp_unless_a_window_is_given_osada_eq_1() {
+        for scheme in [Scheme::Ccs, Scheme::Nccs] {
+            // 1 Gbps x 100 us / 8 = 12,500 B
+            assert_eq!(ScenarioSpec { mitigation: scheme, ..spec() }.validate().unwrap().rwnd_bytes, 12_500);
+        }
+        let given = ScenarioSpec { mitigation: Scheme::Ccs, rwnd_bytes: Some(65_536), ..spec() };
+        assert_eq!(given.validate().unwrap().rwnd_bytes, 65_536);
+    }
+
+    #[test]
+    fn nccs_and_ocs_take_their_thresholds_from_the_model_as_their_part_and_reading_say() {
+        let part = 32 * 1024;
+        let t = serialization_model(1_000_000_000, 100 * PS_PER_US, 1460, part, 40).unwrap().scheduler_thresholds();
+        let ocs = ScenarioSpec { sru_bytes: Some(part), mitigation: Scheme::Ocs, condition_i: ConditionI::Open, ..spec() };
+        assert_eq!(
+            ocs.validate().unwrap().mitigation,
+            Mitigation::Ocs {
+                set_size: t.set_size,
+                window_bytes: t.window_bytes,
+                start_next_at_remaining: t.start_next_at_remaining,
+                bdp_bytes: t.bdp_bytes,
+                count_sent: true,
+                check_at_open: true,
+            }
+        );
+        // fixed-block mode: the model takes one server's floor share of the block
+        let nccs = ScenarioSpec { block_bytes: Some(8 * part + 7), mitigation: Scheme::Nccs, nccs_k: 2, ..spec() };
+        let nccs = ScenarioSpec { condition_i: ConditionI::Delivered, ..nccs };
+        assert_eq!(
+            nccs.validate().unwrap().mitigation,
+            Mitigation::Nccs { k: 2, start_next_at_remaining: t.start_next_at_remaining, count_sent: false, check_at_open: false }
+        );
+    }
+
+    #[test]
+    fn conflicting_fields_are_refused_naming_both() {
+        let both = ScenarioSpec { block_bytes: Some(1 << 20), sru_bytes: Some(1 << 16), ..spec() };
+        let e = both.validate().unwrap_err();
+        assert_eq!((e.param, e.related), ("block_bytes", &["sru_bytes"][..]));
+        let stop = ScenarioSpec { blocks: Some(3), duration_ps: Some(PS_PER_S), ..spec() };
+        assert_eq!(stop.validate().unwrap_err().related, &["blocks"]);
+        let rto = ScenarioSpec { rto_max_ps: PS_PER_MS, ..spec() };
+        let e = rto.validate().unwrap_err();
+        assert_eq!((e.param, e.value.as_str(), e.related), ("rto_min_ps", "200ms", &["rto_max_ps"][..]));
+        assert_eq!(e.allowed, "rto_min (200ms) at most rto_max (1ms); a bare number is seconds");
+    }
+
+    #[test]
+    fn a_scheme_outside_the_model_is_refused_naming_the_rtt() {
+        // 1 Gbps x 20 us is 1.7 packets: below the model's two-packet initial window
+        let short = ScenarioSpec { rtt_ps: 20 * PS_PER_US, mitigation: Scheme::Ocs, ..spec() };
+        assert_eq!(short.validate().unwrap_err().param, "rtt_ps");
+        assert!(ScenarioSpec { rtt_ps: 20 * PS_PER_US, ..spec() }.validate().is_ok(), "NTCP needs no model");
     }
 }

@@ -22,6 +22,8 @@ pub struct RecordOptions {
     pub trace_flows: Vec<FlowId>,
     /// Record the per-event trace ([`EventRow`]) of every flow.
     pub events: bool,
+    /// Report how far the run has got here while it runs.
+    pub progress: Option<std::sync::Arc<crate::progress::RunProgress>>,
 }
 
 /// One captured packet.

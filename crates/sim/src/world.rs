@@ -161,6 +161,7 @@ pub struct World {
     scratch: Vec<Segment>,
     actions: Vec<Action>,
     pub(crate) recorder: Recorder,
+    progress: Option<std::sync::Arc<crate::progress::RunProgress>>,
 }
 
 impl World {
@@ -173,18 +174,18 @@ impl World {
     pub fn with_records(sc: &Scenario, opts: &RecordOptions) -> World {
         let s = &sc.spec;
         let n = s.servers as usize;
-        let delay = Time(s.link_delay_ps);
-        let base_rtt = Time(4 * s.link_delay_ps) + Time(4 * serialization_time(s.header_bytes as u64, s.rate_bps).0);
+        let delay = sc.link_delay;
+        let base_rtt = Time(4 * delay.0) + Time(4 * serialization_time(s.header_bytes as u64, s.rate_bps).0);
         let sender_cfg = SenderConfig {
             variant: s.tcp,
             mss: s.mss_bytes as u64,
             init_cwnd: s.init_cwnd_segments as u64 * s.mss_bytes as u64,
-            rwnd: s.rwnd_bytes,
+            rwnd: sc.rwnd_bytes,
             dupack_threshold: s.dupack_threshold,
             limited_transmit: s.limited_transmit,
             slow_start: s.slow_start,
             slow_start_after_idle: s.slow_start_after_idle,
-            rto_min: Time(s.rto_min_ps),
+            rto_min: sc.rto_min,
             rto_max: Time(s.rto_max_ps),
             granularity: Time(s.timer_granularity_ps),
             timer_ticks: s.timer_ticks,
@@ -196,7 +197,7 @@ impl World {
         let receiver_cfg = ReceiverConfig {
             delayed_ack: (s.delayed_ack_ps > 0).then_some(Time(s.delayed_ack_ps)),
             sack: s.tcp == TcpVariant::Sack,
-            window: s.rwnd_bytes,
+            window: sc.rwnd_bytes,
         };
         let switch_port = || match sc.admission {
             Admission::Packets => OutputPort::with_packet_limit(s.rate_bps, delay, sc.buffer_packets),
@@ -209,7 +210,7 @@ impl World {
         ports.push(OutputPort::unbounded(s.rate_bps, delay)); // the client's NIC
         ports.push(switch_port()); // towards the client: the shallow buffer
         ports.extend((0..n).map(|_| switch_port()));
-        let ictcp = (s.mitigation == Mitigation::Ictcp).then(|| Ictcp::new(s.rate_bps, s.mss_bytes as u64, base_rtt, n));
+        let ictcp = (sc.mitigation == Mitigation::Ictcp).then(|| Ictcp::new(s.rate_bps, s.mss_bytes as u64, base_rtt, n));
         let udp_interval = (s.udp_fraction > 0.0).then(|| {
             let per_server_bps = s.rate_bps as f64 * s.udp_fraction / n as f64;
             Time((s.udp_packet_bytes as f64 * 8.0 / per_server_bps * PS_PER_S as f64) as u64)
@@ -226,7 +227,7 @@ impl World {
             receiver_cfg,
             pending_request: vec![0; n],
             client: SyncReadClient::new(sc.per_server_bytes.clone()),
-            scheduler: Scheduler::new(s.mitigation.clone(), sc.per_server_bytes.clone()),
+            scheduler: Scheduler::new(sc.mitigation.clone(), sc.per_server_bytes.clone()),
             ictcp,
             handshake: s.handshake,
             active_servers: s.active_servers.unwrap_or(s.servers) as usize,
@@ -247,6 +248,7 @@ impl World {
             scratch: Vec::with_capacity(64),
             actions: Vec::with_capacity(16),
             recorder: Recorder::new(opts, n),
+            progress: opts.progress.clone(),
         };
         for i in 0..n as FlowId {
             let mut sender = w.new_sender(i, 0);
@@ -284,13 +286,15 @@ impl World {
             StopAt::Time(t) => t,
             StopAt::Blocks(_) => Time::NEVER,
         };
-        if self.run_events(end) {
-            return;
+        if !self.run_events(end) {
+            if let StopAt::Time(t) = self.stop {
+                self.measured_until = t;
+            } else if !self.draining {
+                self.measured_until = self.now; // ran out of events (cannot happen in a star)
+            }
         }
-        if let StopAt::Time(t) = self.stop {
-            self.measured_until = t;
-        } else if !self.draining {
-            self.measured_until = self.now; // ran out of events (cannot happen in a star)
+        if let Some(p) = &self.progress {
+            p.record(self.now.max(self.measured_until), self.client.blocks_done);
         }
     }
 
@@ -302,8 +306,13 @@ impl World {
             }
             self.now = t;
             self.counters.events += 1;
-            if self.counters.events % CANCEL_CHECK_EVENTS == 0 && crate::cancel_requested() {
-                break; // the caller discards this world's result (lib.rs, CANCEL)
+            if self.counters.events % CANCEL_CHECK_EVENTS == 0 {
+                if crate::cancel_requested() {
+                    break; // the caller discards this world's result (lib.rs, CANCEL)
+                }
+                if let Some(p) = &self.progress {
+                    p.record(t, self.client.blocks_done);
+                }
             }
             self.dispatch(ev);
             if self.draining && self.flows_unacked == 0 {

@@ -5,7 +5,7 @@
 use incast_sim::world::World;
 use incast_sim::event::TieBreak;
 use incast_sim::net::Admission;
-use incast_sim::scenario::{Mitigation, RtoBackoff, TcpRules};
+use incast_sim::scenario::{RtoBackoff, Scheme, TcpRules};
 use incast_sim::{ScenarioSpec, SimResult, TcpVariant};
 
 const MS: u64 = 1_000_000_000;
@@ -17,24 +17,24 @@ fn scenarios() -> Vec<ScenarioSpec> {
     let mut v = vec![];
     for servers in [1, 3, 16, 64] {
         v.push(ScenarioSpec { servers, ..base.clone() });
-        v.push(ScenarioSpec { servers, rto_min_ps: 200 * US, ..base.clone() });
-        v.push(ScenarioSpec { servers, blocks: Some(3), duration_ps: None, rto_min_ps: 1 * MS, ..base.clone() });
+        v.push(ScenarioSpec { servers, rto_min_ps: Some(200 * US), ..base.clone() });
+        v.push(ScenarioSpec { servers, blocks: Some(3), duration_ps: None, rto_min_ps: Some(1 * MS), ..base.clone() });
     }
     v.push(ScenarioSpec { servers: 8, delayed_ack_ps: 40 * MS, ..base.clone() });
-    v.push(ScenarioSpec { servers: 8, rwnd_bytes: 1 << 30, buffer_bytes: 256 * 1024, ..base.clone() });
+    v.push(ScenarioSpec { servers: 8, rwnd_bytes: Some(1 << 30), buffer_bytes: 256 * 1024, ..base.clone() });
     v.push(ScenarioSpec { servers: 8, block_bytes: Some(1 << 20), ..base.clone() });
     v.push(ScenarioSpec { servers: 8, slow_start: false, dupack_threshold: 1, ..base.clone() });
     v.push(ScenarioSpec { servers: 8, send_jitter_ps: 3 * US, response_jitter_ps: 10 * US, seed: 7, ..base.clone() });
-    v.push(ScenarioSpec { servers: 8, slow_start_after_idle: true, rto_min_ps: 200 * US, ..base.clone() });
-    v.push(ScenarioSpec { servers: 4, rate_bps: 10_000_000_000, link_delay_ps: 10 * US, ..base.clone() });
-    v.push(ScenarioSpec { servers: 4, sru_bytes: 1, ..base.clone() });
+    v.push(ScenarioSpec { servers: 8, slow_start_after_idle: true, rto_min_ps: Some(200 * US), ..base.clone() });
+    v.push(ScenarioSpec { servers: 4, rate_bps: 10_000_000_000, rtt_ps: 40 * US, ..base.clone() });
+    v.push(ScenarioSpec { servers: 4, sru_bytes: Some(1), ..base.clone() });
     for tcp in [TcpVariant::Reno, TcpVariant::Newreno, TcpVariant::Sack] {
         v.push(ScenarioSpec { servers: 16, tcp, ..base.clone() });
-        v.push(ScenarioSpec { servers: 16, tcp, limited_transmit: true, rto_min_ps: MS, ..base.clone() });
-        v.push(ScenarioSpec { servers: 16, tcp, rto_random: 0.5, rto_min_ps: 200 * US, seed: 3, ..base.clone() });
-        v.push(ScenarioSpec { servers: 16, tcp, delayed_ack_ps: 40 * MS, rto_min_ps: 200 * US, ..base.clone() });
+        v.push(ScenarioSpec { servers: 16, tcp, limited_transmit: true, rto_min_ps: Some(MS), ..base.clone() });
+        v.push(ScenarioSpec { servers: 16, tcp, rto_random: 0.5, rto_min_ps: Some(200 * US), seed: 3, ..base.clone() });
+        v.push(ScenarioSpec { servers: 16, tcp, delayed_ack_ps: 40 * MS, rto_min_ps: Some(200 * US), ..base.clone() });
     }
-    v.push(ScenarioSpec { servers: 8, timer_granularity_ps: 4 * MS, timer_ticks: true, rto_min_ps: MS, ..base.clone() });
+    v.push(ScenarioSpec { servers: 8, timer_granularity_ps: 4 * MS, timer_ticks: true, rto_min_ps: Some(MS), ..base.clone() });
     // the modelling rules: each admission rule, ns-3's backoff rule, random tie order
     for buffer_admission in [Admission::Bytes, Admission::Packets, Admission::MtuSlots] {
         v.push(ScenarioSpec { servers: 16, buffer_admission: Some(buffer_admission), limited_transmit: true, ..base.clone() });
@@ -46,31 +46,23 @@ fn scenarios() -> Vec<ScenarioSpec> {
     v.push(ScenarioSpec { servers: 8, tcp_rules: TcpRules::Ns2, blocks: Some(4), duration_ps: None, ..base.clone() });
     for limited_transmit in [true, false] {
         v.push(ScenarioSpec { servers: 16, tcp_rules: TcpRules::Ns3, limited_transmit, ..base.clone() });
-        v.push(ScenarioSpec { servers: 4, tcp_rules: TcpRules::Ns3, limited_transmit, rto_min_ps: 200 * US, ..base.clone() });
+        v.push(ScenarioSpec { servers: 4, tcp_rules: TcpRules::Ns3, limited_transmit, rto_min_ps: Some(200 * US), ..base.clone() });
     }
     v.push(ScenarioSpec { servers: 16, tie_break: TieBreak::Random, seed: 5, ..base.clone() });
     // Osada et al.'s setting: missions with handshakes, active servers, UDP, packet buffers
     let osada = ScenarioSpec {
         servers: 64,
         active_servers: Some(24),
-        sru_bytes: 32 * 1024,
+        sru_bytes: Some(32 * 1024),
         buffer_packets: Some(40),
         handshake: true,
         udp_fraction: 0.001,
-        rwnd_bytes: 12_500,
+        rwnd_bytes: Some(12_500),
         ..base.clone()
     };
-    let ocs = Mitigation::Ocs {
-        set_size: 3,
-        window_bytes: 4 * 1460,
-        start_next_at_remaining: 51_500,
-        bdp_bytes: 12_500,
-        count_sent: true,
-        check_at_open: false,
-    };
-    let nccs = Mitigation::Nccs { k: 4, start_next_at_remaining: 51_500, count_sent: true, check_at_open: false };
-    for mitigation in [Mitigation::None, Mitigation::Ictcp, Mitigation::Ccs, nccs, ocs] {
-        v.push(ScenarioSpec { mitigation: mitigation.clone(), ..osada.clone() });
+    // the schemes' thresholds come from Osada et al.'s model in the core (app::serialization_model)
+    for mitigation in [Scheme::Ntcp, Scheme::Ictcp, Scheme::Ccs, Scheme::Nccs, Scheme::Ocs] {
+        v.push(ScenarioSpec { mitigation, ..osada.clone() });
         v.push(ScenarioSpec { mitigation, handshake: false, tcp: TcpVariant::Sack, ..osada.clone() });
     }
     v
@@ -166,9 +158,9 @@ fn invalid_scenarios_name_their_parameter() {
     let bad = [
         (ScenarioSpec { servers: 0, ..ScenarioSpec::default() }, "servers"),
         (ScenarioSpec { buffer_bytes: 100, ..ScenarioSpec::default() }, "buffer_bytes"),
-        (ScenarioSpec { sru_bytes: 0, ..ScenarioSpec::default() }, "sru_bytes"),
+        (ScenarioSpec { sru_bytes: Some(0), ..ScenarioSpec::default() }, "sru_bytes"),
         (ScenarioSpec { rate_bps: 0, ..ScenarioSpec::default() }, "rate_bps"),
-        (ScenarioSpec { rto_min_ps: 0, ..ScenarioSpec::default() }, "rto_min_ps"),
+        (ScenarioSpec { rto_min_ps: Some(0), ..ScenarioSpec::default() }, "rto_min_ps"),
         (ScenarioSpec { dupack_threshold: 0, ..ScenarioSpec::default() }, "dupack_threshold"),
         (ScenarioSpec { servers: 4, block_bytes: Some(3), ..ScenarioSpec::default() }, "block_bytes"),
         (ScenarioSpec { blocks: Some(0), ..ScenarioSpec::default() }, "blocks"),
@@ -188,8 +180,8 @@ fn delayed_ack_beside_a_200us_rto_min_gives_spurious_timeouts() {
     // did arrive: a spurious timeout. One server and a one-segment window: no loss at all.
     let spec = ScenarioSpec {
         servers: 1,
-        rwnd_bytes: 1460,
-        sru_bytes: 10 * 1460,
+        rwnd_bytes: Some(1460),
+        sru_bytes: Some(10 * 1460),
         delayed_ack_ps: 40 * MS,
         duration_ps: Some(2000 * MS),
         ..ScenarioSpec::default()
@@ -198,11 +190,11 @@ fn delayed_ack_beside_a_200us_rto_min_gives_spurious_timeouts() {
     assert_eq!((slow.timeouts, slow.drops), (0, 0));
     assert!(slow.delayed_ack_timeouts >= 9 * slow.blocks && slow.blocks > 0, "{slow:?}");
     assert!(slow.block_time_p50_s >= 9.0 * 0.040, "nine of ten segments wait 40 ms");
-    let (fine, _) = run(&ScenarioSpec { rto_min_ps: 200 * US, ..spec.clone() });
+    let (fine, _) = run(&ScenarioSpec { rto_min_ps: Some(200 * US), ..spec.clone() });
     assert_eq!(fine.drops, 0);
     assert!(fine.timeouts > 0 && fine.spurious_timeouts == fine.timeouts, "{fine:?}");
     // with immediate ACKs the same run has no timeout at all
-    let (quick, _) = run(&ScenarioSpec { rto_min_ps: 200 * US, delayed_ack_ps: 0, ..spec });
+    let (quick, _) = run(&ScenarioSpec { rto_min_ps: Some(200 * US), delayed_ack_ps: 0, ..spec });
     assert_eq!(quick.timeouts, 0);
 }
 
@@ -210,10 +202,10 @@ fn delayed_ack_beside_a_200us_rto_min_gives_spurious_timeouts() {
 fn rto_min_200us_times_out_spuriously_when_queueing_exceeds_the_rto() {
     // FAST'08 §5.2 warns that a small RTOmin "increases the risk of premature timeouts":
     // 21 packets queued at 1 Gbps add 252 us to a 100 us RTT, above an RTO near 300 us.
-    let spec = ScenarioSpec { servers: 4, rto_min_ps: 200 * US, duration_ps: Some(500 * MS), ..ScenarioSpec::default() };
+    let spec = ScenarioSpec { servers: 4, rto_min_ps: Some(200 * US), duration_ps: Some(500 * MS), ..ScenarioSpec::default() };
     let (r, _) = run(&spec);
     assert!(r.spurious_timeouts > 0 && r.spurious_timeouts <= r.timeouts, "{r:?}");
-    let (slow, _) = run(&ScenarioSpec { rto_min_ps: 200 * MS, ..spec });
+    let (slow, _) = run(&ScenarioSpec { rto_min_ps: Some(200 * MS), ..spec });
     assert_eq!(slow.spurious_timeouts, 0, "a 200 ms RTO is never premature here");
 }
 

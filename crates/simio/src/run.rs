@@ -22,6 +22,8 @@ pub struct FileRequest {
     pub trace_flows: Vec<u32>,
     /// The per-event trace of every flow (ns-3 peer format).
     pub events: Option<PathBuf>,
+    /// Report how far the run has got here while it runs.
+    pub progress: Option<std::sync::Arc<incast_sim::progress::RunProgress>>,
 }
 
 impl Default for FileRequest {
@@ -33,6 +35,7 @@ impl Default for FileRequest {
             trace: None,
             trace_flows: vec![],
             events: None,
+            progress: None,
         }
     }
 }
@@ -80,6 +83,7 @@ pub fn simulate_to_files(sc: &Scenario, req: &FileRequest) -> Result<(SimResult,
         capture_limit: if req.pcap.is_some() { req.capture_limit } else { 0 },
         trace_flows: if req.trace.is_some() { req.trace_flows.clone() } else { vec![] },
         events: req.events.is_some(),
+        progress: req.progress.clone(),
     };
     let (result, records) = incast_sim::simulate_recording(sc, &opts);
     if incast_sim::cancel_requested() {

@@ -76,7 +76,7 @@ impl Wire {
                 Ok(Endpoint { mac: address::mac_of(ip), ip, port: address::SERVER_PORT })
             })
             .collect::<Result<Vec<_>, TooManyServers>>()?;
-        let (client_wscale, client_window) = scaled_window(sc.spec.rwnd_bytes);
+        let (client_wscale, client_window) = scaled_window(sc.rwnd_bytes);
         Ok(Wire {
             servers,
             client_ip: address::CLIENT_IP,
@@ -86,7 +86,7 @@ impl Wire {
             sack_permitted: sc.spec.tcp == TcpVariant::Sack,
             client_wscale,
             client_window,
-            rwnd: sc.spec.rwnd_bytes,
+            rwnd: sc.rwnd_bytes,
         })
     }
 

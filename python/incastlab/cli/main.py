@@ -13,6 +13,7 @@ import importlib
 import re
 import sys
 
+from .. import __version__
 from ..errors import EnvironmentProblem, UsageError
 
 # Modules under incastlab.cli, each with register(subparsers).
@@ -45,22 +46,12 @@ class ArgumentParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
-def _version() -> str:
-    """The installed package's version (pyproject.toml), without importing the core."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("incastlab")
-    except PackageNotFoundError:
-        return "unknown (not installed)"
-
-
 def build_parser() -> ArgumentParser:
     parser = ArgumentParser(
         prog="incastlab",
         description="Reproduce, explain and fix TCP incast.",
     )
-    parser.add_argument("--version", action="version", version=f"incastlab {_version()}")
+    parser.add_argument("--version", action="version", version=f"incastlab {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
     sub.required = True
     for name in COMMANDS:

@@ -1,41 +1,91 @@
-"""Progress on stderr: a redrawn line with an ETA for a person watching a terminal, and a
-plain line per point when stderr is a file or a pipe (logs, CI) once the work has run long
-enough to need one."""
+"""Progress on stderr: a tqdm bar with an ETA for a person watching a terminal, and plain
+lines when stderr is a file or a pipe (logs, CI) once the work has run long enough to
+need them.
+
+Progress counts points, and inside a running point how far it has got (simulated time
+over the duration, or blocks over the block count: ``incastlab.sim``), so a single
+long point (``simulate --servers 100000``) shows that it moves and when it should end.
+"""
 
 from __future__ import annotations
 
 import sys
 import time
-from typing import Callable
+from typing import Protocol
 
 #: Without a terminal, stay quiet for work that ends sooner than this (tests, quick runs).
 QUIET_SECONDS = 5.0
+#: Without a terminal, a line at least this often while a point runs (besides one per point).
+LOG_EVERY_SECONDS = 10.0
 
 
-def _eta(elapsed: float, done: int, total: int) -> str:
-    if done == 0 or done >= total:
+class Progress(Protocol):
+    def __call__(self, done: float, total: int, simulated_s: float | None = None) -> None:
+        """``done`` points of ``total`` (finished ones plus the running ones' fractions);
+        ``simulated_s``: the simulated time the running points have reached."""
+
+
+def _eta(elapsed: float, done: float, total: int) -> str:
+    if done <= 0 or done >= total:
         return ""
     return f", ETA {elapsed / done * (total - done):.0f} s"
 
 
-def point_progress(what: str, total: int, minimum: int = 2) -> Callable[[int, int], None] | None:
-    """A ``progress(done, total)`` callback for ``total`` points, or None when the work is
-    too small to need one (fewer than ``minimum`` points)."""
+def point_progress(what: str, total: int, minimum: int = 1) -> Progress | None:
+    """A progress callback for ``total`` points, or None when there are fewer than ``minimum``."""
     if total < minimum:
         return None
-    start = time.monotonic()
-    tty = sys.stderr.isatty()
+    if sys.stderr.isatty():
+        return _TerminalProgress(what, total)
+    return _LogProgress(what, total)
 
-    def show(done: int, total: int) -> None:
-        elapsed = time.monotonic() - start
-        line = f"{what}: {done}/{total} points, {elapsed:.1f} s{_eta(elapsed, done, total)}"
-        if tty:
-            end = "\n" if done >= total else ""
-            sys.stderr.write(f"\r{line}\x1b[K{end}")  # \x1b[K: clear what a longer line left
-        elif elapsed >= QUIET_SECONDS:
-            sys.stderr.write(line + "\n")
-        else:
+
+class _TerminalProgress:
+    """A tqdm bar, redrawn in place, closed when the last point is done."""
+
+    def __init__(self, what: str, total: int):
+        import shutil
+
+        from tqdm import tqdm
+
+        # A terminal that reports no size (a pseudo-terminal under script(1)) gives tqdm
+        # -1 rows, and it then draws nothing: take shutil's reading, which falls back.
+        size = shutil.get_terminal_size(fallback=(100, 24))
+        self.bar = tqdm(total=total, desc=what, unit="point", file=sys.stderr, leave=True, ncols=size.columns,
+                        nrows=size.lines,
+                        bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.1f}/{total} points "
+                                   "[{elapsed}<{remaining}{postfix}]")
+
+    def __call__(self, done: float, total: int, simulated_s: float | None = None) -> None:
+        self.bar.n = done
+        running = simulated_s is not None and done < total
+        self.bar.set_postfix_str(f"simulated {simulated_s:.3g} s" if running else "", refresh=False)
+        self.bar.refresh()
+        if done >= total:
+            self.bar.close()
+
+
+class _LogProgress:
+    """A plain line per finished point, and one every ``LOG_EVERY_SECONDS`` inside a long
+    point, after the first ``QUIET_SECONDS``."""
+
+    def __init__(self, what: str, total: int):
+        self.what = what
+        self.start = time.monotonic()
+        self.last_line = self.start
+        self.last_whole = 0
+
+    def __call__(self, done: float, total: int, simulated_s: float | None = None) -> None:
+        now = time.monotonic()
+        elapsed = now - self.start
+        finished = int(done) > self.last_whole
+        self.last_whole = max(self.last_whole, int(done))
+        if elapsed < QUIET_SECONDS or not (finished or now - self.last_line >= LOG_EVERY_SECONDS):
             return
+        shown = f"{done:g}" if finished else f"{done:.2f}"
+        line = f"{self.what}: {shown}/{total} points, {elapsed:.1f} s{_eta(elapsed, done, total)}"
+        if simulated_s is not None and not finished:
+            line += f" (simulated {simulated_s:.3g} s)"
+        sys.stderr.write(line + "\n")
         sys.stderr.flush()
-
-    return show
+        self.last_line = now

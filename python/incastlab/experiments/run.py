@@ -80,7 +80,7 @@ def points(exp: Experiment, quick: bool = False, seeds: int | None = None,
 
 
 def simulate(exp: Experiment, quick: bool = False, jobs: int | None = None, seeds: int | None = None,
-             progress: Callable[[int, int], None] | None = None,
+             progress: sim.TickFn | None = None,
              overrides: dict[str, str] | None = None) -> pd.DataFrame:
     """Every point of ``exp`` as one DataFrame row: series, panel, x, seed, then the result fields."""
     pts = points(exp, quick, seeds, overrides)

@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from ..errors import UsageError
 from ..scenario import Scenario
+from ..schema import BY_PUBLIC
 
 # A mapped field's options for one scenario.
 ToArgs = Callable[[Scenario], list[str]]
@@ -65,9 +66,11 @@ class FieldMap:
             if self.classify(name) in ("mapped", "hard-wired"):
                 continue
             why = self.inexpressible.get(name, f"a Scenario field newer than {self.module}")
-            if getattr(s, name) != spec.default:
+            # unset, a field is at its default, or at what the core resolved it to from
+            # the others (rto_min under tcpfg): nothing for the peer to express
+            if name in s.model_fields_set and getattr(s, name) != spec.default:
                 raise UsageError(name, shown[name],
-                                 f"{_shown(spec.default)}: the {self.peer} peer cannot express {why}")
+                                 f"{_shown(name, spec.default)}: the {self.peer} peer cannot express {why}")
 
     def _refuse_other_rules(self, s: Scenario) -> None:
         # left at our default, these describe our model alone; set explicitly for both
@@ -80,9 +83,7 @@ class FieldMap:
                                  f"set it for incastlab alone with --ours {name}=VALUE")
 
 
-def _shown(default: Any) -> str:
+def _shown(name: str, default: Any) -> str:
     if default is None:
         return "unset"
-    if isinstance(default, bool):
-        return "on" if default else "off"
-    return f"{default} (the default)"
+    return f"{BY_PUBLIC[name].format(default)} (the default)"

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import EnvironmentProblem, UsageError
-from ..scenario import LINKS_PER_RTT, Scenario
+from ..scenario import Scenario
 from . import compare
 from .compare import LOST_RETRANSMITS, METRICS, Axis, Metric, Peer, Point
 from .fields import FieldMap, Rule, ToArgs
@@ -115,14 +115,14 @@ def qlim(s: Scenario) -> int:
 def _duration(s: Scenario) -> list[str]:
     if s.duration is None:  # only when blocks is set, which is refused first
         raise UsageError("duration", None, "a duration: the ns-2 peer runs for --simTime")
-    return _flag("simTime", seconds(s.duration))
+    return _flag("simTime", seconds(s.ps('duration')))
 
 
 def _tick(s: Scenario) -> list[str]:
-    if s.timer_granularity < MIN_TICK_PS:
-        raise UsageError("timer_granularity", seconds(s.timer_granularity) + "s",
+    if s.ps('timer_granularity') < MIN_TICK_PS:
+        raise UsageError("timer_granularity", seconds(s.ps('timer_granularity')) + "s",
                          "100ns or more: ns-2 keeps rttvar_init_ / tcpTick_ in a 32-bit int (TcpAgent::rtt_init)")
-    return _flag("tcpTick", seconds(s.timer_granularity))
+    return _flag("tcpTick", seconds(s.ps('timer_granularity')))
 
 
 def _seed(s: Scenario) -> list[str]:
@@ -143,17 +143,17 @@ MAPPED: dict[str, ToArgs] = {
     "buffer_packets": lambda s: [],
     "rate": lambda s: _flag("rate", s.rate),
     # --delay is one way, per link; a round trip crosses four links
-    "rtt": lambda s: _flag("delay", seconds(s.rtt // LINKS_PER_RTT)),
-    "rto_min": lambda s: _flag("minrto", seconds(s.rto_min)),
-    "rto_max": lambda s: _flag("maxrto", seconds(s.rto_max)),
+    "rtt": lambda s: _flag("delay", seconds(s.derived()['link_delay_ps'])),
+    "rto_min": lambda s: _flag("minrto", seconds(s.ps('rto_min'))),
+    "rto_max": lambda s: _flag("maxrto", seconds(s.ps('rto_max'))),
     "timer_granularity": _tick,
     "dupack_threshold": lambda s: _flag("numdupacks", s.dupack_threshold),
     "limited_transmit": lambda s: _flag("singledup", _on(s.limited_transmit)),
     "init_cwnd": lambda s: _flag("windowInit", s.init_cwnd),
     # window_ counts packets (TcpAgent::window: min(cwnd_, wnd_))
     "rwnd": lambda s: _flag("window", s.rwnd // s.mss),
-    "jitter": lambda s: _flag("thinkTime", seconds(s.jitter)),
-    "send_jitter": lambda s: _flag("overhead", seconds(s.send_jitter)),
+    "jitter": lambda s: _flag("thinkTime", seconds(s.ps('jitter'))),
+    "send_jitter": lambda s: _flag("overhead", seconds(s.ps('send_jitter'))),
     "duration": _duration,
     "seed": _seed,
     "tcp": lambda s: _flag("tcp", s.tcp),

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from ..errors import EnvironmentProblem, UsageError
-from ..scenario import LINKS_PER_RTT, Scenario
+from ..scenario import Scenario
 from ..units import exact_duration
 from . import compare
 from .compare import (  # noqa: F401  the grid and its output, re-exported under their old names
@@ -187,7 +187,7 @@ def _delayed_ack(s: Scenario) -> list[str]:
     # delAckCount=1 ACKs every segment, as ns-2's TCPSink (README, "Settings that match")
     if s.delayed_ack == 0:
         return ["--delAckCount=1"]
-    return ["--delAckCount=2", f"--delAckTimeout={ns3_time(s.delayed_ack)}"]
+    return ["--delAckCount=2", f"--delAckTimeout={ns3_time(s.ps('delayed_ack'))}"]
 
 
 def _seed(s: Scenario) -> list[str]:
@@ -204,10 +204,10 @@ MAPPED: dict[str, ToArgs] = {
     "buffer": lambda s: [f"--buffer={s.buffer}"],
     "rate": lambda s: [f"--rate={ns3_rate(s.rate)}"],
     # --delay is one way, per link; RTT crosses four links (README: 25us gives RTT 100 us)
-    "rtt": lambda s: [f"--delay={ns3_time(s.rtt // LINKS_PER_RTT)}"],
-    "rto_min": lambda s: [f"--rtoMin={ns3_time(s.rto_min)}"],
-    "timer_granularity": lambda s: [f"--clockGranularity={ns3_time(s.timer_granularity)}"],
-    "duration": lambda s: [f"--simTime={_decimal(s.duration, 12)}"] if s.duration is not None else [],
+    "rtt": lambda s: [f"--delay={ns3_time(s.derived()['link_delay_ps'])}"],
+    "rto_min": lambda s: [f"--rtoMin={ns3_time(s.ps('rto_min'))}"],
+    "timer_granularity": lambda s: [f"--clockGranularity={ns3_time(s.ps('timer_granularity'))}"],
+    "duration": lambda s: [f"--simTime={_decimal(s.ps('duration'), 12)}"] if s.duration is not None else [],
     "tcp": _tcp,
     # ns-3 defaults LimitedTransmit to on (README), so always say which
     "limited_transmit": lambda s: [f"--ns3::TcpSocketBase::LimitedTransmit={_on(s.limited_transmit)}"],
@@ -216,7 +216,7 @@ MAPPED: dict[str, ToArgs] = {
     "rwnd": lambda s: [f"--rcvBuf={s.rwnd}"],
     "mss": lambda s: [f"--mss={s.mss}"],
     "timestamps": lambda s: [f"--timestamps={_on(s.timestamps)}"],
-    "jitter": lambda s: [f"--jitterUs={_decimal(s.jitter, 6)}"],
+    "jitter": lambda s: [f"--jitterUs={_decimal(s.ps('jitter'), 6)}"],
     "seed": _seed,
 }
 

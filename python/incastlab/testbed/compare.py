@@ -48,7 +48,8 @@ def linux_scenario(*, servers: int, sru: int, block: int | None, buffer: int, ra
                    rto_min_s: float, blocks: int, quickack: bool, rwnd_clamp: int | None, seed: int = 1):
     from ..scenario import Scenario
     jiffy = jiffy_seconds()
-    kw = dict(servers=servers, sru=sru, block=block, buffer=buffer, rate=rate, rtt=rtt_s, rto_min=rto_min_s,
+    part = dict(block=block) if block is not None else dict(sru=sru)  # fixed-block or fixed-SRU mode
+    kw = dict(servers=servers, **part, buffer=buffer, rate=rate, rtt=rtt_s, rto_min=rto_min_s,
               blocks=blocks, duration=None, tcp="sack", init_cwnd=10, mss=1448, timestamps=True,
               delayed_ack=0 if quickack else 0.040, slow_start_after_idle=True,
               rwnd=rwnd_clamp if rwnd_clamp else "1GiB", seed=seed)

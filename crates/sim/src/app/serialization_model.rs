@@ -283,7 +283,7 @@ pub struct SchedulerThresholds {
 }
 
 fn refuse(param: &'static str, value: impl ToString, allowed: &str) -> ScenarioError {
-    ScenarioError { param, value: value.to_string(), allowed: allowed.to_string() }
+    ScenarioError::new(param, value, allowed)
 }
 
 fn check_range<T: PartialOrd + Copy + ToString>(
@@ -319,16 +319,16 @@ pub fn serialization_model(
     let bdp = base_bdp_bytes(rate_bps, base_rtt_ps);
     let bdp_pkt = base_bdp_pkt(bdp, mss_bytes, header_bytes);
     if bdp_pkt <= int(INITIAL_CWND_PKT) {
-        return Err(ScenarioError {
-            param: "base_rtt_ps",
-            value: base_rtt_ps.to_string(),
-            allowed: format!(
+        return Err(ScenarioError::new(
+            "base_rtt_ps",
+            crate::schema::format_ps(base_rtt_ps),
+            format!(
                 "a BaseRTT for which BaseBDP = rate/8 x BaseRTT exceeds {INITIAL_CWND_PKT} packets of \
                  MSS+{header_bytes} bytes (the model starts from a {INITIAL_CWND_PKT}-packet initial window); here \
                  BaseBDP_pkt = {:.3}",
                 *bdp_pkt.numer() as f64 / *bdp_pkt.denom() as f64
             ),
-        });
+        ));
     }
     let bdp_pkt_ceil = ceil(bdp_pkt);
     let tau = packet_time_ps(rate_bps, mss_bytes, header_bytes);

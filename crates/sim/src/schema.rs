@@ -1,0 +1,351 @@
+//! The scenario's one schema: for every field of [`ScenarioSpec`], the name people write,
+//! its unit, its range, what leaving it unset means and a one-line doc (ns-3's attributes
+//! carry the same). The core validates against it ([`check_fields`]); the Python front
+//! builds its keywords, unit parsing, ranges, defaults, command-line flags and the docs
+//! table from it (`incastlab._native.scenario_schema`), so a knob is written down once.
+//!
+//! Ranges that involve two fields (`rto_max_ps >= rto_min_ps`, a buffer of at least one
+//! packet) are checked in `ScenarioSpec::validate`, which names both fields.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::scenario::{ScenarioError, ScenarioSpec, MAX_SERVERS};
+use crate::time::{PS_PER_MS, PS_PER_S};
+
+/// What a field's number counts. Inside the core every quantity is an integer in a base
+/// unit; the front parses `32KiB`, `10Gbps`, `200us` into these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    /// A whole number of things (servers, segments, packets, blocks).
+    Count,
+    /// Bytes.
+    Bytes,
+    /// Bits per second.
+    BitsPerSecond,
+    /// Picoseconds (seconds at every public edge).
+    Picoseconds,
+    /// A real number (a fraction or a factor).
+    Fraction,
+    /// On or off.
+    Flag,
+    /// One word out of `choices`.
+    Choice,
+}
+
+/// The values a field allows on its own.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Range {
+    /// Whole numbers from `min` to `max`, both included.
+    Whole { min: u64, max: u64 },
+    /// Real numbers from `min` to `max`, both included (NaN never).
+    Real { min: f64, max: f64 },
+    /// Any value of the field's type (flags, choices).
+    Any,
+}
+
+/// One scenario field.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Field {
+    /// The core's name, with the unit in it (`rto_min_ps`); also the JSON key.
+    pub name: &'static str,
+    /// The name people write (`rto_min`): the Python keyword, the flag `--rto-min`.
+    pub public: &'static str,
+    pub unit: Unit,
+    pub range: Range,
+    /// The words a `Choice` takes, as the core spells them.
+    pub choices: &'static [&'static str],
+    /// `null` is allowed; `unset` says what it means.
+    pub optional: bool,
+    /// What an unset optional field means (a default that depends on other fields).
+    pub unset: &'static str,
+    /// One line: what the field is, and the source of its default.
+    pub doc: &'static str,
+    /// Why the range ends where it does, when a source says so.
+    pub limit_source: &'static str,
+}
+
+const U32: u64 = u32::MAX as u64;
+const NO_MAX: u64 = u64::MAX;
+
+const fn whole(min: u64, max: u64) -> Range {
+    Range::Whole { min, max }
+}
+
+const fn field(name: &'static str, public: &'static str, unit: Unit, range: Range, doc: &'static str) -> Field {
+    Field { name, public, unit, range, choices: &[], optional: false, unset: "", doc, limit_source: "" }
+}
+
+const fn optional(mut f: Field, unset: &'static str) -> Field {
+    f.optional = true;
+    f.unset = unset;
+    f
+}
+
+const fn choice(name: &'static str, public: &'static str, choices: &'static [&'static str], doc: &'static str) -> Field {
+    Field { name, public, unit: Unit::Choice, range: Range::Any, choices, optional: false, unset: "", doc, limit_source: "" }
+}
+
+const fn flag(name: &'static str, doc: &'static str) -> Field {
+    field(name, name, Unit::Flag, Range::Any, doc)
+}
+
+const fn because(mut f: Field, source: &'static str) -> Field {
+    f.limit_source = source;
+    f
+}
+
+use Unit::{BitsPerSecond, Bytes, Count, Fraction, Picoseconds};
+
+/// Every field of [`ScenarioSpec`], in the order people read them: the workload, the
+/// network, TCP, the run, the mitigations.
+pub const FIELDS: &[Field] = &[
+    field("servers", "servers", Count, whole(1, MAX_SERVERS as u64),
+        "storage servers N answering each block (FAST'08: the swept variable)"),
+    optional(field("sru_bytes", "sru", Bytes, whole(1, NO_MAX),
+        "bytes each server returns per block (fixed-SRU mode; FAST'08 Table 1: 256 KB)"),
+        "256KiB, unless block is set"),
+    optional(field("block_bytes", "block", Bytes, whole(1, NO_MAX),
+        "fixed-block mode: the block, split over the servers (SIGCOMM'09: 1 MB / N each)"),
+        "fixed-SRU mode"),
+    optional(field("active_servers", "active_servers", Count, whole(1, MAX_SERVERS as u64),
+        "of the servers, this many chosen at random answer each block (Osada et al. §5.1: N_a)"),
+        "all servers"),
+    field("buffer_bytes", "buffer", Bytes, whole(1, NO_MAX),
+        "switch output-port buffer (FAST'08 Fig. 4: 32 KB)"),
+    optional(field("buffer_packets", "buffer_packets", Count, whole(1, U32),
+        "the buffer's limit in packets (ns-2's qlim_; Osada et al. Table 1); implies admission by packets"),
+        "buffer counts bytes"),
+    optional(choice("buffer_admission", "buffer_admission", &["bytes", "packets", "mtu_slots"],
+        "how a port admits a packet: bytes held, packets held (ns-2 DropTail) or MTU slots (ns-3)"),
+        "packets if buffer_packets is set, else bytes"),
+    field("rate_bps", "rate", BitsPerSecond, whole(1_000, 10_000_000_000_000),
+        "rate of every link (FAST'08 Table 1: 1 Gbps)"),
+    because(field("rtt_ps", "rtt", Picoseconds, whole(1, 4 * PS_PER_S),
+        "round-trip propagation, RTT/4 on each of the star's 4 links (FAST'08 Table 1: 100 us)"),
+        "at most 1 s per link"),
+    field("mss_bytes", "mss", Bytes, whole(64, 65_495),
+        "TCP payload per segment (MTU 1500 - 40 B of TCP/IP headers)"),
+    field("header_bytes", "header", Bytes, whole(0, 120),
+        "header bytes per packet on the wire (TCP/IP 40; ns-3's PPP links 42)"),
+    choice("tcp", "tcp", &["reno", "newreno", "sack"],
+        "TCP loss recovery (FAST'08 Table 1: NewReno; Fig. 10)"),
+    choice("tcp_rules", "tcp_rules", &["rfc", "ns2", "ns3"],
+        "whose rules TCP follows where implementations differ: the RFCs, ns-2.35's Agent/TCP, ns-3.44's TcpSocketBase"),
+    optional(field("rto_min_ps", "rto_min", Picoseconds, whole(1, NO_MAX),
+        "RFC 6298 minimum retransmission timeout (FAST'08 Table 1: 200 ms)"),
+        "200ms; 200us under the tcpfg mitigation"),
+    field("rto_max_ps", "rto_max", Picoseconds, whole(1, NO_MAX),
+        "cap on the backed-off retransmission timeout (RFC 6298 §2.5: at least 60 s)"),
+    field("timer_granularity_ps", "timer_granularity", Picoseconds, whole(1, NO_MAX),
+        "RFC 6298 clock granularity G (1 us: microsecond RTT tracking, SIGCOMM'09)"),
+    flag("timer_ticks", "timers fire on multiples of timer_granularity, as jiffies do (WREN'09); off: exact deadlines"),
+    flag("timestamps", "RFC 7323 timestamps: every ACK of new data is an RTT sample (Linux); off: Karn's rule (ns-2)"),
+    because(field("rto_random", "rto_random", Fraction, Range::Real { min: 0.0, max: 10.0 },
+        "each RTO x (1 + U(0, this)) (SIGCOMM'09: 0.5); 0 = off"), "0 (off) to 10"),
+    choice("rto_backoff", "rto_backoff", &["sample", "new_ack"],
+        "when the RTO backoff ends: at the next RTT sample (Karn; ns-2) or at every ACK of new data (ns-3)"),
+    field("dupack_threshold", "dupack_threshold", Count, whole(1, 1000),
+        "duplicate ACKs that trigger fast retransmit (FAST'08 Table 1: 3)"),
+    flag("limited_transmit", "RFC 3042 limited transmit (RFC 5681 §3.2 SHOULD; ns-2, ns-3 and Linux have it on)"),
+    flag("slow_start", "RFC 5681 slow start (FAST'08 Table 1: on); off: start in congestion avoidance"),
+    flag("slow_start_after_idle", "RFC 5681 §4.1 restart from the initial window after an idle RTO (Linux: on; ns-2: off)"),
+    because(field("delayed_ack_ps", "delayed_ack", Picoseconds, whole(0, 500 * PS_PER_MS),
+        "delayed-ACK timeout, 0 = off (off in FAST'08's ns-2 runs, §4.2)"), "RFC 1122 §4.2.3.2"),
+    field("init_cwnd_segments", "init_cwnd", Count, whole(1, 1000),
+        "initial congestion window in segments (ns-2's window_init: 2)"),
+    optional(because(field("rwnd_bytes", "rwnd", Bytes, whole(1, 1 << 30),
+        "advertised receive window: the per-flow window cap (ns-2's window_ of 20 packets)"),
+        "RFC 7323 §2.3: at most 1 GiB"),
+        "20 x 1460 B; BaseBDP under the ccs and nccs mitigations (Osada et al. Eq. (1))"),
+    field("response_jitter_ps", "jitter", Picoseconds, whole(0, PS_PER_S),
+        "server think time, uniform in [0, this) per request (FAST'08 §4.1: none)"),
+    field("send_jitter_ps", "send_jitter", Picoseconds, whole(0, PS_PER_S),
+        "host timing noise: each data packet enters its NIC uniform in [0, this] late (ns-2's overhead_)"),
+    choice("tie_break", "tie_break", &["fifo", "random"],
+        "order of exactly simultaneous events: as scheduled (ns-2, ns-3) or seeded random"),
+    optional(field("duration_ps", "duration", Picoseconds, whole(1, NO_MAX),
+        "simulated time to run (FAST'08 §3.1: 20 s)"), "20s, unless blocks is set"),
+    optional(field("blocks", "blocks", Count, whole(1, NO_MAX),
+        "stop after this many blocks instead of after a duration"), "run for the duration"),
+    field("seed", "seed", Count, whole(0, NO_MAX), "random seed: same seed, same result"),
+    flag("handshake", "open a new connection (SYN, SYN-ACK, request) for every block (Osada et al.); off: persistent"),
+    field("syn_timeout_ps", "syn_timeout", Picoseconds, whole(1, NO_MAX),
+        "SYN retransmission timeout (RFC 6298 §5.7: 3 s)"),
+    choice("mitigation", "mitigation", &["ntcp", "tcpfg", "ictcp", "ccs", "nccs", "ocs"],
+        "how the client schedules its connections (Osada et al. §4-5; ICTCP, Wu et al.)"),
+    field("nccs_k", "nccs_k", Count, whole(1, MAX_SERVERS as u64),
+        "NCCS: at most this many connections open at once (Osada et al.: 2, 4, 8)"),
+    choice("condition_i", "condition_i", &["sent", "delivered", "open"],
+        "NCCS/OCS: read S - T1 V as bits sent, bits delivered, or sent and checked at open (docs/model.md)"),
+    because(field("udp_fraction", "udp", Fraction, Range::Real { min: 0.0, max: 0.5 },
+        "UDP constant-bit-rate background as a fraction of the link rate over all servers (Osada et al. §5.1)"),
+        "at most half the link"),
+    field("udp_packet_bytes", "udp_packet", Bytes, whole(28, 65_535),
+        "UDP background datagram size on the wire (Osada et al. do not say; full-size packets)"),
+];
+
+/// The field whose core name is `name`.
+pub fn field_named(name: &str) -> Option<&'static Field> {
+    FIELDS.iter().find(|f| f.name == name)
+}
+
+/// The schema and the defaults as one JSON document, for the Python front.
+pub fn schema_json() -> String {
+    let defaults = serde_json::to_value(ScenarioSpec::default()).expect("defaults serialize");
+    let fields: Vec<Value> = FIELDS
+        .iter()
+        .map(|f| {
+            let mut v = serde_json::to_value(f).expect("a field serializes");
+            v["default"] = defaults[f.name].clone();
+            v
+        })
+        .collect();
+    serde_json::json!({ "version": crate::VERSION, "fields": fields }).to_string()
+}
+
+/// `v` as people write it in `unit` ("200ms", "32KiB", "1Gbps").
+pub fn format_value(unit: Unit, v: &Value) -> String {
+    match (unit, v.as_u64()) {
+        (Unit::Picoseconds, Some(ps)) => format_ps(ps),
+        (Unit::Bytes, Some(b)) => format_bytes(b),
+        (Unit::BitsPerSecond, Some(bps)) => format_rate(bps),
+        _ => match v {
+            Value::String(s) => s.clone(),
+            Value::Null => "none".into(),
+            other => other.to_string(),
+        },
+    }
+}
+
+/// A duration in the largest unit that states it exactly: "100us", "1500ns", "0s".
+pub fn format_ps(ps: u64) -> String {
+    exact(ps, &[("s", PS_PER_S), ("ms", PS_PER_MS), ("us", 1_000_000), ("ns", 1_000)], "ps")
+}
+
+/// Bytes in the largest binary unit that states them exactly: "32KiB", "1500B".
+pub fn format_bytes(b: u64) -> String {
+    exact(b, &[("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)], "B")
+}
+
+/// A rate in the largest decimal unit that states it exactly: "1Gbps", "1500bps".
+pub fn format_rate(bps: u64) -> String {
+    exact(bps, &[("Tbps", 1_000_000_000_000), ("Gbps", 1_000_000_000), ("Mbps", 1_000_000), ("kbps", 1_000)], "bps")
+}
+
+fn exact(n: u64, scales: &[(&str, u64)], base: &str) -> String {
+    if n == 0 {
+        return format!("0{}", scales[0].0);
+    }
+    match scales.iter().find(|(_, s)| n >= *s && n % s == 0) {
+        Some((unit, s)) => format!("{}{unit}", n / s),
+        None => format!("{n}{base}"),
+    }
+}
+
+/// What `f` allows on its own, in words ("64B to 65495B", "at least 1", "above zero").
+pub fn allowed_text(f: &Field) -> String {
+    let fmt = |n: u64| format_value(f.unit, &Value::from(n));
+    let text = match f.range {
+        Range::Whole { min, max } => {
+            let above_zero = min == 1 && f.unit == Unit::Picoseconds;
+            match (max == NO_MAX || (max == U32 && f.unit == Unit::Count), above_zero) {
+                (true, true) => "above zero".to_string(),
+                (true, false) => format!("at least {}", fmt(min)),
+                (false, true) => format!("above zero, at most {}", fmt(max)),
+                (false, false) => format!("{} to {}", fmt(min), fmt(max)),
+            }
+        }
+        Range::Real { min, max } => format!("{min} to {max}"),
+        Range::Any if f.unit == Unit::Choice => format!("one of {}", f.choices.join(", ")),
+        Range::Any => "on or off".to_string(),
+    };
+    if f.limit_source.is_empty() {
+        text
+    } else {
+        format!("{text} ({})", f.limit_source)
+    }
+}
+
+/// Check every field against its own range. `spec` is the spec as JSON.
+pub(crate) fn check_fields(spec: &Value) -> Result<(), ScenarioError> {
+    for f in FIELDS {
+        let v = &spec[f.name];
+        let refuse = || ScenarioError::new(f.name, format_value(f.unit, v), allowed_text(f));
+        let ok = match (v, f.range) {
+            (Value::Null, _) => f.optional,
+            (_, Range::Whole { min, max }) => v.as_u64().is_some_and(|n| (min..=max).contains(&n)),
+            (_, Range::Real { min, max }) => v.as_f64().is_some_and(|x| (min..=max).contains(&x)),
+            (Value::String(s), Range::Any) if f.unit == Unit::Choice => f.choices.contains(&s.as_str()),
+            (Value::Bool(_), Range::Any) => f.unit == Unit::Flag,
+            _ => false,
+        };
+        if !ok {
+            return Err(refuse());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_spec_field_is_in_the_schema_once_and_nothing_else_is() {
+        let spec = serde_json::to_value(ScenarioSpec::default()).unwrap();
+        let mut keys: Vec<&str> = spec.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        let mut names: Vec<&str> = FIELDS.iter().map(|f| f.name).collect();
+        keys.sort_unstable();
+        names.sort_unstable();
+        assert_eq!(keys, names);
+        let mut public: Vec<&str> = FIELDS.iter().map(|f| f.public).collect();
+        public.sort_unstable();
+        public.dedup();
+        assert_eq!(public.len(), FIELDS.len(), "two fields share a public name");
+    }
+
+    #[test]
+    fn every_choice_is_a_word_the_spec_reads_and_no_other_word_is() {
+        for f in FIELDS.iter().filter(|f| f.unit == Unit::Choice) {
+            for &word in f.choices {
+                let json = serde_json::json!({ f.name: word });
+                let spec: Result<ScenarioSpec, _> = serde_json::from_value(json);
+                assert!(spec.is_ok(), "{}: {word} is listed but not read: {:?}", f.name, spec.err());
+            }
+            let spec: Result<ScenarioSpec, _> = serde_json::from_value(serde_json::json!({ f.name: "bogus" }));
+            assert!(spec.is_err(), "{} reads a word the schema does not list", f.name);
+        }
+    }
+
+    #[test]
+    fn the_defaults_are_inside_their_own_ranges() {
+        let spec = serde_json::to_value(ScenarioSpec::default()).unwrap();
+        check_fields(&spec).unwrap();
+    }
+
+    #[test]
+    fn a_value_out_of_range_is_refused_naming_the_field_in_its_unit() {
+        let mut spec = serde_json::to_value(ScenarioSpec::default()).unwrap();
+        spec["delayed_ack_ps"] = Value::from(600 * PS_PER_MS);
+        let e = check_fields(&spec).unwrap_err();
+        assert_eq!((e.param, e.value.as_str()), ("delayed_ack_ps", "600ms"));
+        assert_eq!(e.allowed, "0s to 500ms (RFC 1122 §4.2.3.2)");
+        spec["delayed_ack_ps"] = Value::from(0);
+        spec["udp_fraction"] = Value::from(0.75);
+        assert_eq!(check_fields(&spec).unwrap_err().param, "udp_fraction");
+    }
+
+    #[test]
+    fn units_format_exactly() {
+        assert_eq!(format_ps(100_000_000), "100us");
+        assert_eq!(format_ps(1_500_000), "1500ns");
+        assert_eq!(format_ps(0), "0s");
+        assert_eq!(format_bytes(32 * 1024), "32KiB");
+        assert_eq!(format_bytes(1500), "1500B");
+        assert_eq!(format_rate(1_000_000_000), "1Gbps");
+        assert_eq!(format_rate(1500), "1500bps");
+    }
+}

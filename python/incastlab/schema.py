@@ -1,0 +1,260 @@
+"""The scenario schema, as the Rust core defines it (``crates/sim/src/schema.rs``).
+
+Every scenario field is written down once, in the core: its core name (``rto_min_ps``),
+the name people write (``rto_min``, ``--rto-min``), its unit, its range, its default
+and a one-line doc. This module reads the copy committed beside it
+(``scenario_schema.json``, so ``import incastlab`` needs no build) and gives each field
+the edge work the core leaves to Python: parsing ``200us`` and ``0.1%``, refusing a
+value outside its own range in the units its user wrote, and converting between the
+public value (SI: bytes, bit/s, seconds) and the core's (picoseconds).
+
+``python -m incastlab.schema_gen --write`` regenerates the committed copy and the docs table
+(``docs/scenario-fields.md``) from the built core; ``tests/test_schema.py`` fails when
+either is stale.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import units
+from .errors import UsageError
+
+SCHEMA_PATH = Path(__file__).with_name("scenario_schema.json")
+DOCS_TABLE_PATH = Path(__file__).resolve().parents[2] / "docs" / "scenario-fields.md"
+
+PS_PER_S = 10**12
+
+# What a bare number means, per unit: the SI base unit (bytes, bit/s, seconds).
+_METAVAR = {"count": "N", "bytes": "SIZE", "bits_per_second": "RATE", "picoseconds": "TIME",
+            "fraction": "FRACTION", "flag": "", "choice": "WORD"}
+_UNIT_WORDS = {"count": "count", "bytes": "bytes", "bits_per_second": "bit/s", "picoseconds": "seconds",
+               "fraction": "fraction", "flag": "on/off", "choice": "word"}
+
+# Words that switch a duration on or off (``delayed_ack="on"`` is Linux's 40 ms minimum
+# delayed-ACK timer: 000_315d806dde942a9f.txt §4.2, "Most TCP implementations wait only 40ms").
+SWITCHED_ON = {"delayed_ack": 40 * 10**9}
+_OFF_WORDS = ("off", "none", "no")
+_ON_WORDS = ("on", "yes")
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One scenario field of the core's schema, with its edge work."""
+
+    name: str
+    public: str
+    unit: str
+    min: float | int | None
+    max: float | int | None
+    choices: tuple[str, ...]
+    optional: bool
+    unset: str
+    doc: str
+    limit_source: str
+    default: Any  # the core's default, in the core's units
+
+    # --- names ---------------------------------------------------------------------
+
+    @property
+    def flag(self) -> str:
+        """The command-line flag: ``--rto-min``."""
+        return "--" + self.public.replace("_", "-")
+
+    @property
+    def result_name(self) -> str:
+        """The column a result row gives this field under: the core's name, in SI units
+        (``rto_min_ps`` -> ``rto_min_s``)."""
+        return self.name[:-3] + "_s" if self.name.endswith("_ps") else self.name
+
+    @property
+    def metavar(self) -> str:
+        return _METAVAR[self.unit]
+
+    # --- values ----------------------------------------------------------------------
+
+    @property
+    def public_default(self) -> Any:
+        """The default in public units (None where it depends on other fields)."""
+        return None if self.default is None else self.to_public(self.default)
+
+    def to_public(self, native: Any) -> Any:
+        """The core's value in public units: picoseconds become seconds."""
+        if native is None or self.unit != "picoseconds":
+            return native
+        return native / PS_PER_S
+
+    def to_native(self, public: Any) -> Any:
+        """A public value in the core's units: seconds become whole picoseconds (exact for
+        any duration people write, up to ~2250 s to the picosecond)."""
+        if public is None or self.unit != "picoseconds":
+            return public
+        return round(public * PS_PER_S)
+
+    def format(self, public: Any) -> str:
+        """A public value as people write it, exactly: ``"200us"``, ``"32KiB"``, ``"1Gbps"``."""
+        if public is None:
+            return "none"
+        if self.unit == "picoseconds":
+            return units.exact_duration(self.to_native(public))
+        if self.unit == "bytes":
+            return units.exact_size(public)
+        if self.unit == "bits_per_second":
+            return units.exact_rate(public)
+        if self.unit == "flag":
+            return "on" if public else "off"
+        return str(public)
+
+    def dump(self, public: Any) -> Any:
+        """The value as ``Scenario.model_dump`` writes it: quantities as exact text (so
+        ``Scenario(**s.model_dump()) == s``), everything else as is."""
+        if public is None or self.unit not in ("picoseconds", "bytes", "bits_per_second"):
+            return public
+        return self.format(public)
+
+    def allowed(self) -> str:
+        """What this field allows on its own, in the units people write."""
+        if self.unit == "choice":
+            text = "one of " + ", ".join(self.choices)
+        elif self.unit == "flag":
+            text = "on or off"
+        elif self.unit == "fraction":
+            text = f"a number from {self.min:g} to {self.max:g}"
+        else:
+            text = _range_text(self)
+        if self.limit_source:
+            text += f" ({self.limit_source})"
+        return text
+
+    def parse(self, raw: Any) -> Any:
+        """``raw`` (text as typed, or a number in the SI base unit) as a public value in
+        this field's own range; anything else is a UsageError naming the field."""
+        if raw is None:
+            if self.optional:
+                return None
+            raise UsageError(self.public, raw, self.allowed())
+        if self.unit == "flag":
+            return _parse_flag(self, raw)
+        if self.unit == "choice":
+            word = str(raw).strip().lower().replace("-", "_")
+            if word not in self.choices:
+                raise UsageError(self.public, raw, self.allowed())
+            return word
+        if self.unit == "fraction":
+            return self._in_range(raw, _parse_fraction(self, raw))
+        if self.unit == "picoseconds":
+            return self.to_public(self._in_range(raw, _parse_duration(self, raw)))
+        return self._in_range(raw, _parse_whole(self, raw))
+
+    def _in_range(self, raw: Any, value: Any) -> Any:
+        if not (self.min <= value <= self.max):  # also refuses NaN
+            raise UsageError(self.public, raw, self.allowed())
+        return value
+
+
+def _range_text(f: FieldSpec) -> str:
+    def fmt(n: int) -> str:
+        return f.format(f.to_public(n)) if f.unit != "count" else str(n)
+
+    above_zero = f.unit == "picoseconds" and f.min == 1
+    unbounded = f.max >= 2**63 or (f.unit == "count" and f.max >= 2**32 - 1)
+    if unbounded:
+        return "a duration above zero, e.g. 200us or 2s" if above_zero else f"at least {fmt(f.min)}"
+    if above_zero:
+        return f"above zero, at most {fmt(f.max)}"
+    return f"{fmt(f.min)} to {fmt(f.max)}"
+
+
+def _plain_number(f: FieldSpec, raw: Any) -> Any:
+    """numpy and other numbers as int/float; refuse bools, lists, dicts and the like."""
+    if isinstance(raw, bool) or not isinstance(raw, (str, numbers.Real)):
+        raise UsageError(f.public, raw, f"a number or a quantity with a unit: {f.allowed()}")
+    if isinstance(raw, numbers.Integral):
+        return int(raw)
+    if isinstance(raw, numbers.Real):
+        return float(raw)
+    return raw
+
+
+def _parse_whole(f: FieldSpec, raw: Any) -> int:
+    v = _plain_number(f, raw)
+    allowed = f.allowed()
+    if isinstance(v, float):
+        if not math.isfinite(v) or not v.is_integer():
+            raise UsageError(f.public, raw, f"a whole number: {allowed}")
+        return int(v)
+    if isinstance(v, int):
+        return v
+    if f.unit == "bytes":
+        return units.parse_size(v, f.public, minimum=0)
+    if f.unit == "bits_per_second":
+        return units.parse_rate(v, f.public)
+    try:
+        return int(v.strip())
+    except ValueError:
+        raise UsageError(f.public, raw, f"a whole number: {allowed}") from None
+
+
+def _parse_duration(f: FieldSpec, raw: Any) -> int:
+    if isinstance(raw, (bool, str)):
+        word = str(raw).strip().lower()
+        if raw is False or word in _OFF_WORDS:
+            if f.min == 0:
+                return 0
+            raise UsageError(f.public, raw, f.allowed())
+        if raw is True or word in _ON_WORDS:
+            if f.public in SWITCHED_ON:
+                return SWITCHED_ON[f.public]
+            raise UsageError(f.public, raw, f.allowed())
+    v = _plain_number(f, raw)
+    if isinstance(v, float) and not math.isfinite(v):
+        raise UsageError(f.public, raw, f.allowed())
+    return units.parse_duration_ps(v, f.public, allow_zero=True)
+
+
+def _parse_fraction(f: FieldSpec, raw: Any) -> float:
+    v = _plain_number(f, raw)
+    if isinstance(v, str):
+        text = v.strip()
+        try:
+            return float(text[:-1]) / 100 if text.endswith("%") else float(text)
+        except ValueError:
+            raise UsageError(f.public, raw, f"{f.allowed()}, e.g. 0.5 or 0.1%") from None
+    return float(v)
+
+
+def _parse_flag(f: FieldSpec, raw: Any) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text in ("1", "true", "on", "yes"):
+        return True
+    if text in ("0", "false", "off", "no"):
+        return False
+    raise UsageError(f.public, raw, "on or off")
+
+
+# --- the schema ------------------------------------------------------------------------
+
+
+def _field_from_json(d: dict) -> FieldSpec:
+    rng = d["range"] if isinstance(d["range"], dict) else {}
+    return FieldSpec(name=d["name"], public=d["public"], unit=d["unit"], min=rng.get("min"), max=rng.get("max"),
+                     choices=tuple(d["choices"]), optional=d["optional"], unset=d["unset"], doc=d["doc"],
+                     limit_source=d["limit_source"], default=d["default"])
+
+
+def load(text: str | None = None) -> tuple[FieldSpec, ...]:
+    """The fields of the committed schema (or of ``text``, the core's JSON)."""
+    doc = json.loads(text if text is not None else SCHEMA_PATH.read_text())
+    return tuple(_field_from_json(d) for d in doc["fields"])
+
+
+FIELDS: tuple[FieldSpec, ...] = load()
+BY_PUBLIC: dict[str, FieldSpec] = {f.public: f for f in FIELDS}
+BY_NAME: dict[str, FieldSpec] = {f.name: f for f in FIELDS}
