@@ -169,7 +169,7 @@ def register(subparsers) -> None:
                    help="number of server namespaces")
     _add_network(u)
     _add_common(u)
-    u.add_argument("--json", action="store_true")
+    u.add_argument("--json", action="store_true", help="print the cluster built as one JSON object")
     u.set_defaults(func=cmd_up)
 
     r = sub.add_parser("run", help="run the workload on the cluster `up` built")
@@ -182,5 +182,5 @@ def register(subparsers) -> None:
 
     d = sub.add_parser("down", help="remove every namespace and link with the prefix (also a killed run's)")
     _add_common(d)
-    d.add_argument("--json", action="store_true")
+    d.add_argument("--json", action="store_true", help="print what was removed as one JSON object")
     d.set_defaults(func=cmd_down)
