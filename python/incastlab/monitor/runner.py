@@ -110,7 +110,7 @@ class Monitor:
         self.wraps = 0
         self.resets = 0
         self.tcp = CounterDeltas()
-        self.senders = senders.SenderCounter()
+        self.senders: senders.SenderWatch | None = None
         self.qd = CounterDeltas()
         self.unavailable: dict[str, str] = {}
         self.incast_seconds = 0
@@ -119,6 +119,23 @@ class Monitor:
         self.source_reason = "asked for with --source"
 
     # -- readers -----------------------------------------------------------------
+    def _watch_senders(self) -> None:
+        try:
+            self.senders = senders.SenderWatch(self.cfg.iface)
+        except OSError as e:
+            self.unavailable["tcp senders"] = f"cannot read this namespace's TCP sockets (sock_diag): {e}"
+
+    def _read_senders(self) -> list[senders.Delivery] | None:
+        if self.senders is None:
+            return None
+        try:
+            got = self.senders.second()
+        except OSError as e:
+            self.unavailable["tcp senders"] = f"cannot read this namespace's TCP sockets (sock_diag): {e}"
+            return None
+        self.unavailable.update(self.senders.unavailable)
+        return got
+
     def _read_tcp(self) -> dict[str, int | None]:
         counters, unavailable = procnet.read_tcp_counters(self.cfg.tcp_netns)
         self.unavailable.update(unavailable)
@@ -184,6 +201,7 @@ class Monitor:
         try:
             self.tcp.update(self._read_tcp())
             self.qd.update(self._read_qdiscs())
+            self._watch_senders()
             # Windows are exact seconds [w0 + k s, w0 + (k+1) s) from the first reading; we
             # drain a little after each window's end so readings cover it, and carry the
             # previous drain along (bucket edges are interpolated across readings).
@@ -280,7 +298,8 @@ class Monitor:
         qd = self.qd.update(self._read_qdiscs())
         drops = {k[: -len(".drops")]: v for k, v in qd.items() if k.endswith(".drops") and v is not None}
         overlimits = {k[: -len(".overlimits")]: v for k, v in qd.items() if k.endswith(".overlimits") and v is not None}
-        nsenders = self.senders.update(senders.read_bytes_received())
+        deliveries = self._read_senders()
+        nsenders = None if deliveries is None else len(deliveries)
         v = verdict.judge(verdict.SecondFacts(directions, cfg.line_rate_bps, tcp.get("rto_timeouts"),
                                               tcp.get("retrans_segs"), drops, nsenders))
         self.seconds += 1
@@ -316,6 +335,9 @@ class Monitor:
             "qdisc_drops": drops,
             "qdisc_overlimits": overlimits,
             "tcp_senders": nsenders,
+            "tcp_top_senders": None if deliveries is None else [
+                {"sender": d.sender, "receiver": d.receiver, "bytes": d.bytes}
+                for d in deliveries[:senders.TOP_SENDERS]],
             "counter_events": {"wraps": got["wraps"], "resets": got["resets"] + len(self.tcp.resets) + len(self.qd.resets)},
             "unavailable": dict(self.unavailable),
             "verdict": v.level,
