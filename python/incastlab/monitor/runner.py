@@ -52,6 +52,15 @@ def sysfs_line_rate_bps(iface: str) -> float | None:
     return mbps * 1e6 if mbps > 0 else None
 
 
+def is_loopback(iface: str) -> bool:
+    """Whether the interface is a loopback device (IFF_LOOPBACK in its sysfs flags)."""
+    try:
+        with open(f"/sys/class/net/{iface}/flags") as f:
+            return bool(int(f.read().strip(), 16) & 0x8)
+    except (OSError, ValueError):
+        return False
+
+
 def default_iface() -> str:
     """The interface of the default IPv4 route, else eth0."""
     try:
@@ -116,6 +125,7 @@ class Monitor:
         self.incast_seconds = 0
         self.seconds = 0
         self.source = "none"
+        self.loopback = is_loopback(cfg.iface)
         self.source_reason = "asked for with --source"
 
     # -- readers -----------------------------------------------------------------
@@ -300,7 +310,10 @@ class Monitor:
         overlimits = {k[: -len(".overlimits")]: v for k, v in qd.items() if k.endswith(".overlimits") and v is not None}
         deliveries = self._read_senders()
         nsenders = None if deliveries is None else len(deliveries)
-        v = verdict.judge(verdict.SecondFacts(directions, cfg.line_rate_bps, tcp.get("rto_timeouts"),
+        # loopback keeps one counter and reports it as both rx and tx (drivers/net/loopback.c,
+        # loopback_get_stats64): the same bursts, judged once
+        judged = [d for d in directions if d.name == "rx"] if self.loopback else directions
+        v = verdict.judge(verdict.SecondFacts(judged, cfg.line_rate_bps, tcp.get("rto_timeouts"),
                                               tcp.get("retrans_segs"), drops, nsenders))
         self.seconds += 1
         self.incast_seconds += v.level == "incast"
