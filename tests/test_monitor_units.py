@@ -2,6 +2,7 @@
 rule, and the parsers of /proc/net and tc JSON (fixtures captured on this kind of machine:
 tests/fixtures/monitor/, TCP files from the servers' namespace during an incast run)."""
 
+import dataclasses
 import os
 
 import numpy as np
@@ -158,6 +159,19 @@ def test_unknown_line_rate_uses_ratio_and_a_floor():
     assert verdict.judge(facts(5e6, 1e6, timeouts=3, line=None)).level == "none"
 
 
+def test_retransmissions_all_dsacked_as_spurious_are_not_loss():
+    # measured on lo (4-server read, CPU-starved receiver): 45 retransmitted segments, all
+    # tail loss probes of segments that had arrived, 45 D-SACKed; no drop, no timeout
+    spurious = dataclasses.replace(facts(11e9, 2e9, timeouts=0, retrans=45, line=None), spurious_retrans=45)
+    v = verdict.judge(spurious)
+    assert v.level == "none" and "45 retransmitted segments/s (45 of them spurious, D-SACKed)" in v.evidence
+    # some were real losses: possible incast, as before
+    assert verdict.judge(dataclasses.replace(spurious, spurious_retrans=10)).level == "possible"
+    # D-SACKs of the previous second's retransmissions do not make this second's spurious count exceed it
+    late = verdict.judge(dataclasses.replace(spurious, retrans_segs=3))
+    assert "3 retransmitted segments/s (3 of them spurious" in late.evidence
+
+
 def test_idle_second_is_no_sign_of_incast():
     v = verdict.judge(facts(0.0, 0.0, timeouts=0, runs=()))
     assert v.level == "none" and v.evidence == "no sign of incast"
@@ -173,6 +187,7 @@ def test_tcp_counters_from_fixture_files():
     assert got["fast_retrans"] == 140528
     assert got["listen_drops"] == 0
     assert got["spurious_rtos"] == 0
+    assert got["dsack_recv_segs"] == 459
     assert set(got) == set(procnet.TCP_COUNTERS)
 
 
@@ -361,8 +376,6 @@ def test_one_sender_stalling_on_its_own_timeouts_is_not_incast():
 
 def test_quiet_second_with_a_sender_count_reads_cleanly():
     # issue 11: the evidence read "no sign of incast (; 0 TCP senders)"
-    import dataclasses
-
     f = dataclasses.replace(facts(0.0, 0.0, timeouts=0), senders=0)
     assert str(verdict.judge(f).evidence) == "no sign of incast (0 TCP senders)"
 

@@ -314,7 +314,8 @@ class Monitor:
         # loopback_get_stats64): the same bursts, judged once
         judged = [d for d in directions if d.name == "rx"] if self.loopback else directions
         v = verdict.judge(verdict.SecondFacts(judged, cfg.line_rate_bps, tcp.get("rto_timeouts"),
-                                              tcp.get("retrans_segs"), drops, nsenders))
+                                              tcp.get("retrans_segs"), drops, nsenders,
+                                              tcp.get("dsack_recv_segs")))
         self.seconds += 1
         self.incast_seconds += v.level == "incast"
         return {
