@@ -88,7 +88,8 @@ def _monitor_a_read(seconds: int, read_s: float) -> tuple[list[dict], dict, dict
 
 def _print(seconds: list[dict]) -> None:
     for s in seconds:
-        print(s["t_s"], s["rx"]["avg_mbps"], s["tcp_senders"], s.get("tcp_top_senders"), s["tcp"], s["verdict"], "|", s["evidence"])
+        print(s["t_s"], s["rx"]["avg_mbps"], s["tcp_senders"], s.get("tcp_top_senders"), s["tcp"], s["verdict"], "|",
+              s["evidence"])
 
 
 def test_a_read_that_closes_within_the_second_counts_its_four_senders(netns):

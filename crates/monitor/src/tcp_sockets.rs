@@ -135,7 +135,8 @@ impl ClosedSockets {
         // IPv6 may be disabled; IPv4 alone is still worth collecting
         let _ = socket.add_membership(SKNLGRP_INET6_TCP_DESTROY);
         set_receive_buffer(&socket, DESTROY_BUFFER);
-        let shared = Arc::new(Shared { closed: Mutex::new(Vec::new()), overruns: AtomicU64::new(0), stop: AtomicBool::new(false) });
+        let shared =
+            Arc::new(Shared { closed: Mutex::new(Vec::new()), overruns: AtomicU64::new(0), stop: AtomicBool::new(false) });
         let thread_shared = Arc::clone(&shared);
         let thread = std::thread::Builder::new()
             .name("incastlab-closed-tcp".into())
