@@ -30,7 +30,8 @@ pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root to create a network namespace (CI runs as root)"),
 ]
 
-NETNS = "ilmon-lo"
+# per process: several checkouts may run the tests on one machine at once
+NETNS = f"ilmon-lo{os.getpid()}"
 SERVERS = [f"127.0.0.{i}" for i in range(1, 5)]
 PORT = 5201
 SRU = 256 * 1024
