@@ -116,6 +116,11 @@ def test_incast_read_is_judged_incast_with_its_evidence(testbed, tmp_path, sourc
     assert "consistent with incast" in incast[0]["evidence"]
     assert summary["incast_seconds"] == len(incast)
     assert summary["unavailable"] == {}
+    # fan-in over a real (veth) interface: the 16 servers, never more (a server in RTO
+    # backoff for a whole second delivers nothing in it), named by their address and port
+    counts = [s["tcp_senders"] for s in seconds]
+    assert max(counts) == len(topo.SERVER_ADDRS) and all(n <= len(topo.SERVER_ADDRS) for n in counts), counts
+    assert all(t["sender"].rsplit(":", 1)[0] in topo.SERVER_ADDRS for s in seconds for t in s["tcp_top_senders"])
     plot = incastlab("monitor", "plot", rec, "--out", str(tmp_path / "read.png"))
     assert plot.returncode == 0, plot.stderr
 
@@ -128,6 +133,7 @@ def test_single_bulk_transfer_is_not_incast(testbed, tmp_path, source):
         print(s["t_s"], s["rx"]["avg_mbps"], s["rx"]["1ms"], s["tcp"]["rto_timeouts"], s["qdisc_drops"],
               s["verdict"], "|", s["evidence"])
     assert summary["source"] == source
+    assert [s["tcp_senders"] for s in seconds] == [1] * len(seconds)
     # the flow really ran through the port: half the shaped rate on average, and every
     # second (a single flow can lose packets and wait out RTOs in a 64 KiB queue: a second
     # at 149 Mbit/s was measured, which is why this is not "half the rate every second")

@@ -15,14 +15,21 @@
 //! - [`sampler`]: the polling thread and the buffer Python drains once a second;
 //! - [`timing`]: median, p99 and jitter of the intervals achieved;
 //! - [`netns`]: reading a `/proc/net` file inside a named network namespace;
-//! - [`ebpf`]: the preferred source where allowed: 100 us buckets counted in the kernel.
+//! - [`ebpf`]: the preferred source where allowed: 100 us buckets counted in the kernel;
+//! - [`tcp_sockets`]: the TCP connections of this namespace and what each received, live and
+//!   closed (sock_diag netlink), for the fan-in count;
+//! - [`route`]: the interface a peer is reached through (rtnetlink);
+//! - [`netlink`]: one netlink request and its replies.
 
 pub mod clock;
 pub mod counter;
 pub mod ebpf;
+pub mod netlink;
 pub mod netns;
+pub mod route;
 pub mod sampler;
 pub mod source;
+pub mod tcp_sockets;
 pub mod timing;
 
 pub use counter::{delta, CounterEvent, Delta};

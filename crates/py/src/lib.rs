@@ -26,6 +26,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(monitor::counter_delta, m)?)?;
     m.add_function(wrap_pyfunction!(monitor::interval_stats, m)?)?;
     m.add_function(wrap_pyfunction!(monitor::read_proc_net_in, m)?)?;
+    m.add_class::<monitor::TcpWatch>()?;
+    m.add_function(wrap_pyfunction!(monitor::route_ifindex, m)?)?;
     m.add_function(wrap_pyfunction!(sim::simulate_recording, m)?)?;
     m.add_function(wrap_pyfunction!(model::serialization_model, m)?)?;
     Ok(())

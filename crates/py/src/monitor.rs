@@ -115,6 +115,52 @@ pub fn read_proc_net_in(py: Python<'_>, netns: &str, file: &str) -> PyResult<Str
     py.detach(|| incast_monitor::netns::read_proc_net_in(netns, file)).map_err(PyOSError::new_err)
 }
 
+/// The TCP connections of this network namespace, for the fan-in count: collects sockets
+/// the kernel frees from construction on, and reads the live ones on each `read`.
+#[pyclass(module = "incastlab._native")]
+pub struct TcpWatch {
+    inner: incast_monitor::tcp_sockets::TcpWatch,
+}
+
+#[pymethods]
+impl TcpWatch {
+    #[new]
+    fn new() -> Self {
+        TcpWatch { inner: incast_monitor::tcp_sockets::TcpWatch::start() }
+    }
+
+    /// The live connected sockets, then those freed since the last call, as a dict:
+    /// `sockets`, a list of `(cookie, local_ip, local_port, remote_ip, remote_port,
+    /// bytes_received, data_segs_in, closed)`; `overruns` (destroy messages the kernel
+    /// dropped so far) and `closed_unavailable` (why freed sockets are not collected, or
+    /// None). OSError when the kernel refuses the dump.
+    fn read<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let inner = &self.inner;
+        let got = py.detach(|| inner.read()).map_err(|e| PyOSError::new_err(e.to_string()))?;
+        let sockets: Vec<_> = got
+            .sockets
+            .iter()
+            .map(|s| {
+                (s.cookie, s.local.ip().to_string(), s.local.port(), s.remote.ip().to_string(), s.remote.port(),
+                 s.bytes_received, s.data_segs_in, s.closed)
+            })
+            .collect();
+        let d = PyDict::new(py);
+        d.set_item("sockets", sockets)?;
+        d.set_item("overruns", got.overruns)?;
+        d.set_item("closed_unavailable", got.closed_unavailable)?;
+        Ok(d)
+    }
+}
+
+/// The index of the interface this namespace routes `ip` through (`ip route get`); None
+/// when the route names no interface; OSError when there is no route or `ip` is invalid.
+#[pyfunction]
+pub fn route_ifindex(py: Python<'_>, ip: &str) -> PyResult<Option<u32>> {
+    let addr: std::net::IpAddr = ip.parse().map_err(|e| PyValueError::new_err(format!("{ip:?}: {e}")))?;
+    py.detach(|| incast_monitor::route::output_ifindex(addr)).map_err(|e| PyOSError::new_err(e.to_string()))
+}
+
 /// The dict both samplers' `drain` return: equal-length lists per interval and the counts.
 fn intervals_dict(py: Python<'_>, got: incast_monitor::sampler::Intervals) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);

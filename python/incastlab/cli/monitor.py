@@ -189,9 +189,12 @@ def _emit_table(rec: dict) -> None:
         return "?" if v is None else str(v)
 
     qd = ", ".join(f"{q} {v}" for q, v in rec["qdisc_drops"].items()) or "?"
-    print(f"  tcp/s  retrans {n(tcp['retrans_segs'])}  rto timeouts {n(tcp['rto_timeouts'])}  fast retrans "
-          f"{n(tcp['fast_retrans'])}  spurious rto {n(tcp['spurious_rtos'])}  listen drops {n(tcp['listen_drops'])}"
+    print(f"  tcp/s  retrans {n(tcp['retrans_segs'])} (d-sacked {n(tcp['dsack_recv_segs'])})  rto timeouts "
+          f"{n(tcp['rto_timeouts'])}  fast retrans {n(tcp['fast_retrans'])}  spurious rto {n(tcp['spurious_rtos'])}  listen drops {n(tcp['listen_drops'])}"
           f"  | qdisc drops/s {qd}")
+    if rec["tcp_top_senders"]:
+        top = ", ".join(f"{t['sender']} {t['bytes'] / 1e6:.1f} MB" for t in rec["tcp_top_senders"])
+        print(f"  tcp senders {rec['tcp_senders']}; largest: {top}")
     if rec["ecn_ce"] and any(rec["ecn_ce"].values()):
         print(f"  ECN CE-marked packets/s: rx {rec['ecn_ce']['rx']}  tx {rec['ecn_ce']['tx']}")
     print(f"  verdict: {rec['evidence']}", flush=True)

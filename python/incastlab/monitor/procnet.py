@@ -20,6 +20,7 @@ TCP_COUNTERS = {
     "fast_retrans": ("TcpExt", "TCPFastRetrans"),
     "lost_retransmit": ("TcpExt", "TCPLostRetransmit"),
     "listen_drops": ("TcpExt", "ListenDrops"),
+    "dsack_recv_segs": ("TcpExt", "TCPDSACKRecvSegs"),
 }
 
 

@@ -1,62 +1,166 @@
-"""Fan-in: how many TCP peers delivered data to this host during a second.
+"""Fan-in: how many TCP senders delivered data to this host over the monitored interface
+during a second.
 
-Incast is many senders answering at once; a single bulk flow that loses packets and waits
-out RTOs shows the same line-rate stretches and timeouts on the interface counters. The
-receiver's sockets tell them apart: `ss -tin` reports `bytes_received` per connection
-(tcp_info.tcpi_bytes_received), and the peers whose count grew in a second are the
-senders of that second. Read in the monitor's own network namespace (`--netns` re-runs
-the monitor inside the interface's namespace).
+Incast is many senders answering one receiver at once; a single bulk flow that loses packets
+and waits out RTOs shows the same line-rate stretches and timeouts on the interface counters.
+The receiving sockets tell them apart: a connection whose socket here received payload
+segments (tcpi_data_segs_in grew) had a sender at its other end in that second.
+
+Where the sockets come from (``crates/monitor/src/tcp_sockets.rs``): the kernel's sock_diag
+netlink interface, the live connections once a second plus every connection freed in between
+(its final counts, from the destroy broadcast). A snapshot of live connections alone (``ss
+-tin``, what this did before) missed a whole read that opened and closed its connections
+within the second (issue 11: 0 senders for a 4-server read on lo).
+
+The counting rule (:class:`SenderCounter`, pure, tested on recorded input):
+
+- a **connection** counts once per second, as one sender, when a socket of this host
+  received payload on it in that second;
+- only connections whose **traffic crosses the monitored interface** count: the peer is
+  routed through it (``ip route get PEER``); local peers are routed through the loopback
+  device, so on ``lo`` exactly the connections between two local sockets count, and on
+  another interface none of them do;
+- on a **loopback connection** both ends are sockets of this host and both may receive
+  (a read sends its request one way and the data the other): its sender is the end that
+  sent more payload bytes in the second, i.e. the one sending data towards the receiver
+  (the server of a read, not the client with its 8-byte request). It is one sender, not two.
+
+Read in the monitor's own network namespace (``--netns`` re-runs the monitor inside the
+interface's namespace).
 """
 
 from __future__ import annotations
 
-import re
-import shutil
-import subprocess
+import socket
+from dataclasses import dataclass
+from typing import Callable, Iterable
 
-_BYTES_RECEIVED = re.compile(r"\bbytes_received:(\d+)")
+from . import native
 
-
-def parse_ss(text: str) -> dict[tuple[str, str], int]:
-    """(local, peer) -> bytes_received from `ss -tinH` output (a socket line, then its
-    indented info line)."""
-    out: dict[tuple[str, str], int] = {}
-    key = None
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        if not line[0].isspace():
-            cols = line.split()
-            key = (cols[3], cols[4]) if len(cols) >= 5 else None
-            continue
-        m = _BYTES_RECEIVED.search(line)
-        if key is not None and m:
-            out[key] = int(m.group(1))
-    return out
+# How many of the second's largest senders the record names.
+TOP_SENDERS = 5
 
 
-def read_bytes_received() -> dict[tuple[str, str], int] | None:
-    """Every TCP connection's bytes received, or None when `ss` cannot be run."""
-    ss = shutil.which("ss")
-    if ss is None:
-        return None
-    try:
-        r = subprocess.run([ss, "-tinH"], capture_output=True, text=True, timeout=5)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return parse_ss(r.stdout) if r.returncode == 0 else None
+@dataclass(frozen=True)
+class TcpSocket:
+    """One TCP socket of this host as the kernel reported it (``TcpWatch.read``)."""
+
+    cookie: int  # the kernel's socket cookie: unique per socket
+    local_ip: str
+    local_port: int
+    remote_ip: str
+    remote_port: int
+    bytes_received: int  # tcpi_bytes_received (a FIN advances it by one)
+    data_segs_in: int  # tcpi_data_segs_in: segments that carried payload
+    closed: bool = False  # freed since the last reading: these are its final counts
+
+    @property
+    def local(self) -> str:
+        return _endpoint(self.local_ip, self.local_port)
+
+    @property
+    def remote(self) -> str:
+        return _endpoint(self.remote_ip, self.remote_port)
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One connection's data towards a receiver on this host in one second."""
+
+    sender: str  # "ip:port" of the end that sent
+    receiver: str  # "ip:port" of the socket here that received
+    bytes: int
+
+
+def _endpoint(ip: str, port: int) -> str:
+    return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
 
 
 class SenderCounter:
-    """Counts, second by second, the connections whose bytes_received grew."""
+    """Turns one reading of the host's TCP sockets per second into that second's senders.
 
-    def __init__(self):
-        self.last: dict[tuple[str, str], int] | None = None
+    ``crosses_iface(peer_ip)`` says whether traffic from that peer reaches this host over
+    the monitored interface.
+    """
 
-    def update(self, current: dict[tuple[str, str], int] | None) -> int | None:
-        if current is None:
-            return None
-        before = self.last or {}
-        self.last = current
-        # a connection new this second counts if it received anything
-        return sum(1 for k, v in current.items() if v > before.get(k, 0))
+    def __init__(self, crosses_iface: Callable[[str], bool]):
+        self.crosses_iface = crosses_iface
+        # cookie -> (bytes_received, data_segs_in) at the last reading, live sockets only
+        self.last: dict[int, tuple[int, int]] = {}
+
+    def prime(self, sockets: Iterable[TcpSocket]) -> None:
+        """The baseline: what connections open at the start had received before."""
+        self.last = {s.cookie: (s.bytes_received, s.data_segs_in) for s in _latest(sockets) if not s.closed}
+
+    def update(self, sockets: Iterable[TcpSocket]) -> list[Delivery]:
+        """The second's senders, one per connection, largest first."""
+        per_connection: dict[tuple[str, str], Delivery] = {}
+        now: dict[int, tuple[int, int]] = {}
+        for s in _latest(sockets):
+            before_bytes, before_segs = self.last.get(s.cookie, (0, 0))  # unseen: opened this second
+            if not s.closed:
+                now[s.cookie] = (s.bytes_received, s.data_segs_in)
+            # data_segs_in is a u32 that may wrap: any change means payload arrived
+            if s.data_segs_in == before_segs or not self.crosses_iface(s.remote_ip):
+                continue
+            d = Delivery(sender=s.remote, receiver=s.local, bytes=max(0, s.bytes_received - before_bytes))
+            # both ends of a loopback connection are here: one key for the pair, and the
+            # end that sent more is the sender
+            key = tuple(sorted((s.local, s.remote)))
+            if key not in per_connection or d.bytes > per_connection[key].bytes:
+                per_connection[key] = d
+        self.last = now
+        return sorted(per_connection.values(), key=lambda d: (-d.bytes, d.sender))
+
+
+def _latest(sockets: Iterable[TcpSocket]) -> list[TcpSocket]:
+    """One entry per socket: a socket dumped live and then freed before the reading ended
+    appears twice; its counts only grow, so the later (larger) entry wins."""
+    by_cookie: dict[int, TcpSocket] = {}
+    for s in sockets:
+        old = by_cookie.get(s.cookie)
+        if old is None or (s.bytes_received, s.closed) >= (old.bytes_received, old.closed):
+            by_cookie[s.cookie] = s
+    return list(by_cookie.values())
+
+
+class RouteCache:
+    """Whether a peer is reached through the interface, one route lookup per peer address
+    (routes are taken as fixed for the run)."""
+
+    def __init__(self, iface: str, lookup: Callable[[str], int | None] | None = None):
+        self.ifindex = socket.if_nametoindex(iface)
+        self.lookup = lookup or native().route_ifindex
+        self.cache: dict[str, bool] = {}
+
+    def __call__(self, peer_ip: str) -> bool:
+        if peer_ip not in self.cache:
+            try:
+                # (the lookup routes an IPv4-mapped IPv6 peer as the IPv4 address it is)
+                self.cache[peer_ip] = self.lookup(peer_ip) == self.ifindex
+            except (OSError, ValueError):
+                self.cache[peer_ip] = False  # no route back: not through this interface
+        return self.cache[peer_ip]
+
+
+class SenderWatch:
+    """The monitor's fan-in source: the kernel's sockets in, a count per second out."""
+
+    def __init__(self, iface: str):
+        self.watch = native().TcpWatch()
+        self.counter = SenderCounter(RouteCache(iface))
+        self.unavailable: dict[str, str] = {}
+        self.counter.prime(self._read())
+
+    def _read(self) -> list[TcpSocket]:
+        got = self.watch.read()
+        if got["closed_unavailable"]:
+            self.unavailable["tcp senders (closed connections)"] = got["closed_unavailable"]
+        if got["overruns"]:
+            self.unavailable["tcp senders (closed connections)"] = (
+                f"the kernel dropped destroy messages {got['overruns']} times (connections closing faster than "
+                "they were read): closed connections may be missing from the count")
+        return [TcpSocket(*t) for t in got["sockets"]]
+
+    def second(self) -> list[Delivery]:
+        return self.counter.update(self._read())
