@@ -40,7 +40,7 @@ _TYPES = {"count": int, "bytes": int, "bits_per_second": int, "picoseconds": flo
 
 
 class _ScenarioBase(BaseModel):
-    """Behaviour of ``Scenario``; its fields come from the schema (below)."""
+    """What ``Scenario`` does; its fields come from the schema (below)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", validate_default=False)
 
@@ -184,14 +184,14 @@ def _field_definition(f: schema.FieldSpec) -> tuple[Any, Any]:
     return annotation, Field(default=f.public_default, description=f.doc)
 
 
-#: One synchronized-read incast experiment on a single-switch star. Build with keywords,
-#: ``Scenario(servers=16, buffer="64KiB", rto_min="200us", duration="2s")``; every field,
-#: its unit, default and range: ``docs/scenario-fields.md``. A value that is not allowed
-#: raises ``incastlab.errors.UsageError`` naming the field.
 Scenario = create_model("Scenario", __base__=_ScenarioBase, __module__=__name__,
                         **{f.public: _field_definition(f) for f in FIELDS})
-Scenario.__doc__ = _ScenarioBase.__doc__ = (
-    "One synchronized-read incast experiment on a single-switch star (fields: docs/scenario-fields.md).")
+Scenario.__doc__ = """One synchronized-read incast experiment on a single-switch star.
+
+Build with keywords, ``Scenario(servers=16, buffer="64KiB", rto_min="200us", duration="2s")``;
+every field, its unit, default and range: ``docs/scenario-fields.md``. A value that is not
+allowed raises ``incastlab.errors.UsageError`` naming the field.
+"""
 
 
 @functools.cache

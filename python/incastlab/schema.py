@@ -33,7 +33,7 @@ PS_PER_S = 10**12
 # What a bare number means, per unit: the SI base unit (bytes, bit/s, seconds).
 _METAVAR = {"count": "N", "bytes": "SIZE", "bits_per_second": "RATE", "picoseconds": "TIME",
             "fraction": "FRACTION", "flag": "", "choice": "WORD"}
-_UNIT_WORDS = {"count": "count", "bytes": "bytes", "bits_per_second": "bit/s", "picoseconds": "seconds",
+UNIT_WORDS = {"count": "count", "bytes": "bytes", "bits_per_second": "bit/s", "picoseconds": "seconds",
                "fraction": "fraction", "flag": "on/off", "choice": "word"}
 
 # Words that switch a duration on or off (``delayed_ack="on"`` is Linux's 40 ms minimum

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from .schema import DOCS_TABLE_PATH, FIELDS, SCHEMA_PATH, FieldSpec, _UNIT_WORDS, load
+from .schema import DOCS_TABLE_PATH, FIELDS, SCHEMA_PATH, FieldSpec, UNIT_WORDS, load
 
 
 
@@ -40,7 +40,7 @@ def docs_table(fields: tuple[FieldSpec, ...] = FIELDS) -> str:
         default = "required" if f.public == "servers" else f.unset if f.default is None else f.format(f.public_default)
         flag = f"`{f.flag}`" if f.public != "servers" else "`--servers`"
         key = f"`{f.name}`" + (f" / `{f.result_name}`" if f.result_name != f.name else "")
-        lines.append(f"| `{f.public}` | {flag} | {key} | {_UNIT_WORDS[f.unit]} | {default} | {f.allowed()} | "
+        lines.append(f"| `{f.public}` | {flag} | {key} | {UNIT_WORDS[f.unit]} | {default} | {f.allowed()} | "
                      f"{f.doc} |")
     return "\n".join(lines) + "\n"
 
