@@ -39,7 +39,9 @@ def examples(weight: float) -> int:
 class Tally:
     """Inputs tried per area (units, scenario, cli) and how each ended."""
 
-    OUTCOMES = ("refused", "accepted", "stopped", "traceback", "hang")
+    # "known": a failure this suite keeps as a strict xfail case for the lead (scenario.py,
+    # sim.py, scenario_args.py), let through the properties so they test the rest
+    OUTCOMES = ("refused", "accepted", "stopped", "traceback", "hang", "known")
 
     def __init__(self):
         self.counts: Counter = Counter()
@@ -64,7 +66,8 @@ class Tally:
             f" ({self.counts[a, 'refused']} refused)" for a in areas)
         line = (f"fuzz: {total} inputs tried ({per_area}); {by['refused']} refused as usage errors, "
                 f"{by['accepted']} accepted, {by['stopped']} accepted and stopped before real work "
-                f"(root, network or a long run), {by['traceback']} tracebacks, {by['hang']} hangs")
+                f"(root, network or a long run), {by['traceback']} tracebacks, {by['hang']} hangs, {by['known']} known "
+                f"failures kept as xfail cases")
         if self.slowest[1]:
             line += f"; slowest CLI input {self.slowest[0]:.2f} s: {self.slowest[1]}"
         return line
@@ -215,11 +218,15 @@ def no_real_work():
     import incastlab.experiments.run  # noqa: F401
     import incastlab.monitor.runner  # noqa: F401
     import incastlab.testbed.shell  # noqa: F401
+    import incastlab.testbed.topology  # noqa: F401
 
     patches = [
         mock.patch.object(sim, "simulate", _guarded_simulate(sim.simulate)),
         mock.patch.object(sim, "available_cores", lambda: 1),  # one worker: no race between points
         mock.patch("incastlab.testbed.shell.run", _would_run("a testbed shell command")),
+        # as if root with ip, tc and ethtool: every refusal then comes from the arguments
+        mock.patch("incastlab.testbed.shell.require_root", lambda: None),
+        mock.patch("incastlab.testbed.topology.Topology.load", _would_run("loading the testbed that is up")),
         mock.patch("incastlab.cli.testbed._lock", lambda prefix: _Lock()),
         mock.patch.object(_native, "wire_read", _would_run("wire_read"), create=True),
         mock.patch.object(_native, "WireServer", _would_run("WireServer"), create=True),
@@ -269,8 +276,9 @@ def files_under(root: Path) -> set[str]:
     return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
 
 
-def run_cli(argv: list[str], workdir: Path) -> Outcome:
-    """``incastlab ARGV`` in this process, in ``workdir``, under ``no_real_work``."""
+def run_cli(argv: list[str], workdir: Path, patches=()) -> Outcome:
+    """``incastlab ARGV`` in this process, in ``workdir``, under ``no_real_work`` and then
+    ``patches`` (context managers)."""
     from incastlab import _native
     from incastlab.cli.main import main
 
@@ -284,8 +292,10 @@ def run_cli(argv: list[str], workdir: Path) -> Outcome:
     start = time.monotonic()
     try:
         os.chdir(workdir)
-        with no_real_work(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
-                _hang_alarm(HANG_SECONDS):
+        with no_real_work(), contextlib.ExitStack() as extra, contextlib.redirect_stdout(out), \
+                contextlib.redirect_stderr(err), _hang_alarm(HANG_SECONDS):
+            for p in patches:
+                extra.enter_context(p)
             try:
                 code = main(list(argv))
             except SystemExit as e:
