@@ -413,7 +413,7 @@ MALFORMED = [
     # monitor: ranges checked before it watches anything
     (["monitor", "--interval", "2s", "--duration", "1s"], "--interval", "2s"),
     (["monitor", "--interval", "1us"], "--interval", "1us"), (["monitor", "--interval", "0"], "--interval", "0"),
-    (["monitor", "--duration", "0.5s"], "--duration", None), (["monitor", "--duration", "25h"], "--duration", None),
+    (["monitor", "--duration", "0.5s"], "--duration", None), (["monitor", "--duration", "25h"], "--duration", "25h"),
     (["monitor", "--duration", "2d"], "--duration", "2d"), (["monitor", "--record", "x.txt"], "--record", "x.txt"),
     (["monitor", "--record", "no/such/x.csv"], "--record", None), (["monitor", "--line-rate", "0"], "--line-rate", "0"),
     (["monitor", "--source", "magic"], "--source", "magic"), (["monitor", "--spin", "-1us"], "--spin", "-1us"),

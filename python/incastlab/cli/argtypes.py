@@ -45,8 +45,15 @@ def testbed_prefix(flag: str):
     return _wrap(parse, flag)
 
 
-def duration(flag: str, allow_zero: bool = False):
-    return _wrap(lambda t, p: units.parse_duration_ps(t, p, allow_zero=allow_zero), flag)
+def duration(flag: str, allow_zero: bool = False, *, bounds: tuple[int, int, str] | None = None):
+    """A duration in ps; ``bounds`` = (least ps, most ps, how to say the range), refused
+    with the text as typed (25h, not 90000s)."""
+    def parse(text, param):
+        ps = units.parse_duration_ps(text, param, allow_zero=allow_zero)
+        if bounds is not None and not bounds[0] <= ps <= bounds[1]:
+            raise UsageError(param, text, bounds[2])
+        return ps
+    return _wrap(parse, flag)
 
 
 def int_list(flag: str, minimum: int = 1, maximum: int | None = None):
