@@ -425,6 +425,16 @@ MALFORMED = [
     (["monitor", "plot", "short.csv"], "FILE", "short.csv"),
     (["monitor", "plot", "rec.csv", "--out", "x.jpg"], "--out", "x.jpg"),
     (["monitor", "plot", "rec.csv", "--out", "no/such/x.png"], "--out", None),
+    # past what the native parts hold (u64 sizes, rates and picoseconds; C int socket
+    # buffers): refused at parse time, where the flag is known (these were exit 2 naming
+    # no flag, or a traceback)
+    (["serve", "--max-request", "1e25"], "--max-request", "1e25"),
+    (["serve", "--header-timeout", "1e20s"], "--header-timeout", "1e20s"),
+    (["serve", "--bind", "bad addr"], "--bind", "bad addr"), (["serve", "--bind", "localhost"], "--bind", None),
+    (READ + ["--sru", "1e25"], "--sru", "1e25"), (READ + ["--stagger", "1e20s"], "--stagger", "1e20s"),
+    (READ + ["--rwnd-clamp", "4GiB"], "--rwnd-clamp", "4GiB"), (SWEEP + ["--rate", "1e25Gbps"], "--rate", None),
+    (MODEL + ["--servers", "9" * 400], "--servers", None),
+    (SIM + ["--pcap", "a.pcap", "--capture-limit", "9" * 23], "--capture-limit", None),
     # argparse shows an argument it does not know as is: a control character in it split
     # the error over two lines
     (SIM + ["x\x1ey"], "unrecognized arguments", "x\\x1ey"), (SIM + ["a\nb"], "unrecognized arguments", "a\\nb"),

@@ -102,7 +102,7 @@ def register(subparsers) -> None:
     size.add_argument("--block", type=argtypes.size("--block"), default=None, help="fixed-block mode")
     p.add_argument("--blocks", type=argtypes.positive_int("--blocks", maximum=10**6), default=40, help="default 40")
     p.add_argument("--quickack", action="store_true", help="no delayed ACK on either side")
-    p.add_argument("--rwnd-clamp", type=argtypes.size("--rwnd-clamp", minimum=2048), default=None,
+    p.add_argument("--rwnd-clamp", type=argtypes.size("--rwnd-clamp", minimum=2048, maximum=2**31 - 1), default=None,
                    help="receive-window cap on both sides")
     p.add_argument("--cc", default=None, metavar="ALGO",
                    help="the testbed senders' congestion control (the simulator runs SACK loss recovery)")
