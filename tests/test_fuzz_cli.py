@@ -402,6 +402,10 @@ MALFORMED = [
     (["validate", "--rto-min", "0"], "--rto-min", "0"), (["validate", "--blocks", "1000001"], "--blocks", "1000001"),
     (["validate", "--prefix", "bad name"], "--prefix", "bad name"), (["validate", "--plot", "x.txt"], "--plot", "x.txt"),
     (["validate", "--rwnd-clamp", "100"], "--rwnd-clamp", "100"),
+    # refused by the simulator side's Scenario: named by the flag, not the field (was 'rtt: ...')
+    (["validate", "--servers", "1", "--blocks", "1", "--rtt", "5"], "--rtt", "5s"),
+    (["validate", "--rto-min", "61s"], "--rto-min", None), (["validate", "--rate", "20Tbps"], "--rate", None),
+    (["validate", "--servers", "4", "--block", "2"], "--block", None),
     # reproduce
     (["reproduce", "--out", "o"], "NAME", None), (["reproduce", "nosuch", "--out", "o"], "NAME", "nosuch"),
     (["reproduce", "fast08-fig4"], "--out", None), (REPRO + ["--jobs", "0"], "--jobs", "0"),
