@@ -2,7 +2,7 @@
 
 "ci" (the default) is deterministic: every property draws the same inputs on every run
 (``derandomize``), keeps no example database, and is sized so the fuzz files together take
-well under a minute on a 2-core machine. "long" draws 50 times as many inputs, from a new
+well under a minute on a 2-core machine. "long" draws 10 times as many inputs, from a new
 random seed each run, for a deeper local search:
 
     INCASTLAB_FUZZ=long python -m pytest -q tests/test_fuzz_*.py

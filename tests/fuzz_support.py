@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 # Examples per property in the "ci" profile, and how many times more the "long" one draws
 # (tests/conftest.py). ``examples(weight)`` scales a property's share by the active profile.
 CI_EXAMPLES = 100
-LONG_FACTOR = 50
+LONG_FACTOR = 10
 
 
 def examples(weight: float) -> int:
