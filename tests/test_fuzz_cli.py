@@ -64,7 +64,8 @@ BASE: dict[tuple[str, ...], list[list[str]]] = {
 
 # Values for options that take a file or directory: names inside the work directory
 # (fixtures that exist, missing directories, wrong extensions), never a path outside it.
-FIXTURES = ["existing.csv", "existing_dir", "rec.csv", "bad.csv", "short.csv"]
+FIXTURES = ["existing.csv", "existing_dir", "rec.csv", "bad.csv", "short.csv", "zero_dt.csv", "nan_dt.csv",
+            "text_count.csv", "time_jump.csv"]
 PATH_DESTS = {"plot", "csv", "pcap", "trace", "events", "record", "out", "file"}
 PATHS = st.one_of(
     st.sampled_from(["out.csv", "fig.png", "fig.svg", "fig.pdf", "fig.txt", "run.pcap", "trace.csv",
@@ -182,6 +183,11 @@ def workdir(tmp_path_factory):
     (d / "existing.csv").write_text("a,b\n1,2\n")
     (d / "existing_dir").mkdir()
     (d / "bad.csv").write_bytes(b"\xff\xfe not,a,recording\n\x00\x01")
+    head = "t_s,dt_s,rx_bytes,tx_bytes,rx_packets,tx_packets\n"
+    (d / "zero_dt.csv").write_text(head + "0,0,1,1,1,1\n" * 3)
+    (d / "nan_dt.csv").write_text(head + "0,nan,1,1,1,1\n1,nan,1,1,1,1\n")
+    (d / "text_count.csv").write_text(head + "0,1e-4,5,1,1,1\n1,1e-4,x,1,1,1\n")
+    (d / "time_jump.csv").write_text(head + "0,1e-5,1,1,1,1\n1e6,1e-5,1,1,1,1\n")
     for name, rows in (("rec.csv", 40), ("short.csv", 1)):
         rec = Recorder(str(d / name))
         rec.write([i * 1e-4 for i in range(rows)], [1e-4] * rows, [1500 * (i % 7) for i in range(rows)],
@@ -274,6 +280,24 @@ def test_fuzzed_arguments_end_in_a_result_or_a_one_line_refusal(path, workdir):
                                                 "help", "Simulate"]), VALUES), max_size=3))
 def test_fuzzed_top_level_arguments(argv, workdir):
     _check(_run(argv, workdir), None)
+
+
+CELLS = st.one_of(st.floats().map(repr), st.integers(-10, 2**65).map(str), st.sampled_from(["", "x", "nan", "1e-4"]),
+                  st.floats(0, 1e3).map(repr))
+COLUMNS_WRITTEN = st.one_of(st.just(["t_s", "dt_s", "rx_bytes", "tx_bytes", "rx_packets", "tx_packets"]),
+                            st.lists(st.sampled_from(["t_s", "dt_s", "rx_bytes", "tx_bytes", "x"]), max_size=6))
+
+
+@settings(max_examples=examples(0.3))
+@given(columns=COLUMNS_WRITTEN, rows=st.lists(st.lists(CELLS, min_size=6, max_size=6), max_size=6))
+def test_monitor_plot_of_any_csv_draws_or_refuses_it(columns, rows, workdir):
+    # the FILE argument's contents: a recording edited, cut short or not one at all
+    text = ",".join(columns) + "\n" + "".join(",".join(r[:len(columns)]) + "\n" for r in rows)
+    (workdir / "fuzzed.csv").write_text(text)
+    try:
+        _check(_run(["monitor", "plot", "fuzzed.csv", "--out", "fuzzed.png"], workdir), ("monitor", "plot"))
+    finally:
+        (workdir / "fuzzed.csv").unlink(missing_ok=True)
 
 
 # --- issue 11's malformed inputs, one by one ----------------------------------------------
@@ -432,6 +456,9 @@ MALFORMED = [
     (["monitor", "plot", "short.csv"], "FILE", "short.csv"),
     (["monitor", "plot", "rec.csv", "--out", "x.jpg"], "--out", "x.jpg"),
     (["monitor", "plot", "rec.csv", "--out", "no/such/x.png"], "--out", None),
+    # recordings the monitor never writes (were tracebacks: NaN/zero intervals, text in a counter)
+    (["monitor", "plot", "zero_dt.csv"], "FILE", "zero_dt.csv"), (["monitor", "plot", "nan_dt.csv"], "FILE", None),
+    (["monitor", "plot", "text_count.csv"], "FILE", None), (["monitor", "plot", "time_jump.csv"], "FILE", None),
     # past what the native parts hold (u64 sizes, rates and picoseconds; C int socket
     # buffers): refused at parse time, where the flag is known (these were exit 2 naming
     # no flag, or a traceback)
