@@ -7,11 +7,20 @@ integers: bytes, bits per second, picoseconds. Decimal prefixes (k, M, G) are po
 
 from __future__ import annotations
 
+import math
 import re
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
 
 from .errors import UsageError
 
 PS_PER_S = 10**12
+
+# Numbers are read exactly (a decimal, not a float: 9007199254740993B is that many bytes,
+# and 1e400 is not infinity) and written numbers above 1e30 are refused: 1e30 of any unit
+# is beyond every range incastlab has, and a bound keeps 1e999999999 from becoming an
+# integer of a billion digits. Below 1e-30 every unit rounds to zero.
+_MAX_EXPONENT = 30
 
 _NUMBER = r"(?P<num>[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)"
 
@@ -34,13 +43,27 @@ _RATE_HELP = ("a rate such as 1Gbps, 10Gb/s, 100Mbit/s (bits per second) or 125M
 _TIME_HELP = "a duration such as 200ms, 200us, 2s, 10min, 1h or 10ns"
 
 
-def _split(text: str, param: str, allowed: str) -> tuple[float, str]:
-    if not isinstance(text, str):
+def _split(text: str, param: str, allowed: str) -> tuple[Fraction, str]:
+    """The exact number and the unit in ``text`` (a float goes by its shortest repr)."""
+    shown = text
+    if isinstance(text, float):
+        if not math.isfinite(text):
+            raise UsageError(param, shown, allowed)
+        text = repr(text)
+    elif not isinstance(text, str):
         text = str(text)
     m = re.fullmatch(_NUMBER + r"\s*(?P<unit>[A-Za-zµ/]*)", text.strip())
     if not m:
-        raise UsageError(param, text, allowed)
-    return float(m.group("num")), m.group("unit")
+        raise UsageError(param, shown, allowed)
+    try:
+        num = Decimal(m.group("num"))
+    except InvalidOperation:  # an exponent beyond what a decimal can hold
+        raise UsageError(param, shown, f"{allowed} (at most 1e{_MAX_EXPONENT})") from None
+    if num and num.adjusted() > _MAX_EXPONENT:
+        raise UsageError(param, shown, f"{allowed} (at most 1e{_MAX_EXPONENT})")
+    if num and num.adjusted() < -_MAX_EXPONENT:
+        num = Decimal(f"1e-{_MAX_EXPONENT + 1}")  # as good as zero in any unit, yet not zero
+    return Fraction(num), m.group("unit")
 
 
 def parse_size(text: str | int, param: str = "size", *, minimum: int = 1) -> int:
@@ -55,7 +78,7 @@ def parse_size(text: str | int, param: str = "size", *, minimum: int = 1) -> int
             # a lone lower-case "b" reads as bits; refuse it in a size rather than guess x8
             raise UsageError(param, text, allowed)
         value = num * scale
-        if value != int(value):
+        if value.denominator != 1:
             raise UsageError(param, text, f"{allowed} (a whole number of bytes)")
         value = int(value)
     if value < minimum:
@@ -82,8 +105,8 @@ def parse_rate(text: str | int, param: str = "rate") -> int:
 
 def parse_duration_ps(text: str | int | float, param: str = "duration", *, allow_zero: bool = False) -> int:
     """Picoseconds in ``text``; a bare number is seconds."""
-    if isinstance(text, (int, float)) and not isinstance(text, bool):
-        value = round(text * PS_PER_S)
+    if isinstance(text, int) and not isinstance(text, bool):
+        value = text * PS_PER_S
     else:
         num, unit = _split(text, param, _TIME_HELP)
         scale = _TIME_UNITS_PS.get(unit if unit == "µs" else unit.lower()) if unit else PS_PER_S
@@ -104,7 +127,10 @@ def parse_int_list(text: str, param: str, *, minimum: int = 1, maximum: int | No
         part = part.strip()
         if not re.fullmatch(r"[0-9]+", part):
             raise UsageError(param, text, allowed)
-        n = int(part)
+        try:
+            n = int(part)
+        except ValueError:  # more digits than int() reads (sys.get_int_max_str_digits)
+            raise UsageError(param, text, allowed) from None
         if n < minimum or (maximum is not None and n > maximum):
             raise UsageError(param, text, allowed)
         out.append(n)

@@ -8,6 +8,12 @@ from typing import Callable
 from .. import units
 from ..errors import UsageError
 
+# The largest value the native parts take: sizes, rates and picoseconds are u64 there,
+# counts at most i64. Beyond, the core's config parser refused with a line naming no flag
+# ("serve: server config: invalid type: floating point `1e+25`, expected u64").
+U64_MAX = 2**64 - 1
+COUNT_MAX = 2**63 - 1
+
 
 def _wrap(fn: Callable, flag: str):
     def convert(text: str):
@@ -20,16 +26,34 @@ def _wrap(fn: Callable, flag: str):
     return convert
 
 
-def size(flag: str, minimum: int = 1):
-    return _wrap(lambda t, p: units.parse_size(t, p, minimum=minimum), flag)
+def size(flag: str, minimum: int = 1, maximum: int = U64_MAX):
+    def parse(text, param):
+        value = units.parse_size(text, param, minimum=minimum)
+        if value > maximum:
+            raise UsageError(param, text, f"a size of at most {units.format_size(maximum)} ({maximum:,} B)")
+        return value
+    return _wrap(parse, flag)
 
 
 def rate(flag: str, minimum: int = 1):
     def parse(text, param):
         value = units.parse_rate(text, param)
-        if value < minimum:
-            raise UsageError(param, text, f"a rate of at least {minimum:,} bit/s")
+        if not minimum <= value <= U64_MAX:
+            raise UsageError(param, text, f"a rate of at least {minimum:,} and at most {U64_MAX:,} bit/s")
         return value
+    return _wrap(parse, flag)
+
+
+def listen_address(flag: str):
+    """An IP address to listen on, as the server takes it (``[::1]`` for IPv6): the wire
+    server binds a literal address, not a host name."""
+    def parse(text, param):
+        import ipaddress
+        try:
+            ip = ipaddress.ip_address(text.strip().removeprefix("[").removesuffix("]"))
+        except ValueError:
+            raise UsageError(param, text, "an IPv4 or IPv6 address, e.g. 0.0.0.0, 127.0.0.1 or [::]") from None
+        return f"[{ip}]" if ip.version == 6 else str(ip)
     return _wrap(parse, flag)
 
 
@@ -45,17 +69,26 @@ def testbed_prefix(flag: str):
     return _wrap(parse, flag)
 
 
-def duration(flag: str, allow_zero: bool = False):
-    return _wrap(lambda t, p: units.parse_duration_ps(t, p, allow_zero=allow_zero), flag)
+def duration(flag: str, allow_zero: bool = False, *, bounds: tuple[int, int, str] | None = None):
+    """A duration in ps; ``bounds`` = (least ps, most ps, how to say the range), refused
+    with the text as typed (25h, not 90000s)."""
+    def parse(text, param):
+        ps = units.parse_duration_ps(text, param, allow_zero=allow_zero)
+        if bounds is not None and not bounds[0] <= ps <= bounds[1]:
+            raise UsageError(param, text, bounds[2])
+        if ps > U64_MAX:
+            raise UsageError(param, text, f"a duration of at most {units.exact_duration(U64_MAX // 10**12 * 10**12)}")
+        return ps
+    return _wrap(parse, flag)
 
 
 def int_list(flag: str, minimum: int = 1, maximum: int | None = None):
     return _wrap(lambda t, p: units.parse_int_list(t, p, minimum=minimum, maximum=maximum), flag)
 
 
-def positive_int(flag: str, minimum: int = 1, maximum: int | None = None):
+def positive_int(flag: str, minimum: int = 1, maximum: int = COUNT_MAX):
     def parse(text: str, p: str) -> int:
-        bound = f"at least {minimum}" + (f" and at most {maximum}" if maximum is not None else "")
+        bound = f"at least {minimum} and at most {maximum}"
         try:
             n = int(text)
         except ValueError:

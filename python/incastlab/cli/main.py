@@ -43,6 +43,9 @@ class ArgumentParser(argparse.ArgumentParser):
         self._negative_number_matcher = re.compile(r"^-[0-9.]+[A-Za-zµ/%]*$")
 
     def error(self, message: str):  # noqa: D401 - argparse API
+        # argparse quotes no argument it did not recognize: a newline or other control
+        # character in one would split the error over lines, so show those escaped
+        message = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 

@@ -62,7 +62,8 @@ def register(subparsers) -> None:
                               description=__doc__)
     p.add_argument("--port", type=argtypes.positive_int("--port", minimum=0, maximum=65535), default=5701,
                    help="TCP port (default 5701; 0 picks a free one)")
-    p.add_argument("--bind", default="0.0.0.0", help="address to listen on (default all IPv4; [::] for IPv6)")
+    p.add_argument("--bind", type=argtypes.listen_address("--bind"), default="0.0.0.0",
+                   help="address to listen on (default all IPv4; [::] for IPv6)")
     p.add_argument("--max-request", type=argtypes.size("--max-request"), default=64 * 2**20,
                    help="largest request served; larger ones are refused with an error (default 64MiB)")
     p.add_argument("--header-timeout", type=argtypes.duration("--header-timeout"), default=5 * PS_PER_S,

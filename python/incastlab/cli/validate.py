@@ -7,9 +7,28 @@ from __future__ import annotations
 
 import json
 import signal
+from contextlib import contextmanager
 
 from . import argtypes
+from ..errors import UsageError
 from ..units import PS_PER_S, format_rate, format_size
+
+# The Scenario fields the simulator side takes from validate's flags: a refusal of one
+# names the flag (`--rtt 5` is refused as --rtt, not as the field rtt)
+_FLAG_OF_FIELD = {"servers": "--servers", "sru": "--sru", "block": "--block", "buffer": "--buffer", "rate": "--rate",
+                  "rtt": "--rtt", "rto_min": "--rto-min", "blocks": "--blocks", "rwnd": "--rwnd-clamp"}
+
+
+@contextmanager
+def _flag_names():
+    try:
+        yield
+    except UsageError as e:
+        field, _, core_name = e.param.partition(" ")  # "rtt (link_delay_ps)" from the core
+        flag = _FLAG_OF_FIELD.get(field)
+        if flag is None:
+            raise
+        raise UsageError(f"{flag} {core_name}".strip(), e.value, e.allowed) from None
 
 
 def _sigterm_as_interrupt(signum, frame):
@@ -34,10 +53,11 @@ def cmd_validate(args) -> int:
     # the simulator side first: it cannot fail half-way through the testbed
     sims = {}
     for n in args.servers:
-        scn = linux_scenario(servers=n, sru=args.sru, block=args.block, buffer=args.buffer, rate=args.rate,
-                             rtt_s=args.rtt / PS_PER_S, rto_min_s=rto_min_s, blocks=args.blocks,
-                             quickack=args.quickack, rwnd_clamp=args.rwnd_clamp)
-        sims[n] = simulate(scn).to_dict()
+        with _flag_names():
+            scn = linux_scenario(servers=n, sru=args.sru, block=args.block, buffer=args.buffer, rate=args.rate,
+                                 rtt_s=args.rtt / PS_PER_S, rto_min_s=rto_min_s, blocks=args.blocks,
+                                 quickack=args.quickack, rwnd_clamp=args.rwnd_clamp)
+            sims[n] = simulate(scn).to_dict()
     lock = _lock(args.prefix)
     signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
     topo = Topology(TopologySpec(servers=max(args.servers), rate_bps=args.rate, buffer_bytes=args.buffer,
@@ -102,7 +122,7 @@ def register(subparsers) -> None:
     size.add_argument("--block", type=argtypes.size("--block"), default=None, help="fixed-block mode")
     p.add_argument("--blocks", type=argtypes.positive_int("--blocks", maximum=10**6), default=40, help="default 40")
     p.add_argument("--quickack", action="store_true", help="no delayed ACK on either side")
-    p.add_argument("--rwnd-clamp", type=argtypes.size("--rwnd-clamp", minimum=2048), default=None,
+    p.add_argument("--rwnd-clamp", type=argtypes.size("--rwnd-clamp", minimum=2048, maximum=2**31 - 1), default=None,
                    help="receive-window cap on both sides")
     p.add_argument("--cc", default=None, metavar="ALGO",
                    help="the testbed senders' congestion control (the simulator runs SACK loss recovery)")

@@ -19,7 +19,7 @@ def add(parser: argparse.ArgumentParser, *, blocks_default: int) -> None:
     parser.add_argument("--quickack", action="store_true", help="client ACKs every segment (TCP_QUICKACK: delayed ACK off)")
     parser.add_argument("--cc", default=None, metavar="ALGO",
                         help="congestion control of the senders (TCP_CONGESTION: reno, cubic, bbr, ...)")
-    parser.add_argument("--rwnd-clamp", type=argtypes.size("--rwnd-clamp", minimum=2048), default=None,
+    parser.add_argument("--rwnd-clamp", type=argtypes.size("--rwnd-clamp", minimum=2048, maximum=2**31 - 1), default=None,
                         help="cap the client's advertised receive window (TCP_WINDOW_CLAMP + SO_RCVBUF)")
     parser.add_argument("--max-concurrent", type=argtypes.positive_int("--max-concurrent"), default=None, metavar="K",
                         help="mitigation: at most K servers send at a time")

@@ -49,6 +49,12 @@ def plot(path: str, out: str) -> dict:
         from ..errors import UsageError
         raise UsageError("FILE", path, "a recording with at least two intervals")
     finest = float(np.median(df["dt_s"]))
+    # one bucket per finest interval: a recording whose times jump far beyond its intervals
+    # (not one the monitor writes) would ask for billions of them
+    span = float(df["t_s"].iloc[-1] - df["t_s"].iloc[0] + df["dt_s"].iloc[0])
+    if span / finest > 100 * len(df) + 10**6:
+        from ..errors import UsageError
+        raise UsageError("FILE", path, "a monitor recording whose intervals cover its times")
     scales = [s for s in (1.0, 0.1, 0.01, 0.001) if s >= finest]
     if not scales or scales[-1] > finest * 1.5:
         scales.append(finest)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
@@ -74,10 +75,21 @@ def read(path: str):
     if not os.path.isfile(path):
         raise UsageError("FILE", path, "an existing file written by incastlab monitor --record")
     try:
-        table = pq.read_table(path) if fmt == "parquet" else pacsv.read_csv(path)
+        table = pq.read_table(path) if fmt == "parquet" else \
+            pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(column_types=SCHEMA))
     except (pa.ArrowInvalid, OSError) as e:
-        raise UsageError("FILE", path, f"a file written by incastlab monitor --record ({e})") from None
+        # (one line: Arrow's message may quote the file's lines)
+        why = " ".join(str(e).split())
+        raise UsageError("FILE", path, f"a file written by incastlab monitor --record ({why})") from None
     missing = [c for c in COLUMNS if c not in table.column_names]
     if missing:
         raise UsageError("FILE", path, f"a monitor recording (missing columns {', '.join(missing)})")
-    return table.to_pandas()
+    try:
+        df = table.select(COLUMNS).cast(SCHEMA).to_pandas()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        raise UsageError("FILE", path, "a monitor recording (times in seconds, counters as whole numbers)") from None
+    # what the recorder writes: finite end times in order, each interval above zero
+    t, dt = df["t_s"].to_numpy(), df["dt_s"].to_numpy()
+    if not (np.isfinite(t).all() and np.isfinite(dt).all() and (dt > 0).all() and (np.diff(t) >= 0).all()):
+        raise UsageError("FILE", path, "a monitor recording (finite times in order, intervals above zero)")
+    return df

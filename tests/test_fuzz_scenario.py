@@ -1,0 +1,193 @@
+"""Properties of ``incastlab.Scenario(**kwargs)`` over fuzzed keyword sets (issue 11):
+any keywords end in a Scenario or a UsageError whose ``.param`` names a field the caller
+passed (or one the passed fields conflict with), never another exception; a valid
+Scenario's ``model_dump()`` rebuilds an equal Scenario and its ``repr`` is eval-able."""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+from hypothesis import assume, example, given, settings
+from hypothesis import strategies as st
+
+from fuzz_support import HOSTILE_TEXT, QUANTITY_TEXT, TALLY, examples
+from incastlab import Scenario
+from incastlab.errors import UsageError
+from incastlab.scenario import (BUFFER_ADMISSIONS, CONDITION_I, MITIGATIONS, RTO_BACKOFFS, TCP_RULES, TCP_VARIANTS,
+                                TIE_BREAKS)
+
+FIELDS = sorted(Scenario.model_fields)
+
+# A refusal may name a field the caller did not pass when a passed field conflicts with
+# it (Scenario._consistent and _scheme_defaults): a larger MSS against the default
+# buffer or window, servers against block or active_servers, rto_max against rto_min, a
+# mitigation's derived RTOmin or window, tcp against tcp_rules, blocks against duration,
+# buffer_packets against buffer_admission.
+CONFLICTS = {
+    "mss": {"rwnd", "buffer"}, "header": {"buffer"}, "servers": {"block", "active_servers"},
+    "rto_max": {"rto_min"}, "rto_min": {"rto_max"}, "mitigation": {"rto_min", "rwnd"}, "tcp": {"tcp_rules"},
+    "blocks": {"duration"}, "buffer_packets": {"buffer_admission"}, "sru": {"block"}, "block": {"sru"},
+    # the derived window of ccs/nccs follows the rate, the RTT and the MSS (Osada et al. Eq. (1))
+    "rate": {"rwnd"}, "rtt": {"rwnd"},
+}
+
+ANY_VALUE = st.one_of(
+    HOSTILE_TEXT,
+    st.integers(-(10**25), 10**25),
+    st.integers(-3, 70_000),
+    st.floats(),  # NaN, infinities, subnormals
+    st.booleans(),
+    st.none(),
+    st.lists(st.integers(0, 10), max_size=3),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    st.binary(max_size=4),
+    st.decimals(allow_nan=True, allow_infinity=True),
+    st.fractions(),
+    st.complex_numbers(max_magnitude=10),
+    st.sampled_from([*TCP_VARIANTS, *MITIGATIONS, *CONDITION_I, *BUFFER_ADMISSIONS, *RTO_BACKOFFS, *TIE_BREAKS,
+                     *TCP_RULES, "NewReno", "new-ack", "MTU-SLOTS"]),
+)
+
+UNKNOWN_NAMES = st.sampled_from(["server", "Servers", "rto-min", "rtomin", "bufer", "link_rate", "rate_bps",
+                                 "duration_ps", "model_config", "__class__", "", " ", "0"])
+
+
+def _blamable(passed: set[str]) -> set[str]:
+    out = set(passed) | {"servers"}  # the one required field, named when missing
+    if "" in passed:
+        out.add("scenario")  # an empty keyword has no name to show; the error says "scenario"
+    for name in passed:
+        out |= CONFLICTS.get(name, set())
+    return out
+
+
+# Failures kept below as strict xfail cases for the lead; the properties let them through
+# (tallied as "known") so that they keep testing everything else.
+def _known_model_name(e: UsageError, kwargs: dict) -> bool:
+    """Osada et al.'s model refuses a short RTT as 'base-rtt' (test_a_scheme_model_refusal_...)."""
+    return e.param == "base-rtt" and str(kwargs.get("mitigation", "")).strip().lower() in ("ccs", "nccs", "ocs")
+
+
+def _known_repr_drop(s: Scenario, shown: Scenario) -> bool:
+    """repr drops a value equal to the plain default that the scheme would override
+    (test_repr_keeps_a_default_value_the_scheme_would_override)."""
+    differ = {k for k in Scenario.model_fields if getattr(s, k) != getattr(shown, k)}
+    return s.mitigation in ("tcpfg", "ccs", "nccs") and differ <= {"rto_min", "rwnd"}
+
+
+def _build(kwargs: dict):
+    """Scenario(**kwargs) and its native form, or None after checking the refusal names a
+    field it may blame."""
+    try:
+        s = Scenario(**kwargs)
+        s.to_native()  # ocs derives its thresholds here
+    except UsageError as e:
+        if _known_model_name(e, kwargs):
+            TALLY.add("scenario", "known")
+            return None
+        TALLY.add("scenario", "refused")
+        blamable = _blamable(set(kwargs))
+        assert e.param in blamable or e.param.partition(" ")[0] in blamable, f"{e.param!r} blamed for {kwargs!r}: {e}"
+        assert "\n" not in str(e) and e.allowed
+        return None
+    except Exception:
+        TALLY.add("scenario", "traceback")
+        raise
+    TALLY.add("scenario", "accepted")
+    return s
+
+
+def _round_trips(s: Scenario, *, strict: bool = False) -> None:
+    again = Scenario(**s.model_dump())
+    assert again == s and again.to_native() == s.to_native()
+    shown = eval(repr(s), {"Scenario": Scenario})  # noqa: S307 - the property under test
+    if shown != s and not strict and _known_repr_drop(s, shown):
+        TALLY.add("scenario", "known")
+        return
+    assert shown == s, repr(s)
+
+
+@settings(max_examples=examples(4))
+@given(kwargs=st.dictionaries(st.one_of(st.sampled_from(FIELDS), UNKNOWN_NAMES), ANY_VALUE, max_size=5),
+       servers=st.one_of(st.none(), st.integers(1, 64)))
+@example(kwargs={"rtt": float("inf")}, servers=1)
+@example(kwargs={"rto_min": float("nan")}, servers=1)
+@example(kwargs={"duration": "1e400s"}, servers=1)
+def test_any_keywords_give_a_scenario_or_name_a_field(kwargs, servers):
+    if servers is not None:
+        kwargs = {"servers": servers, **kwargs}
+    s = _build(kwargs)
+    if s is not None:
+        assert isinstance(s, Scenario) and s.to_native()["servers"] == s.servers
+
+
+# --- valid scenarios: values the way people write them, mostly allowed --------------------
+
+def _quantity(values, units_):
+    return st.builds(lambda v, u: f"{v}{u}", st.sampled_from(values), st.sampled_from(units_))
+
+
+SIZES = st.one_of(st.integers(1, 2**31), _quantity([1, 2, 3, 16, 32, 64, 100, 256, 1000], ["KiB", "KB", "MiB", "B", ""]))
+RATES = st.one_of(st.integers(10**3, 10**13), _quantity([1, 10, 40, 100, 125, 2.5], ["Gbps", "Mbps", "GBps", "MB/s"]))
+TIMES = st.one_of(st.integers(0, 5), st.floats(0, 5, allow_nan=False), _quantity([0, 1, 10, 40, 100, 200, 500, 1500],
+                                                                                   ["us", "ms", "ns", "s", "ps"]))
+FRACTIONS = st.one_of(st.floats(0, 1), st.sampled_from(["0.1%", "0", "0.5", "1%"]))
+PLAUSIBLE = {
+    "servers": st.integers(1, 2000), "sru": SIZES, "block": st.one_of(st.none(), SIZES), "buffer": SIZES,
+    "rate": RATES, "rtt": TIMES, "rto_min": TIMES, "rto_max": TIMES, "timer_granularity": TIMES,
+    "dupack_threshold": st.integers(0, 1001), "limited_transmit": st.booleans(), "timer_ticks": st.booleans(),
+    "timestamps": st.booleans(), "rto_random": FRACTIONS, "slow_start": st.sampled_from([True, False, "on", "off"]),
+    "delayed_ack": st.one_of(TIMES, st.sampled_from([True, False, None, "on", "off"])), "init_cwnd": st.integers(0, 20),
+    "rwnd": SIZES, "jitter": TIMES, "send_jitter": TIMES, "slow_start_after_idle": st.booleans(),
+    "duration": st.one_of(st.none(), TIMES), "blocks": st.one_of(st.none(), st.integers(0, 100)),
+    "seed": st.integers(0, 2**64), "tcp": st.sampled_from(TCP_VARIANTS), "mss": st.integers(60, 9000),
+    "buffer_packets": st.one_of(st.none(), st.integers(0, 300)),
+    "buffer_admission": st.one_of(st.none(), st.sampled_from(BUFFER_ADMISSIONS)),
+    "rto_backoff": st.sampled_from(RTO_BACKOFFS), "tcp_rules": st.sampled_from(TCP_RULES),
+    "tie_break": st.sampled_from(TIE_BREAKS), "header": st.integers(0, 121),
+    "active_servers": st.one_of(st.none(), st.integers(0, 100)), "handshake": st.booleans(), "syn_timeout": TIMES,
+    "mitigation": st.sampled_from(MITIGATIONS), "nccs_k": st.integers(0, 16),
+    "condition_i": st.sampled_from(CONDITION_I), "udp": FRACTIONS, "udp_packet": SIZES,
+}
+assert set(PLAUSIBLE) == set(FIELDS), "a new Scenario field needs a strategy here"
+
+PLAUSIBLE_KWARGS = st.lists(st.sampled_from(FIELDS), max_size=8, unique=True).flatmap(
+    lambda names: st.fixed_dictionaries({n: PLAUSIBLE[n] for n in names}))
+
+
+@settings(max_examples=examples(4))
+@given(kwargs=PLAUSIBLE_KWARGS, servers=st.integers(1, 2000))
+@example(kwargs={"rate": 9007199254740993}, servers=1)
+@example(kwargs={"duration": 2.5, "rtt": "1500ns"}, servers=3)
+def test_valid_scenarios_dump_and_repr_round_trip(kwargs, servers):
+    s = _build({"servers": servers, **kwargs})
+    assume(s is not None)
+    _round_trips(s)
+
+
+# --- cases the lead fixes in scenario.py (issue 11); strict: each fails today --------------
+
+@pytest.mark.xfail(strict=True, reason="scenario.py: a mitigation's derived RTOmin/window is dropped from repr "
+                   "when the caller set it to the plain default (repr shows fields != default dump)")
+@pytest.mark.parametrize("kwargs", [
+    {"servers": 2, "mitigation": "tcpfg", "rto_min": "200ms"},
+    {"servers": 2, "mitigation": "ccs", "rwnd": 29200},
+])
+def test_repr_keeps_a_default_value_the_scheme_would_override(kwargs):
+    _round_trips(Scenario(**kwargs), strict=True)
+
+
+@pytest.mark.xfail(strict=True, reason="scenario.py: ccs/nccs/ocs with an RTT or rate too small for Osada et al.'s "
+                   "model is refused as 'base-rtt' (the model's name), not as a Scenario field; ocs only when "
+                   "to_native() runs (at simulate time)", raises=AssertionError)
+@pytest.mark.parametrize("kwargs", [
+    {"mitigation": "ccs", "rtt": "1ps"}, {"mitigation": "nccs", "rtt": "1ps"}, {"mitigation": "ocs", "rtt": "1ps"},
+    {"mitigation": "ccs", "rate": 1000},
+])
+def test_a_scheme_model_refusal_names_the_scenario_field(kwargs):
+    with pytest.raises(UsageError) as e:
+        Scenario(servers=2, **kwargs).to_native()
+    assert e.value.param.partition(" ")[0] in kwargs, e.value
