@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import re
 from pathlib import Path
 from unittest import mock
 
@@ -201,19 +200,8 @@ def _cached_parser():
     return PARSER
 
 
-# Failures whose fix belongs in the files the lead is rewriting (scenario.py, sim.py,
-# cli/scenario_args.py): each is kept as a strict xfail case at the end of this file, and
-# the properties let it through (tallied as "known") so that they keep testing the rest.
-_UNMAPPED_CORE_NAME = re.compile(r": error: udp_packet_bytes: ")
-
-
 def _known(outcome: fuzz_support.Outcome) -> str | None:
-    if outcome.code == 2 and _UNMAPPED_CORE_NAME.search(outcome.stderr):
-        return "test_core_refusals_name_the_flag"
-    if isinstance(outcome.error, ValueError) and str(outcome.error).startswith("scenario: "):
-        return "test_numbers_past_the_core_range_are_refused"
-    if outcome.code == "hang" and any(a.startswith("--rto-ma") for a in outcome.argv):
-        return "test_an_rto_far_below_the_rtt_is_refused_or_ends"
+    """A failure kept for later; none today (the schema fixed the ones this suite found)."""
     return None
 
 
@@ -517,20 +505,14 @@ def test_monitor_takes_durations_up_to_a_day(duration, ns, workdir):
     assert seen["cfg"].duration_ns == ns and seen["cfg"].interval_ns == 100 * 10**6
 
 
-# --- failures left for the lead (scenario.py, sim.py); strict: each fails today -----------
+# --- failures this suite found, fixed with the one schema (issue 11) -------------------
 
-@pytest.mark.xfail(strict=True, reason="sim.py: _NATIVE_TO_FIELD has no udp_packet_bytes, so the core's refusal "
-                   "names its own key ('udp_packet_bytes: ... expected 28 bytes to the MTU'), not --udp-packet; "
-                   "scenario.py checks only the lower bound")
 @pytest.mark.parametrize("value", ["1501", "64KiB"])
 def test_core_refusals_name_the_flag(value, workdir):
     out = _run(SIM + ["--udp-packet", value], workdir)
     assert out.code == 2 and "--udp-packet" in out.stderr, out.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="scenario.py: sizes, durations and counts have no upper bound where the core's "
-                   "are u64/u32, so the core's JSON parser refuses them and sim.py lets that ValueError "
-                   "('scenario: invalid type: floating point `1e+22`, expected u64') out as a traceback")
 @pytest.mark.parametrize("args", [
     ["--blocks", "9" * 23], ["--duration", "1e20s"], ["--buffer", "1e30"], ["--sru", "1e25"], ["--rwnd", "1e25"],
     ["--block", "1e22"], ["--rto-max", "1e25s"], ["--syn-timeout", "1e25s"], ["--timer-granularity", "1e20s"],
@@ -541,9 +523,7 @@ def test_numbers_past_the_core_range_are_refused(args, workdir):
     assert out.error is None and out.code == 2 and args[-2] in out.stderr, (out.error, out.stderr)
 
 
-@pytest.mark.xfail(strict=True, reason="scenario.py: an RTO capped far below the RTT (rto_max 1ps) is accepted and "
-                   "the core times out every picosecond: one block of one server runs for minutes")
 def test_an_rto_far_below_the_rtt_is_refused_or_ends(workdir, monkeypatch):
     monkeypatch.setattr(fuzz_support, "HANG_SECONDS", 3.0)
     out = _run(SIM + ["--rto-min", "1ps", "--rto-max", "1ps"], workdir)
-    assert out.code in (0, 2), out.code
+    assert out.code == 2 and "--rto-min" in out.stderr, out.stderr

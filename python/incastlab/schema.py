@@ -153,7 +153,9 @@ class FieldSpec:
 
     def _in_range(self, raw: Any, value: Any) -> Any:
         if not (self.min <= value <= self.max):  # also refuses NaN
-            raise UsageError(self.public, raw, self.allowed())
+            # text as typed; a number in the field's unit (5 s of RTT reads "5s", not 5.0)
+            shown = raw if isinstance(raw, str) or self.unit == "fraction" else self.format(self.to_public(value))
+            raise UsageError(self.public, shown, self.allowed())
         return value
 
 

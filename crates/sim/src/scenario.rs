@@ -393,7 +393,11 @@ impl ScenarioSpec {
         let thresholds = || {
             serialization_model(s.rate_bps, s.rtt_ps, s.mss_bytes, part_bytes, s.header_bytes)
                 .map(|m| m.scheduler_thresholds())
-                .map_err(|e| ScenarioError { param: if e.param == "base_rtt_ps" { "rtt_ps" } else { e.param }, ..e })
+                .map_err(|e| match e.param {
+                    // BaseBDP = rate x RTT: too few packets, name the RTT and the rate beside it
+                    "base_rtt_ps" => ScenarioError { param: "rtt_ps", ..e }.with_related(&["rate_bps", "mss_bytes", "mitigation"]),
+                    _ => e.with_related(&["mitigation"]),
+                })
         };
         let rwnd_bytes = match (s.rwnd_bytes, s.mitigation) {
             (Some(r), _) => r,

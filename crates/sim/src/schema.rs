@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::scenario::{ScenarioError, ScenarioSpec, MAX_SERVERS};
-use crate::time::{PS_PER_MS, PS_PER_S};
+use crate::time::{PS_PER_MS, PS_PER_S, PS_PER_US};
 
 /// What a field's number counts. Inside the core every quantity is an integer in a base
 /// unit; the front parses `32KiB`, `10Gbps`, `200us` into these.
@@ -68,6 +68,10 @@ pub struct Field {
 }
 
 const U32: u64 = u32::MAX as u64;
+/// Why an RTO has a floor: SIGCOMM'09 (`001_e0dada207805edc8.txt`) tracks RTTs and fires
+/// timers in microseconds; a timer below that fires faster than a full packet leaves a
+/// 10 Gbps link (1.2 us), and one capped there retransmits forever.
+const MICROSECOND_TIMERS: &str = "microsecond timers, SIGCOMM'09";
 const NO_MAX: u64 = u64::MAX;
 
 const fn whole(min: u64, max: u64) -> Range {
@@ -134,11 +138,11 @@ pub const FIELDS: &[Field] = &[
         "TCP loss recovery (FAST'08 Table 1: NewReno; Fig. 10)"),
     choice("tcp_rules", "tcp_rules", &["rfc", "ns2", "ns3"],
         "whose rules TCP follows where implementations differ: the RFCs, ns-2.35's Agent/TCP, ns-3.44's TcpSocketBase"),
-    optional(field("rto_min_ps", "rto_min", Picoseconds, whole(1, NO_MAX),
-        "RFC 6298 minimum retransmission timeout (FAST'08 Table 1: 200 ms)"),
+    optional(because(field("rto_min_ps", "rto_min", Picoseconds, whole(PS_PER_US, NO_MAX),
+        "RFC 6298 minimum retransmission timeout (FAST'08 Table 1: 200 ms)"), MICROSECOND_TIMERS),
         "200ms; 200us under the tcpfg mitigation"),
-    field("rto_max_ps", "rto_max", Picoseconds, whole(1, NO_MAX),
-        "cap on the backed-off retransmission timeout (RFC 6298 §2.5: at least 60 s)"),
+    because(field("rto_max_ps", "rto_max", Picoseconds, whole(PS_PER_US, NO_MAX),
+        "cap on the backed-off retransmission timeout (RFC 6298 §2.5: at least 60 s)"), MICROSECOND_TIMERS),
     field("timer_granularity_ps", "timer_granularity", Picoseconds, whole(1, NO_MAX),
         "RFC 6298 clock granularity G (1 us: microsecond RTT tracking, SIGCOMM'09)"),
     flag("timer_ticks", "timers fire on multiples of timer_granularity, as jiffies do (WREN'09); off: exact deadlines"),

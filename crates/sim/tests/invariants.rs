@@ -217,7 +217,7 @@ fn capture_sees_every_transmission_so_retransmissions_can_be_recounted() {
     // blocks mode ends with nothing in flight, so every byte sent was captured
     let spec = ScenarioSpec { servers: 8, blocks: Some(10), duration_ps: None, ..ScenarioSpec::default() };
     let sc = spec.validate().unwrap();
-    let opts = RecordOptions { capture_limit: 1 << 22, trace_flows: vec![3], events: true };
+    let opts = RecordOptions { capture_limit: 1 << 22, trace_flows: vec![3], events: true, ..RecordOptions::default() };
     let (r, rec) = incast_sim::simulate_recording(&sc, &opts);
     assert!(!rec.capture_truncated);
     let data: Vec<_> = rec.capture.iter().filter(|c| c.packet.kind == Kind::Data).collect();
@@ -273,4 +273,22 @@ fn results_name_the_rules_as_the_scenario_spells_them() {
     assert!(r.limited_transmit && r.buffer_packets == 0);
     let (p, _) = run(&ScenarioSpec { buffer_admission: None, buffer_packets: Some(7), ..spec });
     assert_eq!((p.buffer_admission, p.buffer_packets), (Admission::Packets, 7));
+}
+
+#[test]
+fn a_run_reports_its_progress_and_ends_at_its_result() {
+    use incast_sim::progress::RunProgress;
+    use incast_sim::trace::RecordOptions;
+    use std::sync::Arc;
+    // the front reads this while the run goes on (issue 11: progress inside one point)
+    for spec in [
+        ScenarioSpec { servers: 16, duration_ps: Some(300 * MS), ..ScenarioSpec::default() },
+        ScenarioSpec { servers: 4, blocks: Some(7), ..ScenarioSpec::default() },
+    ] {
+        let progress = Arc::new(RunProgress::default());
+        let opts = RecordOptions { progress: Some(progress.clone()), ..RecordOptions::default() };
+        let (r, _) = incast_sim::simulate_recording(&spec.validate().unwrap(), &opts);
+        assert_eq!(progress.blocks(), r.blocks, "{spec:?}");
+        assert!(progress.sim_ps() as f64 / 1e12 >= r.sim_seconds, "{spec:?}");
+    }
 }

@@ -25,8 +25,8 @@ _STOP = ("duration", "blocks")
 
 
 def flag_of(field: str) -> str:
-    """The flag a field is given by."""
-    return BY_PUBLIC[field].flag
+    """The flag a field is given by, with its older spellings: ``--nccs-k/--k``."""
+    return "/".join((BY_PUBLIC[field].flag, *ALIASES.get(field, ())))
 
 
 def _default_text(f: FieldSpec) -> str:
@@ -76,14 +76,18 @@ def scenario_fields(args: argparse.Namespace) -> dict[str, Any]:
 
 
 @contextmanager
-def flag_names() -> Iterator[None]:
-    """Re-raise a Scenario refusal with the flag name (``buffer`` -> ``--buffer``)."""
+def flag_names(flags: dict[str, str] | None = None) -> Iterator[None]:
+    """Re-raise a Scenario refusal with the flag name (``buffer`` -> ``--buffer``);
+    ``flags`` names the fields a command gives by other flags (validate's ``--rwnd-clamp``)."""
     try:
         yield
     except UsageError as e:
-        if e.param not in BY_PUBLIC or e.param in NOT_FLAGS:
+        flag = (flags or {}).get(e.param)
+        if flag is None and e.param in BY_PUBLIC and e.param not in NOT_FLAGS:
+            flag = flag_of(e.param)
+        if flag is None:
             raise
-        raise UsageError(flag_of(e.param), e.value, e.allowed) from None
+        raise UsageError(flag, e.value, e.allowed) from None
 
 
 def build_scenarios(args: argparse.Namespace, servers: list[int]) -> list[Scenario]:

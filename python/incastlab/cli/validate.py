@@ -7,28 +7,14 @@ from __future__ import annotations
 
 import json
 import signal
-from contextlib import contextmanager
 
 from . import argtypes
-from ..errors import UsageError
+from .scenario_args import flag_names
 from ..units import PS_PER_S, format_rate, format_size
 
-# The Scenario fields the simulator side takes from validate's flags: a refusal of one
-# names the flag (`--rtt 5` is refused as --rtt, not as the field rtt)
-_FLAG_OF_FIELD = {"servers": "--servers", "sru": "--sru", "block": "--block", "buffer": "--buffer", "rate": "--rate",
-                  "rtt": "--rtt", "rto_min": "--rto-min", "blocks": "--blocks", "rwnd": "--rwnd-clamp"}
-
-
-@contextmanager
-def _flag_names():
-    try:
-        yield
-    except UsageError as e:
-        field, _, core_name = e.param.partition(" ")  # "rtt (link_delay_ps)" from the core
-        flag = _FLAG_OF_FIELD.get(field)
-        if flag is None:
-            raise
-        raise UsageError(f"{flag} {core_name}".strip(), e.value, e.allowed) from None
+# validate's flags for the Scenario fields whose flag is not the field's own: a refusal
+# names the flag typed (`--rtt 5` is refused as --rtt, not as the field rtt)
+_OWN_FLAGS = {"servers": "--servers", "rwnd": "--rwnd-clamp"}
 
 
 def _sigterm_as_interrupt(signum, frame):
@@ -53,7 +39,7 @@ def cmd_validate(args) -> int:
     # the simulator side first: it cannot fail half-way through the testbed
     sims = {}
     for n in args.servers:
-        with _flag_names():
+        with flag_names(_OWN_FLAGS):
             scn = linux_scenario(servers=n, sru=args.sru, block=args.block, buffer=args.buffer, rate=args.rate,
                                  rtt_s=args.rtt / PS_PER_S, rto_min_s=rto_min_s, blocks=args.blocks,
                                  quickack=args.quickack, rwnd_clamp=args.rwnd_clamp)

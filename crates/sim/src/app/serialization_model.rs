@@ -323,7 +323,7 @@ pub fn serialization_model(
             "base_rtt_ps",
             crate::schema::format_ps(base_rtt_ps),
             format!(
-                "a BaseRTT for which BaseBDP = rate/8 x BaseRTT exceeds {INITIAL_CWND_PKT} packets of \
+                "a rate and BaseRTT for which BaseBDP = rate/8 x BaseRTT exceeds {INITIAL_CWND_PKT} packets of \
                  MSS+{header_bytes} bytes (the model starts from a {INITIAL_CWND_PKT}-packet initial window); here \
                  BaseBDP_pkt = {:.3}",
                 *bdp_pkt.numer() as f64 / *bdp_pkt.denom() as f64
