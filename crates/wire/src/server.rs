@@ -17,18 +17,19 @@
 //! where the peer can still hear it, an error response naming the problem.
 
 use crate::netns;
-use crate::protocol::{Request, RequestKind, ResponseHeader, Status, HEADER_LEN};
+use crate::protocol::{RequestKind, ResponseHeader, Status, HEADER_LEN};
+use crate::request_reader::{read_request, Incoming, ReadTimeouts};
 use crate::sockopt;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::io::{self, ErrorKind, Read, Write};
+use std::io::{self, ErrorKind, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Payload source shared by every connection (contents do not matter).
 static PAYLOAD: [u8; 1 << 20] = [0u8; 1 << 20];
@@ -311,60 +312,6 @@ fn send_error(mut stream: &TcpStream, msg: &str) {
     let _ = stream.shutdown(Shutdown::Write);
 }
 
-/// How reading one header ended.
-enum HeaderRead {
-    Complete([u8; HEADER_LEN]),
-    /// Peer closed cleanly between requests.
-    Closed,
-    /// Nothing arrived for the idle timeout.
-    Idle,
-    /// The header started but did not complete in time.
-    Slow(usize),
-    /// The peer closed or reset mid-header.
-    Truncated(usize),
-    Failed(io::Error),
-}
-
-fn read_header(stream: &mut TcpStream, cfg: &ServerConfig, stop: &AtomicBool) -> HeaderRead {
-    let mut hdr = [0u8; HEADER_LEN];
-    let mut got = 0usize;
-    let idle = ps_to_duration(cfg.idle_timeout_ps);
-    let header_timeout = ps_to_duration(cfg.header_timeout_ps);
-    let _ = stream.set_read_timeout(idle);
-    let mut deadline: Option<Instant> = None;
-    while got < HEADER_LEN {
-        if stop.load(Ordering::Relaxed) {
-            return HeaderRead::Closed;
-        }
-        match stream.read(&mut hdr[got..]) {
-            Ok(0) if got == 0 => return HeaderRead::Closed,
-            Ok(0) => return HeaderRead::Truncated(got),
-            Ok(n) => {
-                if got == 0 {
-                    deadline = header_timeout.map(|t| Instant::now() + t);
-                }
-                got += n;
-                if got < HEADER_LEN {
-                    if let Some(d) = deadline {
-                        let left = d.saturating_duration_since(Instant::now());
-                        if left.is_zero() {
-                            return HeaderRead::Slow(got);
-                        }
-                        let _ = stream.set_read_timeout(Some(left));
-                    }
-                }
-            }
-            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-                return if got == 0 { HeaderRead::Idle } else { HeaderRead::Slow(got) };
-            }
-            Err(e) if got > 0 => return HeaderRead::Failed(io::Error::new(e.kind(), format!("{e} after {got} header bytes"))),
-            Err(e) => return HeaderRead::Failed(e),
-        }
-    }
-    HeaderRead::Complete(hdr)
-}
-
 fn serve_connection(mut stream: TcpStream, peer: SocketAddr, shared: &Shared) {
     let cfg = &shared.config;
     let c = &shared.counters;
@@ -374,40 +321,40 @@ fn serve_connection(mut stream: TcpStream, peer: SocketAddr, shared: &Shared) {
         let _ = sockopt::set_congestion(fd, cc);
     }
     let _ = stream.set_write_timeout(ps_to_duration(cfg.send_timeout_ps));
+    let timeouts =
+        ReadTimeouts { idle: ps_to_duration(cfg.idle_timeout_ps), header: ps_to_duration(cfg.header_timeout_ps) };
     loop {
-        let hdr = match read_header(&mut stream, cfg, &shared.stop) {
-            HeaderRead::Complete(h) => h,
-            HeaderRead::Closed => return,
-            HeaderRead::Idle => {
+        let req = match read_request(&mut stream, timeouts, &shared.stop) {
+            Incoming::Request(r) => r,
+            Incoming::Closed => return,
+            Incoming::Idle => {
                 c.idle_timeouts.fetch_add(1, Ordering::Relaxed);
-                shared.log(&peer, format_args!("closed: idle for {:?}", ps_to_duration(cfg.idle_timeout_ps).unwrap_or_default()));
+                shared.log(&peer, format_args!("closed: idle for {:?}", timeouts.idle.unwrap_or_default()));
                 return;
             }
-            HeaderRead::Slow(got) => {
+            Incoming::Slow(got) => {
                 c.header_timeouts.fetch_add(1, Ordering::Relaxed);
-                let msg = format!("header timeout: {got} of {HEADER_LEN} header bytes within {:?}", ps_to_duration(cfg.header_timeout_ps).unwrap_or_default());
+                let within = timeouts.header.unwrap_or_default();
+                let msg = format!("header timeout: {got} of {HEADER_LEN} header bytes within {within:?}");
                 shared.log(&peer, format_args!("{msg}"));
                 send_error(&stream, &msg);
                 return;
             }
-            HeaderRead::Truncated(got) => {
+            Incoming::Truncated(got) => {
                 c.malformed.fetch_add(1, Ordering::Relaxed);
                 shared.log(&peer, format_args!("truncated header: peer closed after {got} of {HEADER_LEN} bytes"));
                 return;
             }
-            HeaderRead::Failed(e) => {
-                c.peer_errors.fetch_add(1, Ordering::Relaxed);
-                shared.log(&peer, format_args!("read failed: {e}"));
-                return;
-            }
-        };
-        let req = match Request::decode(&hdr) {
-            Ok(r) => r,
-            Err(e) => {
+            Incoming::Malformed(e) => {
                 c.malformed.fetch_add(1, Ordering::Relaxed);
                 let msg = format!("malformed request: {e}");
                 shared.log(&peer, format_args!("{msg}"));
                 send_error(&stream, &msg);
+                return;
+            }
+            Incoming::Failed(e) => {
+                c.peer_errors.fetch_add(1, Ordering::Relaxed);
+                shared.log(&peer, format_args!("read failed: {e}"));
                 return;
             }
         };
@@ -479,7 +426,9 @@ fn send_stats(stream: &mut TcpStream, _cfg: &ServerConfig) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::Request;
     use std::io::Read;
+    use std::time::Instant;
 
     fn start(cfg: ServerConfig) -> Server {
         Server::start(ServerConfig { listen: "127.0.0.1:0".into(), log: false, ..cfg }).unwrap()
