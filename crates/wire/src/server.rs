@@ -204,6 +204,11 @@ impl Server {
         self.shared.local
     }
 
+    /// Whether the accept thread is alive (false once stopped, or if it died).
+    pub fn is_running(&self) -> bool {
+        self.acceptor.as_ref().is_some_and(|h| !h.is_finished())
+    }
+
     /// Current counters, plus TCP_INFO sums over the open connections.
     pub fn stats(&self) -> ServerStats {
         let c = &self.shared.counters;
