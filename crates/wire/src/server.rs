@@ -14,7 +14,8 @@
 //! that does not complete within `header_timeout` (slow peer), a connection idle longer
 //! than `idle_timeout`, a peer that stops reading for `send_timeout`, and a peer that
 //! vanishes (reset, EOF mid-header) each end only that connection, with one log line and,
-//! where the peer can still hear it, an error response naming the problem.
+//! where the peer can still hear it, an error response naming the problem, followed by a
+//! staged close so that unread input does not reset the response away ([`refuse`]).
 
 use crate::netns;
 use crate::protocol::{RequestKind, ResponseHeader, Status, HEADER_LEN};
@@ -22,14 +23,14 @@ use crate::request_reader::{read_request, Incoming, ReadTimeouts};
 use crate::sockopt;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::io::{self, ErrorKind, Write};
+use std::io::{self, ErrorKind, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Payload source shared by every connection (contents do not matter).
 static PAYLOAD: [u8; 1 << 20] = [0u8; 1 << 20];
@@ -317,6 +318,34 @@ fn send_error(mut stream: &TcpStream, msg: &str) {
     let _ = stream.shutdown(Shutdown::Write);
 }
 
+/// Longest a refused connection is kept open to let its error response get through.
+const LINGER: Duration = Duration::from_secs(2);
+
+/// Refuse a peer: the error response, then a staged close. Closing a socket whose input
+/// was not all read makes Linux send a reset and drop what is still queued for the peer
+/// (RFC 1122 §4.2.2.13 allows it), so a peer that sent more than the refused header (a
+/// long garbage stream, requests pipelined behind the bad one) lost the error message and
+/// even earlier responses. As HTTP/1.1 servers do (RFC 9112 §9.6): half-close, then read
+/// and discard until the peer closes or has acknowledged everything sent, for at most
+/// [`LINGER`]. Only on connection threads: the accept thread must not wait.
+fn refuse(mut stream: &TcpStream, msg: &str) {
+    send_error(stream, msg);
+    let until = Instant::now() + LINGER;
+    let mut sink = [0u8; 4096];
+    let _ = stream.set_read_timeout(Some(Duration::from_millis(20)));
+    while Instant::now() < until {
+        match stream.read(&mut sink) {
+            Ok(0) => return,
+            Ok(_) => {}
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted) => {}
+            Err(_) => return,
+        }
+        if sockopt::unacked_bytes(stream.as_raw_fd()).is_ok_and(|n| n == 0) {
+            return;
+        }
+    }
+}
+
 fn serve_connection(mut stream: TcpStream, peer: SocketAddr, shared: &Shared) {
     let cfg = &shared.config;
     let c = &shared.counters;
@@ -342,7 +371,7 @@ fn serve_connection(mut stream: TcpStream, peer: SocketAddr, shared: &Shared) {
                 let within = timeouts.header.unwrap_or_default();
                 let msg = format!("header timeout: {got} of {HEADER_LEN} header bytes within {within:?}");
                 shared.log(&peer, format_args!("{msg}"));
-                send_error(&stream, &msg);
+                refuse(&stream, &msg);
                 return;
             }
             Incoming::Truncated(got) => {
@@ -354,7 +383,7 @@ fn serve_connection(mut stream: TcpStream, peer: SocketAddr, shared: &Shared) {
                 c.malformed.fetch_add(1, Ordering::Relaxed);
                 let msg = format!("malformed request: {e}");
                 shared.log(&peer, format_args!("{msg}"));
-                send_error(&stream, &msg);
+                refuse(&stream, &msg);
                 return;
             }
             Incoming::Failed(e) => {
@@ -372,7 +401,7 @@ fn serve_connection(mut stream: TcpStream, peer: SocketAddr, shared: &Shared) {
                     req.size, cfg.max_request_bytes
                 );
                 shared.log(&peer, format_args!("refused block {}: {msg}", req.block));
-                send_error(&stream, &msg);
+                refuse(&stream, &msg);
                 return;
             }
             RequestKind::Data => send_payload(&mut stream, req.size, req.block, c),
@@ -432,8 +461,6 @@ fn send_stats(stream: &mut TcpStream, _cfg: &ServerConfig) -> io::Result<()> {
 mod tests {
     use super::*;
     use crate::protocol::Request;
-    use std::io::Read;
-    use std::time::Instant;
 
     fn start(cfg: ServerConfig) -> Server {
         Server::start(ServerConfig { listen: "127.0.0.1:0".into(), log: false, ..cfg }).unwrap()
@@ -485,6 +512,28 @@ mod tests {
         good.write_all(&Request::data(10, 1).encode()).unwrap();
         assert_eq!(read_response(&mut good).1.len(), 10);
         assert_eq!(srv.stats().malformed, 1);
+    }
+
+    #[test]
+    fn an_error_after_pipelined_responses_reaches_a_peer_that_sent_more() {
+        // Three 4 MiB requests in one write, then 25 bytes of garbage: one header's worth
+        // is refused, one byte stays unread. Read only after the server has refused.
+        let srv = start(ServerConfig::default());
+        let mut s = TcpStream::connect(srv.local_addr()).unwrap();
+        let mut out = Vec::new();
+        for block in 1..=3 {
+            out.extend(Request::data(4 << 20, block).encode());
+        }
+        out.extend([0xffu8; HEADER_LEN + 1]);
+        s.write_all(&out).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        for block in 1..=3 {
+            let (h, body) = read_response(&mut s);
+            assert_eq!((h.status, h.block, body.len()), (Status::Data, block, 4 << 20));
+        }
+        let (h, body) = read_response(&mut s);
+        assert_eq!(h.status, Status::Error);
+        assert!(String::from_utf8(body).unwrap().contains("bad magic"));
     }
 
     #[test]

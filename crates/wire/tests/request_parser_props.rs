@@ -12,6 +12,7 @@ mod support;
 use incast_wire::protocol::{Request, RequestKind, ResponseHeader, Status, HEADER_LEN, REQUEST_MAGIC, VERSION};
 use incast_wire::request_reader::{read_request, ReadTimeouts};
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::atomic::AtomicBool;
@@ -101,7 +102,7 @@ fn frame() -> impl Strategy<Value = Frame> {
 
 impl Frame {
     fn bytes(&self) -> Vec<u8> {
-        let mut h = |r: &Request, f: &dyn Fn(&mut [u8; HEADER_LEN])| {
+        let h = |r: &Request, f: &dyn Fn(&mut [u8; HEADER_LEN])| {
             let mut b = r.encode();
             f(&mut b);
             b.to_vec()
@@ -164,7 +165,7 @@ proptest! {
     #![proptest_config(ProptestConfig {
         cases: cases(),
         // shrunk failures are kept beside this file, as request_parser_props.proptest-regressions
-        failure_persistence: Some(Box::new(prop::test_runner::FileFailurePersistence::WithSource("proptest-regressions"))),
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("proptest-regressions"))),
         ..ProptestConfig::default()
     })]
 

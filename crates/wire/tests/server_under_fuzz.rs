@@ -92,7 +92,7 @@ enum Attack {
     Oversize,
     /// Ask for the maximum, read a little, vanish (reset mid-response).
     VanishMidResponse,
-    /// Three valid requests in one write, then garbage.
+    /// Three valid requests in one write, then garbage; read only later.
     PipelinedThenGarbage,
     /// Connect and close at once.
     ConnectClose,
@@ -193,14 +193,19 @@ fn attack(addr: SocketAddr, a: Attack, rng: &mut Rng) {
             // SO_LINGER 0 would be the harshest; dropping with unread data already resets.
         }
         Attack::PipelinedThenGarbage => {
+            // Responses larger than the socket buffers hold, and more garbage than one
+            // header, read late: the refusal must not reset what is still queued.
             let mut out = Vec::new();
             for block in 1..=3 {
-                out.extend(Request::data(100 * block, block).encode());
+                out.extend(Request::data(MAX_REQUEST - block, block).encode());
             }
-            out.extend([0xffu8; HEADER_LEN]);
+            let garbage = HEADER_LEN + 1 + rng.below(1000) as usize;
+            out.extend(rng.bytes(garbage));
+            out[3 * HEADER_LEN] = b'X';
             s.write_all(&out).unwrap();
+            thread::sleep(Duration::from_millis(50));
             for block in 1..=3 {
-                assert_served(&mut s, 100 * block, block);
+                assert_served(&mut s, MAX_REQUEST - block, block);
             }
             let msg = error_message(&mut s);
             assert!(msg.contains("bad magic"), "{msg}");
