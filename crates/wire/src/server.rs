@@ -15,7 +15,7 @@
 //! than `idle_timeout`, a peer that stops reading for `send_timeout`, and a peer that
 //! vanishes (reset, EOF mid-header) each end only that connection, with one log line and,
 //! where the peer can still hear it, an error response naming the problem, followed by a
-//! staged close so that unread input does not reset the response away ([`refuse`]).
+//! staged close so that unread input does not reset the response away (`refuse`).
 
 use crate::netns;
 use crate::protocol::{RequestKind, ResponseHeader, Status, HEADER_LEN};

@@ -187,6 +187,7 @@ pub fn check(script: &[Event], timeouts: ReadTimeouts) {
     // once a header has begun no wait longer than the header timeout.
     for &(at, t) in &stream.timeouts_set {
         assert_ne!(t, Some(Duration::ZERO), "zero read timeout set in {script:?}");
+        // every request before took exactly 24 bytes, so a partial header is a remainder
         if at % HEADER_LEN != 0 {
             if let Some(h) = timeouts.header {
                 assert!(t.is_some_and(|t| t <= h), "wait of {t:?} inside a header (header timeout {h:?})");
