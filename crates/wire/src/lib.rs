@@ -8,6 +8,7 @@
 //!
 //! Parts, each with one job:
 //! - [`protocol`]: the tiny request/response headers on the wire;
+//! - [`request_reader`]: the server's parser, one request from a stream read in any pieces;
 //! - [`sockopt`]: the Linux socket options the knobs map to (TCP_QUICKACK, TCP_CONGESTION,
 //!   SO_RCVBUF, TCP_WINDOW_CLAMP) and TCP_INFO;
 //! - [`netns`]: create a socket inside a named network namespace;
@@ -18,6 +19,7 @@
 pub mod client;
 pub mod netns;
 pub mod protocol;
+pub mod request_reader;
 pub mod server;
 pub mod sockopt;
 pub mod summary;

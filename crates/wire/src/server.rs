@@ -14,10 +14,12 @@
 //! that does not complete within `header_timeout` (slow peer), a connection idle longer
 //! than `idle_timeout`, a peer that stops reading for `send_timeout`, and a peer that
 //! vanishes (reset, EOF mid-header) each end only that connection, with one log line and,
-//! where the peer can still hear it, an error response naming the problem.
+//! where the peer can still hear it, an error response naming the problem, followed by a
+//! staged close so that unread input does not reset the response away (`refuse`).
 
 use crate::netns;
-use crate::protocol::{Request, RequestKind, ResponseHeader, Status, HEADER_LEN};
+use crate::protocol::{RequestKind, ResponseHeader, Status, HEADER_LEN};
+use crate::request_reader::{read_request, Incoming, ReadTimeouts};
 use crate::sockopt;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -203,6 +205,11 @@ impl Server {
         self.shared.local
     }
 
+    /// Whether the accept thread is alive (false once stopped, or if it died).
+    pub fn is_running(&self) -> bool {
+        self.acceptor.as_ref().is_some_and(|h| !h.is_finished())
+    }
+
     /// Current counters, plus TCP_INFO sums over the open connections.
     pub fn stats(&self) -> ServerStats {
         let c = &self.shared.counters;
@@ -311,58 +318,32 @@ fn send_error(mut stream: &TcpStream, msg: &str) {
     let _ = stream.shutdown(Shutdown::Write);
 }
 
-/// How reading one header ended.
-enum HeaderRead {
-    Complete([u8; HEADER_LEN]),
-    /// Peer closed cleanly between requests.
-    Closed,
-    /// Nothing arrived for the idle timeout.
-    Idle,
-    /// The header started but did not complete in time.
-    Slow(usize),
-    /// The peer closed or reset mid-header.
-    Truncated(usize),
-    Failed(io::Error),
-}
+/// Longest a refused connection is kept open to let its error response get through.
+const LINGER: Duration = Duration::from_secs(2);
 
-fn read_header(stream: &mut TcpStream, cfg: &ServerConfig, stop: &AtomicBool) -> HeaderRead {
-    let mut hdr = [0u8; HEADER_LEN];
-    let mut got = 0usize;
-    let idle = ps_to_duration(cfg.idle_timeout_ps);
-    let header_timeout = ps_to_duration(cfg.header_timeout_ps);
-    let _ = stream.set_read_timeout(idle);
-    let mut deadline: Option<Instant> = None;
-    while got < HEADER_LEN {
-        if stop.load(Ordering::Relaxed) {
-            return HeaderRead::Closed;
+/// Refuse a peer: the error response, then a staged close. Closing a socket whose input
+/// was not all read makes Linux send a reset and drop what is still queued for the peer
+/// (RFC 1122 §4.2.2.13 allows it), so a peer that sent more than the refused header (a
+/// long garbage stream, requests pipelined behind the bad one) lost the error message and
+/// even earlier responses. As HTTP/1.1 servers do (RFC 9112 §9.6): half-close, then read
+/// and discard until the peer closes or has acknowledged everything sent, for at most
+/// [`LINGER`]. Only on connection threads: the accept thread must not wait.
+fn refuse(mut stream: &TcpStream, msg: &str) {
+    send_error(stream, msg);
+    let until = Instant::now() + LINGER;
+    let mut sink = [0u8; 4096];
+    let _ = stream.set_read_timeout(Some(Duration::from_millis(20)));
+    while Instant::now() < until {
+        match stream.read(&mut sink) {
+            Ok(0) => return,
+            Ok(_) => {}
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted) => {}
+            Err(_) => return,
         }
-        match stream.read(&mut hdr[got..]) {
-            Ok(0) if got == 0 => return HeaderRead::Closed,
-            Ok(0) => return HeaderRead::Truncated(got),
-            Ok(n) => {
-                if got == 0 {
-                    deadline = header_timeout.map(|t| Instant::now() + t);
-                }
-                got += n;
-                if got < HEADER_LEN {
-                    if let Some(d) = deadline {
-                        let left = d.saturating_duration_since(Instant::now());
-                        if left.is_zero() {
-                            return HeaderRead::Slow(got);
-                        }
-                        let _ = stream.set_read_timeout(Some(left));
-                    }
-                }
-            }
-            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-                return if got == 0 { HeaderRead::Idle } else { HeaderRead::Slow(got) };
-            }
-            Err(e) if got > 0 => return HeaderRead::Failed(io::Error::new(e.kind(), format!("{e} after {got} header bytes"))),
-            Err(e) => return HeaderRead::Failed(e),
+        if sockopt::unacked_bytes(stream.as_raw_fd()).is_ok_and(|n| n == 0) {
+            return;
         }
     }
-    HeaderRead::Complete(hdr)
 }
 
 fn serve_connection(mut stream: TcpStream, peer: SocketAddr, shared: &Shared) {
@@ -374,40 +355,40 @@ fn serve_connection(mut stream: TcpStream, peer: SocketAddr, shared: &Shared) {
         let _ = sockopt::set_congestion(fd, cc);
     }
     let _ = stream.set_write_timeout(ps_to_duration(cfg.send_timeout_ps));
+    let timeouts =
+        ReadTimeouts { idle: ps_to_duration(cfg.idle_timeout_ps), header: ps_to_duration(cfg.header_timeout_ps) };
     loop {
-        let hdr = match read_header(&mut stream, cfg, &shared.stop) {
-            HeaderRead::Complete(h) => h,
-            HeaderRead::Closed => return,
-            HeaderRead::Idle => {
+        let req = match read_request(&mut stream, timeouts, &shared.stop) {
+            Incoming::Request(r) => r,
+            Incoming::Closed => return,
+            Incoming::Idle => {
                 c.idle_timeouts.fetch_add(1, Ordering::Relaxed);
-                shared.log(&peer, format_args!("closed: idle for {:?}", ps_to_duration(cfg.idle_timeout_ps).unwrap_or_default()));
+                shared.log(&peer, format_args!("closed: idle for {:?}", timeouts.idle.unwrap_or_default()));
                 return;
             }
-            HeaderRead::Slow(got) => {
+            Incoming::Slow(got) => {
                 c.header_timeouts.fetch_add(1, Ordering::Relaxed);
-                let msg = format!("header timeout: {got} of {HEADER_LEN} header bytes within {:?}", ps_to_duration(cfg.header_timeout_ps).unwrap_or_default());
+                let within = timeouts.header.unwrap_or_default();
+                let msg = format!("header timeout: {got} of {HEADER_LEN} header bytes within {within:?}");
                 shared.log(&peer, format_args!("{msg}"));
-                send_error(&stream, &msg);
+                refuse(&stream, &msg);
                 return;
             }
-            HeaderRead::Truncated(got) => {
+            Incoming::Truncated(got) => {
                 c.malformed.fetch_add(1, Ordering::Relaxed);
                 shared.log(&peer, format_args!("truncated header: peer closed after {got} of {HEADER_LEN} bytes"));
                 return;
             }
-            HeaderRead::Failed(e) => {
-                c.peer_errors.fetch_add(1, Ordering::Relaxed);
-                shared.log(&peer, format_args!("read failed: {e}"));
-                return;
-            }
-        };
-        let req = match Request::decode(&hdr) {
-            Ok(r) => r,
-            Err(e) => {
+            Incoming::Malformed(e) => {
                 c.malformed.fetch_add(1, Ordering::Relaxed);
                 let msg = format!("malformed request: {e}");
                 shared.log(&peer, format_args!("{msg}"));
-                send_error(&stream, &msg);
+                refuse(&stream, &msg);
+                return;
+            }
+            Incoming::Failed(e) => {
+                c.peer_errors.fetch_add(1, Ordering::Relaxed);
+                shared.log(&peer, format_args!("read failed: {e}"));
                 return;
             }
         };
@@ -420,7 +401,7 @@ fn serve_connection(mut stream: TcpStream, peer: SocketAddr, shared: &Shared) {
                     req.size, cfg.max_request_bytes
                 );
                 shared.log(&peer, format_args!("refused block {}: {msg}", req.block));
-                send_error(&stream, &msg);
+                refuse(&stream, &msg);
                 return;
             }
             RequestKind::Data => send_payload(&mut stream, req.size, req.block, c),
@@ -479,7 +460,7 @@ fn send_stats(stream: &mut TcpStream, _cfg: &ServerConfig) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Read;
+    use crate::protocol::Request;
 
     fn start(cfg: ServerConfig) -> Server {
         Server::start(ServerConfig { listen: "127.0.0.1:0".into(), log: false, ..cfg }).unwrap()
@@ -531,6 +512,28 @@ mod tests {
         good.write_all(&Request::data(10, 1).encode()).unwrap();
         assert_eq!(read_response(&mut good).1.len(), 10);
         assert_eq!(srv.stats().malformed, 1);
+    }
+
+    #[test]
+    fn an_error_after_pipelined_responses_reaches_a_peer_that_sent_more() {
+        // Three 4 MiB requests in one write, then 25 bytes of garbage: one header's worth
+        // is refused, one byte stays unread. Read only after the server has refused.
+        let srv = start(ServerConfig::default());
+        let mut s = TcpStream::connect(srv.local_addr()).unwrap();
+        let mut out = Vec::new();
+        for block in 1..=3 {
+            out.extend(Request::data(4 << 20, block).encode());
+        }
+        out.extend([0xffu8; HEADER_LEN + 1]);
+        s.write_all(&out).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        for block in 1..=3 {
+            let (h, body) = read_response(&mut s);
+            assert_eq!((h.status, h.block, body.len()), (Status::Data, block, 4 << 20));
+        }
+        let (h, body) = read_response(&mut s);
+        assert_eq!(h.status, Status::Error);
+        assert!(String::from_utf8(body).unwrap().contains("bad magic"));
     }
 
     #[test]

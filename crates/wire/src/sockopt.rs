@@ -171,6 +171,18 @@ pub fn tcp_info(fd: RawFd) -> io::Result<TcpInfo> {
     TcpInfo::parse(&buf, len as usize).ok_or_else(|| io::Error::other("TCP_INFO shorter than Linux 2.6's"))
 }
 
+/// Bytes written to this socket that the peer has not acknowledged yet, a FIN counting
+/// one (SIOCOUTQ: `write_seq - snd_una` in Linux's tcp_ioctl).
+pub fn unacked_bytes(fd: RawFd) -> io::Result<u32> {
+    let mut n: libc::c_int = 0;
+    // SAFETY: SIOCOUTQ (== TIOCOUTQ) writes one int to a valid pointer.
+    let rc = unsafe { libc::ioctl(fd, libc::TIOCOUTQ, &mut n as *mut libc::c_int) };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(n.max(0) as u32)
+}
+
 /// Raise the soft open-files limit to the hard limit (a server with 1,000 idle
 /// connections needs more than the usual 1,024 descriptors). Returns the new limit.
 pub fn raise_nofile_limit() -> u64 {
@@ -228,6 +240,17 @@ mod tests {
         set_congestion(c.as_raw_fd(), "reno").unwrap();
         assert_eq!(congestion(c.as_raw_fd()).unwrap(), "reno");
         assert!(set_congestion(c.as_raw_fd(), "no-such-cc").is_err());
+    }
+
+    #[test]
+    fn unacked_bytes_drop_to_zero_once_the_peer_acknowledges() {
+        let (mut c, _s) = pair();
+        c.write_all(&[0u8; 1000]).unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        while unacked_bytes(c.as_raw_fd()).unwrap() > 0 && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        assert_eq!(unacked_bytes(c.as_raw_fd()).unwrap(), 0, "loopback acknowledges at once");
     }
 
     #[test]
