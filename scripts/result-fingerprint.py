@@ -12,10 +12,10 @@ tie-breaking, a 10 Gbps fixed-block point, and one point per other knob) and wri
 JSON line per point: its result without ``wall_seconds`` (the only field that is not a
 function of the scenario), the SHA-256 of that, and for the points marked ``events`` also
 the SHA-256 of the per-event trace (every transmission, ACK, queue operation and cwnd /
-ssthresh / RTO / state change of every flow), so a difference that leaves the totals alone
-still shows. ``diff`` prints one line per point and every field that differs; ``csv-diff``
-compares the CSV and checks files of two ``incastlab reproduce`` outputs field by field,
-except wall times. Both exit 1 on any difference.
+ssthresh / RTO / state change of every flow) and of the per-ACK sender trace, so a
+difference that leaves the totals alone still shows. ``diff`` prints one line per point
+and every field that differs; ``csv-diff`` compares the CSV and checks files of two
+``incastlab reproduce`` outputs field by field, except wall times. Both exit 1 on any difference.
 """
 
 from __future__ import annotations
@@ -101,9 +101,11 @@ def run_point(name: str, kw: dict, events: bool) -> dict:
     line = {"name": name}
     if events:
         with tempfile.TemporaryDirectory(prefix="fingerprint-") as tmp:
-            path = os.path.join(tmp, "events.csv")
-            r = simulate(scn, recording=Recording(events=path))
-            line["events_sha256"] = _file_sha256(path)
+            events, trace = os.path.join(tmp, "events.csv"), os.path.join(tmp, "trace.csv")
+            r = simulate(scn, recording=Recording(events=events, trace=trace))
+            # both traces in one hash: the event trace and the per-ACK sender trace (snd_una,
+            # snd_nxt, srtt, in_recovery of every flow)
+            line["events_sha256"] = _files_sha256([events, trace])
     else:
         r = simulate(scn)
     result = {k: v for k, v in r.to_dict().items() if k not in IGNORED_FIELDS}
@@ -112,11 +114,12 @@ def run_point(name: str, kw: dict, events: bool) -> dict:
     return line
 
 
-def _file_sha256(path: str) -> str:
+def _files_sha256(paths: list[str]) -> str:
     h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
+    for path in paths:
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
     return h.hexdigest()
 
 
