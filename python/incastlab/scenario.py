@@ -63,7 +63,7 @@ TIE_BREAKS = ("fifo", "random")
 
 # Whose rules TCP follows where implementations differ: the RFCs as written, ns-2.35's
 # Agent/TCP (crates/sim/src/tcp/ns2_rules.rs) or ns-3.44's TcpSocketBase
-# (crates/sim/src/tcp/ns3_recovery.rs).
+# (crates/sim/src/tcp/recovery/ns3.rs).
 TCP_RULES = ("rfc", "ns2", "ns3")
 
 # Fields that take one word out of a list.

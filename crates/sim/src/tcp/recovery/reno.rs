@@ -1,24 +1,77 @@
 //! Reno fast retransmit and fast recovery (RFC 5681 §3.2, the algorithm FAST'08 calls
-//! "TCP Reno").
+//! "TCP Reno"), which NewReno (`newreno.rs`) builds on:
 //!
-//! It enters fast recovery on the third duplicate ACK as NewReno does (without RFC 6582's
-//! `recover` check; shared code in `newreno.rs`), but the first ACK of new data ends recovery and deflates cwnd to ssthresh, even if it only acknowledges
-//! part of the window. Further losses in the same window then need three new duplicate
-//! ACKs, which a small window cannot produce: "with a window size of six, Reno will always
-//! experience a timeout when the first two packets of the window are lost" (FAST'08
-//! §5.1.1).
+//! - the third duplicate ACK (the threshold is a parameter, FAST'08 Table 1 "dathresh")
+//!   sets ssthresh (RFC 5681 eq. (4), `tcp::congestion`), `recover` = highest sequence
+//!   sent, retransmits the first unacknowledged segment and sets cwnd = ssthresh +
+//!   dupthresh x SMSS; the retransmission restarts the RTO timer (RFC 6298 §5.1 would
+//!   leave a running timer alone; ns-2's `dupack_action` calls `reset_rtx_timer` and Linux
+//!   re-arms when it retransmits the head, so the timer is not left to fire one RTT after
+//!   the fast retransmit when the RTO is near the RTT);
+//! - the first two duplicate ACKs may each send a new segment (RFC 3042 limited transmit);
+//! - each further duplicate ACK inflates cwnd by one SMSS (and may send new data);
+//! - the first ACK of new data ends recovery and deflates cwnd to ssthresh, even if it only
+//!   acknowledges part of the window. Further losses in the same window then need three new
+//!   duplicate ACKs, which a small window cannot produce: "with a window size of six, Reno
+//!   will always experience a timeout when the first two packets of the window are lost"
+//!   (FAST'08 §5.1.1).
+//!
+//! RFC 5681's Reno enters recovery at every third duplicate ACK; ns-2's Reno also asks the
+//! ACK to cover `recover` (`bug_fix_`, `tcp::ns2_rules`).
 
-use crate::tcp::sender::TcpSender;
+use crate::scenario::TcpRules;
+use crate::tcp::sender::{Segment, TcpSender};
 use crate::time::Time;
 
-impl TcpSender {
-    /// An ACK of new data arrived in fast recovery (Reno): recovery ends.
-    pub(crate) fn on_new_ack_in_recovery_reno(&mut self, now: Time) {
-        self.in_recovery = false;
-        self.dupacks = 0;
-        self.cwnd = self.ssthresh;
-        self.restart_timer(now);
+/// Every ACK, for Reno.
+pub(super) fn on_ack(s: &mut TcpSender, now: Time, ack: u64, acked: u64, out: &mut Vec<Segment>) {
+    if acked > 0 {
+        if s.in_recovery {
+            s.leave_recovery();
+            s.restart_timer(now);
+        } else {
+            s.on_new_ack_open(now, acked);
+        }
+        s.send_new_data(now, out);
+    } else if is_duplicate(s, ack) {
+        let may_enter = s.cfg.rules != TcpRules::Ns2 || s.covers_recover();
+        on_duplicate_ack(s, now, may_enter, out);
     }
+}
+
+/// A duplicate ACK in RFC 5681's sense: it acknowledges SND.UNA with data outstanding (a
+/// window update never gets here: `TcpSender::on_ack_segment`).
+pub(super) fn is_duplicate(s: &TcpSender, ack: u64) -> bool {
+    ack == s.snd_una && s.snd_una < s.snd_max
+}
+
+/// A duplicate ACK arrived: in recovery it inflates cwnd; below the threshold it may send
+/// a new segment (limited transmit); at the threshold it starts fast retransmit, if
+/// `may_enter`. Returns true if it entered recovery.
+pub(super) fn on_duplicate_ack(s: &mut TcpSender, now: Time, may_enter: bool, out: &mut Vec<Segment>) -> bool {
+    s.dart += 1;
+    let mss = s.cfg.mss;
+    if s.in_recovery {
+        s.cwnd += mss;
+        s.send_new_data(now, out);
+        return false;
+    }
+    s.dupacks += 1;
+    if s.dupacks < s.cfg.dupack_threshold {
+        s.limited_transmit(now, out);
+    }
+    if s.dupacks != s.cfg.dupack_threshold || !may_enter {
+        return false;
+    }
+    s.ssthresh = s.loss_ssthresh();
+    s.recover = s.snd_max;
+    s.in_recovery = true;
+    s.stats.fast_retransmits += 1;
+    s.retransmit_first_unacked(now, out);
+    s.restart_timer(now);
+    s.cwnd = s.ssthresh + s.cfg.dupack_threshold as u64 * mss;
+    s.send_new_data(now, out);
+    true
 }
 
 #[cfg(test)]
