@@ -249,21 +249,47 @@ impl TcpSender {
     }
 
     /// The ACK about to be processed echoes timestamp `ts` (RFC 7323 TSecr).
-    pub fn set_echo(&mut self, ts: Time) {
+    fn set_echo(&mut self, ts: Time) {
         self.echo = Some(ts);
     }
 
-    /// The peer advertised `wnd` bytes. Returns true if that changed the window (such an
-    /// ACK is a window update, never a duplicate ACK: RFC 5681 §2).
+    /// The peer advertised `wnd` bytes. Returns true if that changed the window.
     pub fn set_peer_window(&mut self, wnd: u64) -> bool {
         let changed = wnd != self.rwnd;
         self.rwnd = wnd;
         changed
     }
 
-    /// Send whatever the windows now allow (after a window update).
-    pub fn try_send(&mut self, now: Time, out: &mut Vec<Segment>) {
-        self.send_new_data(now, out);
+    /// A segment without data arrived: cumulative ACK `ack`, window `wnd`, timestamp echo
+    /// `ts`, SACK blocks `sack`. If it changes the window and acknowledges nothing new, it
+    /// is a window update, never a duplicate ACK (RFC 5681 §2, condition (e)): it only
+    /// lets more data go.
+    pub fn on_ack_segment(
+        &mut self,
+        now: Time,
+        ack: u64,
+        wnd: u64,
+        ts: Time,
+        sack: &[(u64, u64)],
+        out: &mut Vec<Segment>,
+    ) {
+        let window_update = self.set_peer_window(wnd);
+        self.set_echo(ts);
+        if window_update && ack == self.snd_una {
+            self.send_new_data(now, out);
+        } else {
+            self.on_ack(now, ack, sack, out);
+        }
+    }
+
+    /// A segment carrying data from the peer (the client's request) acknowledged `ack`:
+    /// only new data counts, as it is never a duplicate ACK (RFC 5681 §2, condition (b)).
+    pub fn on_data_segment_ack(&mut self, now: Time, ack: u64, wnd: u64, ts: Time, out: &mut Vec<Segment>) {
+        self.set_peer_window(wnd);
+        self.set_echo(ts);
+        if ack > self.snd_una {
+            self.on_ack(now, ack, &[], out);
+        }
     }
 
     /// The application wrote `bytes` more.
@@ -829,6 +855,41 @@ mod knob_tests {
         assert_eq!(s.rto.backoffs, 0);
         assert_eq!(s.rto.rto, Time::from_ms(200));
         assert_eq!(s.rto.srtt, Some(Time::from_us(100)), "no sample was taken (Karn)");
+    }
+
+    #[test]
+    fn an_ack_that_only_changes_the_window_is_a_window_update_not_a_duplicate_rfc5681_2() {
+        let mut cfg = config();
+        cfg.rwnd = 4 * MSS;
+        let mut s = TcpSender::new(cfg);
+        s.cwnd = 8 * MSS;
+        let mut out = vec![];
+        s.write(Time::ZERO, 100 * MSS, &mut out);
+        assert_eq!(out.len(), 4, "the receive window caps the flight");
+        out.clear();
+        let t = Time::from_us(100);
+        for k in 1..=3 {
+            s.on_ack_segment(t, ack_of(0), (4 + k) * MSS, t, &[], &mut out);
+        }
+        assert_eq!(seg_numbers(&out), vec![4, 5, 6], "each update lets one more segment go");
+        assert_eq!((s.dupacks, s.stats.fast_retransmits), (0, 0));
+        // the same ACK with the window unchanged is a duplicate
+        s.on_ack_segment(t, ack_of(0), 7 * MSS, t, &[], &mut out);
+        assert_eq!(s.dupacks, 1);
+    }
+
+    #[test]
+    fn a_data_segment_acknowledging_nothing_new_is_not_a_duplicate_ack_rfc5681_2() {
+        let (mut s, _) = with_window(4, 50);
+        let mut out = vec![];
+        let t = Time::from_us(100);
+        for _ in 0..3 {
+            s.on_data_segment_ack(t, ack_of(0), 1 << 30, t, &mut out);
+        }
+        assert!(out.is_empty());
+        assert_eq!(s.dupacks, 0);
+        s.on_data_segment_ack(t, ack_of(2), 1 << 30, t, &mut out);
+        assert_eq!(s.snd_una, ack_of(2), "its ACK of new data counts");
     }
 
     #[test]
