@@ -50,8 +50,8 @@ pub struct SenderConfig {
     /// When the RTO's backoff ends: at an RTT sample (RFC 6298, ns-2) or at every ACK of
     /// new data (ns-3).
     pub rto_backoff: RtoBackoff,
-    /// Whose rules NewReno follows where implementations differ: the RFCs (as ns-2) or
-    /// ns-3's (`tcp::recovery::ns3`).
+    /// Whose rules TCP follows where implementations differ: the RFCs, ns-2's
+    /// (`tcp::ns2_rules`) or ns-3's (`tcp::recovery::ns3`).
     pub rules: TcpRules,
 }
 

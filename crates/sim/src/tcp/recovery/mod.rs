@@ -129,3 +129,36 @@ impl TcpSender {
         self.restart_timer(now);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::sender::tests::config;
+
+    fn recovery(variant: TcpVariant, rules: TcpRules) -> Recovery {
+        Recovery::new(&SenderConfig { variant, rules, ..config() })
+    }
+
+    #[test]
+    fn each_variant_gets_its_own_arm_and_only_sack_keeps_a_scoreboard() {
+        use TcpRules::{Ns2, Ns3, Rfc};
+        use TcpVariant::{Newreno, Reno, Sack};
+        for rules in [Rfc, Ns2] {
+            assert!(matches!(recovery(Reno, rules), Recovery::Reno));
+            assert!(matches!(recovery(Newreno, rules), Recovery::NewReno(_)));
+            assert!(matches!(recovery(Sack, rules), Recovery::Sack(_)));
+        }
+        assert!(matches!(recovery(Newreno, Ns3), Recovery::Ns3(_)), "ns-3's rules are its recovery");
+    }
+
+    #[test]
+    fn covering_recover_takes_one_packet_more_under_ns2_rules() {
+        // RFC 6582 §3.2 step 1 with `recover` exclusive: SND.UNA at recover covers it;
+        // ns-2's dupack_action wants highest_ack_ > recover_
+        for (rules, covers) in [(TcpRules::Rfc, true), (TcpRules::Ns2, false), (TcpRules::Ns3, true)] {
+            let mut s = TcpSender::new(SenderConfig { rules, ..config() });
+            s.recover = s.snd_una;
+            assert_eq!(s.covers_recover(), covers, "{rules:?}");
+        }
+    }
+}

@@ -50,9 +50,8 @@ pub(super) fn is_duplicate(s: &TcpSender, ack: u64) -> bool {
 /// `may_enter`. Returns true if it entered recovery.
 pub(super) fn on_duplicate_ack(s: &mut TcpSender, now: Time, may_enter: bool, out: &mut Vec<Segment>) -> bool {
     s.dart += 1;
-    let mss = s.cfg.mss;
     if s.in_recovery {
-        s.cwnd += mss;
+        s.cwnd += s.cfg.mss;
         s.send_new_data(now, out);
         return false;
     }
@@ -63,15 +62,20 @@ pub(super) fn on_duplicate_ack(s: &mut TcpSender, now: Time, may_enter: bool, ou
     if s.dupacks != s.cfg.dupack_threshold || !may_enter {
         return false;
     }
+    enter(s, now, out);
+    true
+}
+
+/// Fast retransmit: enter fast recovery (RFC 5681 §3.2 steps 2 and 3).
+fn enter(s: &mut TcpSender, now: Time, out: &mut Vec<Segment>) {
     s.ssthresh = s.loss_ssthresh();
     s.recover = s.snd_max;
     s.in_recovery = true;
     s.stats.fast_retransmits += 1;
     s.retransmit_first_unacked(now, out);
     s.restart_timer(now);
-    s.cwnd = s.ssthresh + s.cfg.dupack_threshold as u64 * mss;
+    s.cwnd = s.ssthresh + s.cfg.dupack_threshold as u64 * s.cfg.mss;
     s.send_new_data(now, out);
-    true
 }
 
 #[cfg(test)]
