@@ -24,6 +24,7 @@ pub struct NewReno {
 
 impl NewReno {
     /// Every ACK, for NewReno.
+    #[inline]
     pub(super) fn on_ack(&mut self, s: &mut TcpSender, now: Time, ack: u64, acked: u64, out: &mut Vec<Segment>) {
         if acked > 0 {
             if s.in_recovery {
