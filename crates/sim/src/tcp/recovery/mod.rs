@@ -24,8 +24,8 @@ use crate::time::Time;
 
 /// The loss-recovery algorithm of one sender, with its state. The sender lends it out for
 /// each ACK (`TcpSender::on_ack`), holding the default, stateless Reno meanwhile; the
-/// larger states are boxed so that this moves two words (1% fewer instructions per run
-/// than moving them whole).
+/// larger states are boxed so that this moves two words, not six (0.5-0.9% of a run's
+/// instructions, measured with cachegrind).
 #[derive(Clone, Debug, Default)]
 pub enum Recovery {
     /// RFC 5681 §3.2; no state beyond the sender's.
