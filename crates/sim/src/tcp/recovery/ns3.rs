@@ -171,6 +171,7 @@ impl Ns3 {
     }
 
     /// `TcpNewReno::IncreaseWindow` for `segments` whole segments acknowledged.
+    #[inline]
     fn grow(s: &mut TcpSender, segments: u64) {
         s.congestion.on_ack(&mut s.cwnd, s.ssthresh, segments * s.cfg.mss);
     }

@@ -49,7 +49,7 @@ pub(super) fn is_duplicate(s: &TcpSender, ack: u64) -> bool {
 /// A duplicate ACK arrived: in recovery it inflates cwnd; below the threshold it may send
 /// a new segment (limited transmit); at the threshold it starts fast retransmit, if
 /// `may_enter`. Returns true if it entered recovery.
-#[inline]
+#[inline(always)]
 pub(super) fn on_duplicate_ack(s: &mut TcpSender, now: Time, may_enter: bool, out: &mut Vec<Segment>) -> bool {
     s.dart += 1;
     if s.in_recovery {
