@@ -55,7 +55,7 @@ pub enum TcpRules {
     /// one segment; fast retransmit needs an ACK one packet beyond `recover`; ssthresh
     /// halves the window in whole segments. The simulator FAST'08 and Osada et al. ran.
     Ns2,
-    /// ns-3.44's `TcpSocketBase` for NewReno without SACK (`tcp::ns3_recovery`): recovery
+    /// ns-3.44's `TcpSocketBase` for NewReno without SACK (`tcp::recovery::ns3`): recovery
     /// by RFC 6675's pipe on SACKs emulated from duplicate ACKs, ssthresh from that pipe,
     /// no timer restart at fast retransmit, cwnd grown per whole segment acknowledged.
     /// For comparison with the ns-3 peer.

@@ -709,16 +709,10 @@ impl World {
         }
         let mut out = std::mem::take(&mut self.scratch);
         let s = &mut self.flows[f].sender;
-        let window_update = s.set_peer_window(p.wnd as u64);
-        s.set_echo(p.ts);
         match p.kind {
             Kind::Ack => {
                 let was_unacked = !s.all_acked();
-                if window_update && p.ack == s.snd_una {
-                    s.try_send(self.now, &mut out); // a window update is never a dupACK
-                } else {
-                    s.on_ack(self.now, p.ack, &p.sack_blocks(), &mut out);
-                }
+                s.on_ack_segment(self.now, p.ack, p.wnd as u64, p.ts, &p.sack_blocks(), &mut out);
                 if self.draining && was_unacked && s.all_acked() {
                     self.flows_unacked -= 1;
                 }
@@ -726,11 +720,9 @@ impl World {
                 self.transmit(p.flow, &mut out);
             }
             Kind::Request => {
-                // its piggybacked ACK first (never a duplicate ACK: it carries data)
-                if p.ack > s.snd_una {
-                    s.on_ack(self.now, p.ack, &[], &mut out);
-                    self.transmit(p.flow, &mut out);
-                }
+                // its piggybacked ACK first
+                s.on_data_segment_ack(self.now, p.ack, p.wnd as u64, p.ts, &mut out);
+                self.transmit(p.flow, &mut out);
                 self.pending_request[f] += p.seq;
                 if self.jitter > 0 {
                     let think = self.rng.random_range(0..self.jitter);

@@ -1,6 +1,7 @@
 //! ns-2's departures from the RFCs (`TcpRules::Ns2`: ns-2.35's `Agent/TCP` family with its
-//! defaults, the simulator FAST'08 and Osada et al. ran; `peers/ns2/README.md`), next to
-//! the rules the RFCs give (`TcpRules::Rfc`), so each decision reads both:
+//! defaults, the simulator FAST'08 and Osada et al. ran; `peers/ns2/README.md`). The
+//! sender's are here, next to the rules the RFCs give (`TcpRules::Rfc`), so each decision
+//! reads both; the others sit with the algorithm they change, as noted:
 //!
 //! - **The retransmission timer runs on an idle connection.** `TcpAgent::newtimer` re-arms
 //!   it at every new ACK while `t_seqno_ > ack`, which holds once everything sent is
@@ -14,60 +15,25 @@
 //! - **Fast retransmit needs an ACK beyond `recover`** (`dupack_action`'s `highest_ack_ >
 //!   recover_` counts packets, one past RFC 6582's "covers more than recover"): after an
 //!   idle expiry, a loss of the next block's first segment cannot be fast-retransmitted.
-//!   Reno checks it too (`bug_fix_`); RFC 5681's Reno does not.
+//!   Reno checks it too (`bug_fix_`); RFC 5681's Reno does not (`TcpSender::covers_recover`
+//!   in `tcp::recovery`).
 //! - **ssthresh halves the window, not FlightSize** (`slowdown(CLOSE_SSTHRESH_HALF)`:
-//!   `int(window() / 2)` packets, at least 2), and a timeout halves it again even when the
-//!   segment had already been resent by a timeout (RFC 5681 §3.1 holds it then).
+//!   `int(window() / 2)` packets, at least 2: `tcp::congestion::newreno`), and a timeout
+//!   halves it again even when the segment had already been resent by a timeout (RFC 5681
+//!   §3.1 holds it then: `TcpSender::on_timeout`).
 //! - **Whole packets.** An ns-2 agent sends `packetSize_` bytes per packet whatever the
 //!   application wrote (`TcpAgent::output`), so a write's short last segment is a full
-//!   packet on the wire (`World` sends [`TcpSender::packet_bytes`]), takes a whole packet of the window
-//!   (`TcpAgent::output` runs while `t_seqno_ <= highest_ack_ + win`, in packets), and its
-//!   ACK opens cwnd by one packet in slow start (`TcpAgent::opencwnd`: `cwnd_ += 1`, where
-//!   RFC 5681 eq. (2) adds min(N, SMSS)). With bytes, a short last segment would slip into
-//!   less than a segment of window room and leave in the same burst as the segments
-//!   before it.
+//!   packet on the wire (`World` sends [`TcpSender::packet_bytes`]), takes a whole packet of
+//!   the window (`TcpAgent::output` runs while `t_seqno_ <= highest_ack_ + win`, in
+//!   packets), and its ACK opens cwnd by one packet in slow start (`TcpAgent::opencwnd`:
+//!   `cwnd_ += 1`, where RFC 5681 eq. (2) adds min(N, SMSS): `tcp::congestion::newreno`).
+//!   With bytes, a short last segment would slip into less than a segment of window room
+//!   and leave in the same burst as the segments before it.
 
-use crate::scenario::{TcpRules, TcpVariant};
+use crate::scenario::TcpRules;
 use crate::tcp::sender::TcpSender;
 
 impl TcpSender {
-    /// The duplicate-ACK threshold was reached: may this ACK start a fast retransmit?
-    pub(crate) fn may_fast_retransmit(&self) -> bool {
-        match self.cfg.rules {
-            TcpRules::Ns2 => self.snd_una > self.recover,
-            _ => self.cfg.variant == TcpVariant::Reno || self.snd_una >= self.recover,
-        }
-    }
-
-    /// ssthresh after a loss: max(FlightSize / 2, 2 SMSS) (RFC 5681 eq. (4)), or ns-2's
-    /// half window in whole segments.
-    pub(crate) fn loss_ssthresh(&self) -> u64 {
-        let mss = self.cfg.mss;
-        match self.cfg.rules {
-            TcpRules::Ns2 => (self.cwnd.min(self.rwnd) / mss / 2).max(2) * mss,
-            _ => (self.flight_size() / 2).max(2 * mss),
-        }
-    }
-
-    /// ssthresh after a timeout: RFC 5681 holds it when the segment was already resent by
-    /// a timeout (a repeated expiry); ns-2 halves the window every time.
-    pub(crate) fn timeout_ssthresh(&self) -> u64 {
-        match self.cfg.rules {
-            TcpRules::Ns2 => self.loss_ssthresh(),
-            _ if self.rto.backoffs > 0 => self.ssthresh,
-            _ => self.loss_ssthresh(),
-        }
-    }
-
-    /// Slow start's increase for an ACK of `acked` new bytes: min(N, SMSS) (RFC 5681
-    /// eq. (2)), or one whole segment per ACK (ns-2's `opencwnd`).
-    pub(crate) fn slow_start_increase(&self, acked: u64) -> u64 {
-        match self.cfg.rules {
-            TcpRules::Ns2 => self.cfg.mss,
-            _ => acked.min(self.cfg.mss),
-        }
-    }
-
     /// The payload bytes a segment of `len` bytes occupies, in the window and on the wire:
     /// its own, or a whole packet of `packetSize_` (ns-2).
     pub fn packet_bytes(&self, len: u64) -> u64 {
@@ -161,8 +127,26 @@ mod tests {
         let mut out = vec![];
         s.write(Time::ZERO, 100 * MSS, &mut out);
         assert_eq!(s.loss_ssthresh(), 3 * MSS, "int(7 / 2) segments");
-        s.cwnd = MSS;
-        assert_eq!(s.timeout_ssthresh(), 2 * MSS, "at least 2, and halved again after a timeout");
+    }
+
+    /// ssthresh after the timer expired twice for the first of 8 segments in flight.
+    fn ssthresh_after_two_timeouts(mut s: TcpSender) -> u64 {
+        s.cwnd = 8 * MSS;
+        let mut out = vec![];
+        s.write(Time::ZERO, 100 * MSS, &mut out);
+        for _ in 0..2 {
+            let t = s.take_timer_request().unwrap();
+            assert!(s.on_timer_event(t, &mut out));
+        }
+        s.ssthresh
+    }
+
+    #[test]
+    fn a_repeated_timeout_halves_ssthresh_again() {
+        // RFC 5681 §3.1 holds ssthresh at the second expiry (eq. (4) at the first: 8 / 2);
+        // ns-2's slowdown halves the one-segment window again, to the minimum of 2
+        assert_eq!(ssthresh_after_two_timeouts(TcpSender::new(config())), 4 * MSS);
+        assert_eq!(ssthresh_after_two_timeouts(ns2_sender()), 2 * MSS);
     }
 
     #[test]

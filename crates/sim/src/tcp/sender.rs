@@ -1,5 +1,8 @@
-//! The data sender: RFC 5681 congestion control around a byte stream that the
-//! application extends block by block.
+//! The data sender: the sequence space of a byte stream that the application extends block
+//! by block, the retransmission timer (RFC 6298) and its timeouts, RTT samples, and the
+//! windows. It classifies each ACK and hands it to its loss recovery (`tcp::recovery`),
+//! which asks the congestion controller (`tcp::congestion`) for ssthresh; the controller
+//! grows cwnd with the ACKs of new data.
 //!
 //! Sequence numbers count bytes and the first data byte is 1 (the SYN used 0).
 //! `recover` is kept as an exclusive bound (one past the highest byte sent when
@@ -8,7 +11,10 @@
 //! time its retransmission timer must fire (see [`TcpSender::take_timer_request`]).
 
 use crate::scenario::{RtoBackoff, TcpRules, TcpVariant};
+use crate::tcp::congestion::Congestion;
+use crate::tcp::recovery::Recovery;
 use crate::tcp::rto::RtoEstimator;
+use crate::tcp::rtt_history::RttHistory;
 use crate::tcp::timer::{Fired, LazyTimer};
 use crate::time::Time;
 
@@ -44,8 +50,8 @@ pub struct SenderConfig {
     /// When the RTO's backoff ends: at an RTT sample (RFC 6298, ns-2) or at every ACK of
     /// new data (ns-3).
     pub rto_backoff: RtoBackoff,
-    /// Whose rules NewReno follows where implementations differ: the RFCs (as ns-2) or
-    /// ns-3's (`tcp::ns3_recovery`).
+    /// Whose rules TCP follows where implementations differ: the RFCs, ns-2's
+    /// (`tcp::ns2_rules`) or ns-3's (`tcp::recovery::ns3`).
     pub rules: TcpRules,
 }
 
@@ -117,15 +123,13 @@ pub struct TcpSender {
     /// RFC 6582 `recover`, exclusive: `snd_max` when recovery (or a timeout) began. An
     /// ACK "covers recover" when it is at least this.
     pub recover: u64,
-    /// A partial ACK has already reset the timer in this recovery (RFC 6582 §3.2 step 5).
-    pub(crate) partial_ack_seen: bool,
     pub rto: RtoEstimator,
     timer: LazyTimer,
     timer_request: Option<Time>,
     /// The one segment being timed for an RTT sample: (end sequence, send time).
     timed: Option<(u64, Time)>,
-    /// Under ns-3's rules, every segment's send time instead (`tcp::ns3_recovery`).
-    pub(crate) rtt_history: crate::tcp::ns3_recovery::RttHistory,
+    /// Under ns-3's rules, every segment's send time instead (`tcp::rtt_history`).
+    pub(crate) rtt_history: RttHistory,
     last_activity: Time,
     /// The TSecr of the ACK being processed (timestamps on).
     pub(crate) echo: Option<Time>,
@@ -133,10 +137,10 @@ pub struct TcpSender {
     pub dart: u32,
     /// End of the highest byte ever retransmitted: below it, data was sent twice.
     pub(crate) retransmitted_end: u64,
-    /// SACK scoreboard (RFC 6675); empty for the other variants.
-    pub(crate) scoreboard: crate::tcp::sack::Scoreboard,
-    /// ns-3's emulated SACK marks ([`TcpRules::Ns3`]); unused otherwise.
-    pub(crate) reno: crate::tcp::ns3_recovery::RenoSack,
+    /// How losses are detected and repaired, with that algorithm's state.
+    recovery: Recovery,
+    /// How cwnd grows and what ssthresh a loss leaves.
+    pub(crate) congestion: Congestion,
     /// Draws for RTO randomization (seeded per flow, so runs are reproducible).
     rng: rand_pcg::Pcg32,
     pub stats: SenderStats,
@@ -164,7 +168,6 @@ impl TcpSender {
             dupacks: 0,
             in_recovery: false,
             recover: 1,
-            partial_ack_seen: false,
             rto,
             timer: LazyTimer::default(),
             timer_request: None,
@@ -174,8 +177,8 @@ impl TcpSender {
             echo: None,
             dart: 0,
             retransmitted_end: 0,
-            scoreboard: Default::default(),
-            reno: Default::default(),
+            recovery: Recovery::new(&cfg),
+            congestion: Congestion::new(&cfg),
             rng: rand_pcg::Pcg32::seed_from_u64(seed),
             stats: SenderStats::default(),
             cfg,
@@ -199,7 +202,7 @@ impl TcpSender {
         use crate::trace::CongState;
         if self.in_recovery {
             CongState::Recovery
-        } else if self.snd_una < self.recover || self.reno.after_timeout {
+        } else if self.snd_una < self.recover || self.recovery.after_timeout() {
             CongState::Loss
         } else if self.dupacks > 0 {
             CongState::Disorder
@@ -246,21 +249,47 @@ impl TcpSender {
     }
 
     /// The ACK about to be processed echoes timestamp `ts` (RFC 7323 TSecr).
-    pub fn set_echo(&mut self, ts: Time) {
+    fn set_echo(&mut self, ts: Time) {
         self.echo = Some(ts);
     }
 
-    /// The peer advertised `wnd` bytes. Returns true if that changed the window (such an
-    /// ACK is a window update, never a duplicate ACK: RFC 5681 §2).
+    /// The peer advertised `wnd` bytes. Returns true if that changed the window.
     pub fn set_peer_window(&mut self, wnd: u64) -> bool {
         let changed = wnd != self.rwnd;
         self.rwnd = wnd;
         changed
     }
 
-    /// Send whatever the windows now allow (after a window update).
-    pub fn try_send(&mut self, now: Time, out: &mut Vec<Segment>) {
-        self.send_new_data(now, out);
+    /// A segment without data arrived: cumulative ACK `ack`, window `wnd`, timestamp echo
+    /// `ts`, SACK blocks `sack`. If it changes the window and acknowledges nothing new, it
+    /// is a window update, never a duplicate ACK (RFC 5681 §2, condition (e)): it only
+    /// lets more data go.
+    pub fn on_ack_segment(
+        &mut self,
+        now: Time,
+        ack: u64,
+        wnd: u64,
+        ts: Time,
+        sack: &[(u64, u64)],
+        out: &mut Vec<Segment>,
+    ) {
+        let window_update = self.set_peer_window(wnd);
+        self.set_echo(ts);
+        if window_update && ack == self.snd_una {
+            self.send_new_data(now, out);
+        } else {
+            self.on_ack(now, ack, sack, out);
+        }
+    }
+
+    /// A segment carrying data from the peer (the client's request) acknowledged `ack`:
+    /// only new data counts, as it is never a duplicate ACK (RFC 5681 §2, condition (b)).
+    pub fn on_data_segment_ack(&mut self, now: Time, ack: u64, wnd: u64, ts: Time, out: &mut Vec<Segment>) {
+        self.set_peer_window(wnd);
+        self.set_echo(ts);
+        if ack > self.snd_una {
+            self.on_ack(now, ack, &[], out);
+        }
     }
 
     /// The application wrote `bytes` more.
@@ -325,44 +354,15 @@ impl TcpSender {
         self.emit(now, seq, len, out);
     }
 
-    /// Window growth for an ACK of `acked` new bytes outside recovery (RFC 5681 §3.1).
-    pub(crate) fn grow_window(&mut self, acked: u64) {
-        let mss = self.cfg.mss;
-        if self.cfg.slow_start && self.cwnd < self.ssthresh {
-            self.cwnd += self.slow_start_increase(acked); // slow start, RFC 5681 eq. (2)
-        } else {
-            self.cwnd += (mss * mss / self.cwnd).max(1); // congestion avoidance, eq. (3)
-        }
-    }
-
-    /// An ACK with cumulative acknowledgment `ack` and SACK blocks `sack` arrived.
+    /// An ACK with cumulative acknowledgment `ack` and SACK blocks `sack` arrived: SND.UNA
+    /// moves (with its RTT sample), then loss recovery decides what the ACK means.
     pub fn on_ack(&mut self, now: Time, ack: u64, sack: &[(u64, u64)], out: &mut Vec<Segment>) {
         self.last_activity = now;
-        if self.cfg.variant == TcpVariant::Sack {
-            self.on_ack_sack(now, ack, sack, out);
-            return;
-        }
-        if self.cfg.rules == TcpRules::Ns3 {
-            self.on_ack_ns3(now, ack, out);
-            return;
-        }
-        if ack > self.snd_una {
-            let acked = self.advance_una(now, ack);
-            if self.in_recovery {
-                match self.cfg.variant {
-                    TcpVariant::Reno => self.on_new_ack_in_recovery_reno(now),
-                    _ => self.on_ack_in_recovery(now, ack, acked, out),
-                }
-            } else {
-                self.dupacks = 0;
-                self.grow_window(acked);
-                self.restart_timer(now);
-            }
-            self.send_new_data(now, out);
-        } else if ack == self.snd_una && self.snd_una < self.snd_max {
-            self.dart += 1;
-            self.on_duplicate_ack(now, out);
-        }
+        let acked = if ack > self.snd_una { self.advance_una(now, ack) } else { 0 };
+        // the recovery acts on the sender that holds it: lend it out for the call
+        let mut recovery = std::mem::take(&mut self.recovery);
+        recovery.on_ack(self, now, ack, acked, sack, out);
+        self.recovery = recovery;
     }
 
     /// Bookkeeping for an ACK of new data: RTT sample (Karn), snd_una, DART. Returns the
@@ -438,24 +438,24 @@ impl TcpSender {
         self.stats.timeouts += 1;
         self.classify_timeout();
         let mss = self.cfg.mss;
-        // RFC 5681: ssthresh is not reduced again when the segment was already
-        // retransmitted by a timeout (repeated expiry of the same segment).
-        self.ssthresh = match self.cfg.rules {
-            TcpRules::Ns3 => self.ns3_on_timeout(),
-            _ => self.timeout_ssthresh(),
+        // RFC 5681 §3.1: ssthresh is not reduced again when the segment was already
+        // retransmitted by a timeout; ns-2 halves it at every timeout, and ns-3 holds it
+        // while the head it resent after the last timeout is unacknowledged
+        let repeated = match self.cfg.rules {
+            TcpRules::Rfc => self.rto.backoffs > 0,
+            TcpRules::Ns2 => false,
+            TcpRules::Ns3 => self.recovery.after_timeout() && self.snd_una < self.retransmitted_end,
         };
-        self.cwnd = mss; // loss window, LW = 1 SMSS
-        if !self.cfg.slow_start {
-            self.ssthresh = self.cwnd;
-        }
+        let in_flight = self.recovery.in_flight(self);
+        let window = self.cwnd.min(self.rwnd);
+        self.congestion.on_timeout(&mut self.cwnd, &mut self.ssthresh, in_flight, window, repeated);
+        self.recovery.on_timeout();
         self.in_recovery = false;
         self.recover = self.snd_max; // RFC 6582 §3.2 step 4 (after a timeout)
         self.dupacks = 0;
         self.timed = None;
         self.rtt_history.clear();
         self.dart = 0;
-        // RFC 2018 §8: after a timeout, SACK information is no longer trusted
-        self.scoreboard.clear();
         self.rto.back_off();
         // retransmit the first segment (flagged, to recognise spurious timeouts), then
         // go back N, as ns-2 and BSD do
@@ -855,6 +855,41 @@ mod knob_tests {
         assert_eq!(s.rto.backoffs, 0);
         assert_eq!(s.rto.rto, Time::from_ms(200));
         assert_eq!(s.rto.srtt, Some(Time::from_us(100)), "no sample was taken (Karn)");
+    }
+
+    #[test]
+    fn an_ack_that_only_changes_the_window_is_a_window_update_not_a_duplicate_rfc5681_2() {
+        let mut cfg = config();
+        cfg.rwnd = 4 * MSS;
+        let mut s = TcpSender::new(cfg);
+        s.cwnd = 8 * MSS;
+        let mut out = vec![];
+        s.write(Time::ZERO, 100 * MSS, &mut out);
+        assert_eq!(out.len(), 4, "the receive window caps the flight");
+        out.clear();
+        let t = Time::from_us(100);
+        for k in 1..=3 {
+            s.on_ack_segment(t, ack_of(0), (4 + k) * MSS, t, &[], &mut out);
+        }
+        assert_eq!(seg_numbers(&out), vec![4, 5, 6], "each update lets one more segment go");
+        assert_eq!((s.dupacks, s.stats.fast_retransmits), (0, 0));
+        // the same ACK with the window unchanged is a duplicate
+        s.on_ack_segment(t, ack_of(0), 7 * MSS, t, &[], &mut out);
+        assert_eq!(s.dupacks, 1);
+    }
+
+    #[test]
+    fn a_data_segment_acknowledging_nothing_new_is_not_a_duplicate_ack_rfc5681_2() {
+        let (mut s, _) = with_window(4, 50);
+        let mut out = vec![];
+        let t = Time::from_us(100);
+        for _ in 0..3 {
+            s.on_data_segment_ack(t, ack_of(0), 1 << 30, t, &mut out);
+        }
+        assert!(out.is_empty());
+        assert_eq!(s.dupacks, 0);
+        s.on_data_segment_ack(t, ack_of(2), 1 << 30, t, &mut out);
+        assert_eq!(s.snd_una, ack_of(2), "its ACK of new data counts");
     }
 
     #[test]

@@ -1,71 +1,63 @@
-//! Fast retransmit and fast recovery, NewReno (RFC 6582 §3.2, on RFC 5681 §3.2).
+//! NewReno (RFC 6582 §3.2): Reno's fast retransmit and fast recovery (`reno.rs`), carried
+//! on through partial ACKs:
 //!
-//! - third duplicate ACK (the threshold is a parameter, FAST'08 Table 1 "dathresh"):
-//!   if the ACK covers everything up to `recover`, set ssthresh = max(FlightSize/2, 2 SMSS),
-//!   `recover` = highest sequence sent, retransmit the first unacknowledged segment and
-//!   set cwnd = ssthresh + dupthresh x SMSS; the retransmission restarts the RTO timer
-//!   (RFC 6298 §5.1 would leave a running timer alone; ns-2's `dupack_action` calls
-//!   `reset_rtx_timer` and Linux re-arms when it retransmits the head, so the timer is
-//!   not left to fire one RTT after the fast retransmit when the RTO is near the RTT);
-//! - each further duplicate ACK inflates cwnd by one SMSS (and may send new data);
+//! - the third duplicate ACK starts fast retransmit only if the ACK covers `recover`
+//!   (step 1), so one window's losses, or those of a window sent before a timeout, start
+//!   one recovery at most;
 //! - a partial ACK (below `recover`) retransmits the next hole at once, deflates cwnd by
 //!   the amount acknowledged (adding back one SMSS if that was at least one SMSS), and
 //!   the first one resets the retransmission timer ("Impatient", RFC 6582 §4);
-//! - a full ACK ends recovery with cwnd = ssthresh (RFC 6582 §3.2 step 3 offers this or
+//! - a full ACK ends recovery with cwnd = ssthresh (step 3 offers this or
 //!   min(ssthresh, max(FlightSize, SMSS) + SMSS); ns-2's NewReno without
 //!   `exit_recovery_fix_` and ns-3's TcpClassicRecovery take ssthresh).
 
+use crate::tcp::recovery::reno;
 use crate::tcp::sender::{Segment, TcpSender};
 use crate::time::Time;
 
-impl TcpSender {
-    /// A duplicate ACK arrived (ACK == snd_una with data outstanding); Reno and NewReno.
-    pub(crate) fn on_duplicate_ack(&mut self, now: Time, out: &mut Vec<Segment>) {
-        let mss = self.cfg.mss;
-        if self.in_recovery {
-            self.cwnd += mss;
-            self.send_new_data(now, out);
-            return;
-        }
-        self.dupacks += 1;
-        if self.dupacks < self.cfg.dupack_threshold {
-            self.limited_transmit(now, out);
-        }
-        // RFC 6582 §3.2 step 1: NewReno enters only if the ACK covers `recover`; Reno
-        // (RFC 5681) always does (`ns2_rules.rs` for ns-2's check)
-        if self.dupacks == self.cfg.dupack_threshold && self.may_fast_retransmit() {
-            self.ssthresh = self.loss_ssthresh();
-            self.recover = self.snd_max;
-            self.in_recovery = true;
-            self.partial_ack_seen = false;
-            self.stats.fast_retransmits += 1;
-            self.retransmit_first_unacked(now, out);
-            self.restart_timer(now);
-            self.cwnd = self.ssthresh + self.cfg.dupack_threshold as u64 * mss;
-            self.send_new_data(now, out);
+/// NewReno's state beside the sender's `recover`.
+#[derive(Clone, Debug, Default)]
+pub struct NewReno {
+    /// A partial ACK has already reset the timer in this recovery (RFC 6582 §3.2 step 5).
+    partial_ack_seen: bool,
+}
+
+impl NewReno {
+    /// Every ACK, for NewReno.
+    #[inline]
+    pub(super) fn on_ack(&mut self, s: &mut TcpSender, now: Time, ack: u64, acked: u64, out: &mut Vec<Segment>) {
+        if acked > 0 {
+            if s.in_recovery {
+                self.on_ack_in_recovery(s, now, ack, acked, out);
+            } else {
+                s.on_new_ack_open(now, acked);
+            }
+            s.send_new_data(now, out);
+        } else if reno::is_duplicate(s, ack) {
+            let may_enter = s.covers_recover();
+            if reno::on_duplicate_ack(s, now, may_enter, out) {
+                self.partial_ack_seen = false;
+            }
         }
     }
 
     /// An ACK of `acked` new bytes (now acknowledging up to `ack`) arrived in recovery.
-    pub(crate) fn on_ack_in_recovery(&mut self, now: Time, ack: u64, acked: u64, out: &mut Vec<Segment>) {
-        let mss = self.cfg.mss;
-        if ack >= self.recover {
-            // full ACK: leave fast recovery
-            self.in_recovery = false;
-            self.dupacks = 0;
-            self.cwnd = self.ssthresh; // RFC 6582 §3.2 step 3, option (2), as ns-2 and ns-3
-            self.restart_timer(now);
-        } else {
-            // partial ACK: the next hole is lost too; retransmit it now
-            self.retransmit_first_unacked(now, out);
-            self.cwnd = self.cwnd.saturating_sub(acked).max(mss);
-            if acked >= mss {
-                self.cwnd += mss;
-            }
-            if !self.partial_ack_seen {
-                self.partial_ack_seen = true;
-                self.restart_timer(now);
-            }
+    fn on_ack_in_recovery(&mut self, s: &mut TcpSender, now: Time, ack: u64, acked: u64, out: &mut Vec<Segment>) {
+        let mss = s.cfg.mss;
+        if ack >= s.recover {
+            s.leave_recovery(); // full ACK
+            s.restart_timer(now);
+            return;
+        }
+        // partial ACK: the next hole is lost too; retransmit it now
+        s.retransmit_first_unacked(now, out);
+        s.cwnd = s.cwnd.saturating_sub(acked).max(mss);
+        if acked >= mss {
+            s.cwnd += mss;
+        }
+        if !self.partial_ack_seen {
+            self.partial_ack_seen = true;
+            s.restart_timer(now);
         }
     }
 }

@@ -1,0 +1,50 @@
+//! Congestion control: how cwnd grows with the ACKs of new data, what ssthresh a loss
+//! leaves, and what a retransmission timeout does to both (ns-3's `TcpCongestionOps`,
+//! smoltcp's `Controller`). The sender owns cwnd and ssthresh (ns-3's `TcpSocketState`)
+//! and hands them here; loss recovery (`tcp::recovery`) asks for ssthresh when it detects
+//! a loss. One file per algorithm, one arm each: `newreno` (RFC 5681 AIMD).
+//!
+//! An enum rather than a trait object: the calls sit on the per-ACK hot path, and a match
+//! on one arm costs nothing.
+
+pub mod newreno;
+
+use crate::tcp::sender::SenderConfig;
+
+/// The congestion controller of one sender.
+#[derive(Clone, Debug)]
+pub enum Congestion {
+    /// RFC 5681 slow start and congestion avoidance, halving on loss.
+    NewReno(newreno::NewReno),
+}
+
+impl Congestion {
+    pub fn new(cfg: &SenderConfig) -> Self {
+        Congestion::NewReno(newreno::NewReno::new(cfg))
+    }
+
+    /// An ACK of `acked` new bytes arrived outside recovery: grow `cwnd`.
+    #[inline]
+    pub fn on_ack(&mut self, cwnd: &mut u64, ssthresh: u64, acked: u64) {
+        match self {
+            Congestion::NewReno(c) => c.on_ack(cwnd, ssthresh, acked),
+        }
+    }
+
+    /// ssthresh after a loss, with `in_flight` bytes believed in the network and a window
+    /// of `window` bytes (min(cwnd, rwnd)).
+    #[inline]
+    pub fn ssthresh_on_loss(&self, in_flight: u64, window: u64) -> u64 {
+        match self {
+            Congestion::NewReno(c) => c.ssthresh_on_loss(in_flight, window),
+        }
+    }
+
+    /// The retransmission timer expired: set `cwnd` and `ssthresh`. `repeated`: the
+    /// segment had already been retransmitted by a timeout.
+    pub fn on_timeout(&mut self, cwnd: &mut u64, ssthresh: &mut u64, in_flight: u64, window: u64, repeated: bool) {
+        match self {
+            Congestion::NewReno(c) => c.on_timeout(cwnd, ssthresh, in_flight, window, repeated),
+        }
+    }
+}

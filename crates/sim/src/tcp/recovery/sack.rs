@@ -1,0 +1,256 @@
+//! SACK-based loss recovery: the receiver reports up to three blocks of data it holds
+//! beyond the cumulative ACK (RFC 2018); the sender keeps them in a scoreboard and
+//! recovers as RFC 6675 describes:
+//!
+//! - a duplicate ACK is one that carries new SACK information (RFC 6675 §2);
+//! - `IsLost(S)`: DupThresh discontiguous SACKed ranges above S, or more than
+//!   (DupThresh - 1) x SMSS SACKed bytes above it (§4);
+//! - recovery starts on the DupThresh-th duplicate ACK or when the first unacknowledged
+//!   byte `IsLost`: RecoveryPoint = highest sent, ssthresh = cwnd = max(FlightSize/2,
+//!   2 SMSS), retransmit the first hole (§5 steps 4.1-4.3) and restart the RTO timer, as
+//!   Reno does here (ns-2, Linux); like NewReno, only if the ACK covers `recover`;
+//! - on every ACK in recovery, `pipe` is recomputed (SetPipe) and while cwnd - pipe is at
+//!   least one SMSS, NextSeg picks what to send: the lowest lost hole above HighRxt (rule
+//!   1), else new data (rule 2), else the lowest unSACKed hole above HighRxt (rule 3);
+//!   rule 4 (rescue retransmission) is not implemented;
+//! - recovery ends when the cumulative ACK reaches RecoveryPoint;
+//! - after a timeout the scoreboard is cleared (RFC 2018 §8) and the sender goes back N.
+//!
+//! Only holes are ever retransmitted in recovery: bytes the receiver reported are not sent
+//! again.
+
+use crate::tcp::recovery::scoreboard::Scoreboard;
+use crate::tcp::sender::{Segment, TcpSender};
+use crate::time::Time;
+
+/// The scoreboard and the recovery marks of RFC 6675.
+#[derive(Clone, Debug, Default)]
+pub struct Sack {
+    scoreboard: Scoreboard,
+    /// One past the highest byte retransmitted in this recovery (RFC 6675 HighRxt).
+    high_rxt: u64,
+    /// `snd_max` when recovery began (RFC 6675 RecoveryPoint).
+    recovery_point: u64,
+}
+
+impl Sack {
+    /// Every ACK, for the SACK variant.
+    pub(super) fn on_ack(
+        &mut self,
+        s: &mut TcpSender,
+        now: Time,
+        ack: u64,
+        acked: u64,
+        blocks: &[(u64, u64)],
+        out: &mut Vec<Segment>,
+    ) {
+        let new_data = acked > 0;
+        let new_sack = self.scoreboard.update(s.snd_una, blocks);
+        if s.in_recovery {
+            if s.snd_una >= self.recovery_point {
+                s.leave_recovery();
+                s.restart_timer(now);
+                s.send_new_data(now, out);
+            } else {
+                if new_data {
+                    s.restart_timer(now);
+                } else if new_sack {
+                    s.dart += 1;
+                }
+                self.send_in_recovery(s, now, out);
+            }
+            return;
+        }
+        if new_data {
+            s.on_new_ack_open(now, acked);
+            s.send_new_data(now, out);
+            return;
+        }
+        if ack != s.snd_una || s.snd_una >= s.snd_max || !new_sack {
+            return; // not a duplicate ACK in the RFC 6675 sense
+        }
+        s.dart += 1;
+        s.dupacks += 1;
+        let mss = s.cfg.mss;
+        let lost = self.scoreboard.is_lost(s.snd_una, s.cfg.dupack_threshold, mss);
+        if (s.dupacks >= s.cfg.dupack_threshold || lost) && s.covers_recover() {
+            self.enter(s, now, out);
+        } else if s.dupacks < s.cfg.dupack_threshold {
+            s.limited_transmit(now, out);
+        }
+    }
+
+    /// RFC 6675 §5 step 4: enter recovery and retransmit the first hole.
+    fn enter(&mut self, s: &mut TcpSender, now: Time, out: &mut Vec<Segment>) {
+        let mss = s.cfg.mss;
+        self.recovery_point = s.snd_max;
+        s.recover = s.snd_max;
+        s.ssthresh = s.loss_ssthresh();
+        s.cwnd = s.ssthresh;
+        s.in_recovery = true;
+        s.stats.fast_retransmits += 1;
+        let (seq, hole_end) = self.scoreboard.hole_at_or_after(s.snd_una);
+        let len = mss.min(hole_end.unwrap_or(s.snd_max).min(s.snd_max) - seq);
+        s.emit(now, seq, len, out);
+        s.restart_timer(now);
+        self.high_rxt = seq + len;
+        self.send_in_recovery(s, now, out);
+    }
+
+    /// RFC 2018 §8: after a timeout, SACK information is no longer trusted.
+    pub(super) fn on_timeout(&mut self) {
+        self.scoreboard.clear();
+    }
+
+    /// RFC 6675 SetPipe: bytes believed to be in the network.
+    fn pipe(&self, s: &TcpSender) -> u64 {
+        let (mss, th) = (s.cfg.mss, s.cfg.dupack_threshold);
+        let mut pipe = 0;
+        let mut seq = s.snd_una;
+        while seq < s.snd_max {
+            let end = (seq + mss).min(s.snd_max);
+            if let Some((_, e)) = self.scoreboard.sacked_at(seq) {
+                seq = e; // SACKed: not in the network
+                continue;
+            }
+            let len = end - seq;
+            if !self.scoreboard.is_lost(seq, th, mss) {
+                pipe += len; // the original is presumably still travelling
+            }
+            if seq < self.high_rxt {
+                pipe += len; // and so is our retransmission
+            }
+            seq = end;
+        }
+        pipe
+    }
+
+    /// Send what NextSeg allows while cwnd - pipe >= 1 SMSS (RFC 6675 §5 step C).
+    fn send_in_recovery(&mut self, s: &mut TcpSender, now: Time, out: &mut Vec<Segment>) {
+        let mss = s.cfg.mss;
+        let mut pipe = self.pipe(s);
+        while s.cwnd >= pipe + mss {
+            let Some((seq, len, new)) = self.next_seg(s) else { break };
+            s.emit(now, seq, len, out);
+            if new {
+                s.snd_nxt = seq + len;
+                s.snd_max = s.snd_max.max(s.snd_nxt);
+            } else {
+                self.high_rxt = self.high_rxt.max(seq + len);
+            }
+            pipe += len;
+        }
+    }
+
+    /// RFC 6675 NextSeg: (sequence, length, is new data).
+    fn next_seg(&self, s: &TcpSender) -> Option<(u64, u64, bool)> {
+        let (mss, th) = (s.cfg.mss, s.cfg.dupack_threshold);
+        let highest = self.scoreboard.highest_sacked().unwrap_or(0);
+        let start = self.high_rxt.max(s.snd_una);
+        // rules 1 and 3: the lowest hole above HighRxt below the highest SACKed byte
+        let (hole, hole_end) = self.scoreboard.hole_at_or_after(start);
+        let hole_seg = (hole < highest && hole < s.snd_max).then(|| {
+            let end = hole_end.unwrap_or(s.snd_max).min(s.snd_max).min(hole + mss);
+            (hole, end - hole)
+        });
+        if let Some((seq, len)) = hole_seg {
+            if self.scoreboard.is_lost(seq, th, mss) {
+                return Some((seq, len, false)); // rule 1
+            }
+        }
+        // rule 2: new data, if the receive window allows
+        if s.snd_nxt < s.app_limit {
+            let len = mss.min(s.app_limit - s.snd_nxt);
+            if s.snd_nxt + len <= s.snd_una + s.rwnd {
+                return Some((s.snd_nxt, len, true));
+            }
+        }
+        hole_seg.map(|(seq, len)| (seq, len, false)) // rule 3
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::TcpVariant;
+    use crate::tcp::sender::tests::{ack_of, config, seg_numbers, MSS};
+    use crate::tcp::sender::TcpSender;
+    use crate::time::Time;
+
+    /// [start, end) of segments a..b as SACK block bytes.
+    fn blk(a: u64, b: u64) -> (u64, u64) {
+        (ack_of(a), ack_of(b))
+    }
+
+    fn sack_sender(window: u64, total: u64) -> TcpSender {
+        let mut cfg = config();
+        cfg.variant = TcpVariant::Sack;
+        let mut s = TcpSender::new(cfg);
+        s.cwnd = window * MSS;
+        s.ssthresh = window * MSS;
+        let mut out = vec![];
+        s.write(Time::ZERO, total * MSS, &mut out);
+        assert_eq!(out.len() as u64, window.min(total));
+        s
+    }
+
+    #[test]
+    fn retransmits_only_the_holes() {
+        // window 0..9; segments 0, 3 and 6 lost; SACKs report the rest
+        let mut s = sack_sender(10, 10);
+        let mut out = vec![];
+        let t = Time::from_us(100);
+        s.on_ack(t, ack_of(0), &[blk(1, 2)], &mut out);
+        s.on_ack(t, ack_of(0), &[blk(1, 3)], &mut out);
+        s.on_ack(t, ack_of(0), &[blk(4, 5), blk(1, 3)], &mut out);
+        assert_eq!(seg_numbers(&out), vec![0], "third dupACK retransmits the first hole");
+        for upto in 6..10 {
+            let b = if upto == 6 { blk(4, 6) } else { blk(7, upto + 1) };
+            s.on_ack(t, ack_of(0), &[b, blk(4, 6), blk(1, 3)], &mut out);
+        }
+        let sent = seg_numbers(&out);
+        assert_eq!(sent, vec![0, 3, 6], "holes only, lowest first, nothing SACKed resent");
+        assert!(out.iter().all(|s| s.retransmit));
+        // the retransmissions arrive: the cumulative ACK covers everything
+        s.on_ack(Time::from_us(200), ack_of(10), &[], &mut out);
+        assert!(s.all_acked() && !s.in_recovery);
+        assert_eq!(s.stats.timeouts, 0);
+    }
+
+    #[test]
+    fn duplicate_ack_without_new_sack_information_is_not_counted() {
+        let mut s = sack_sender(6, 6);
+        let mut out = vec![];
+        for _ in 0..5 {
+            s.on_ack(Time::from_us(100), ack_of(0), &[blk(1, 2)], &mut out);
+        }
+        assert!(out.is_empty());
+        assert_eq!(s.dupacks, 1);
+    }
+
+    #[test]
+    fn recovery_ends_at_the_recovery_point_with_cwnd_at_ssthresh() {
+        let mut s = sack_sender(8, 100);
+        let mut out = vec![];
+        for k in 2..5 {
+            s.on_ack(Time::from_us(100), ack_of(0), &[blk(1, k)], &mut out);
+        }
+        assert!(s.in_recovery);
+        s.on_ack(Time::from_us(200), ack_of(8), &[], &mut out);
+        assert!(!s.in_recovery);
+        assert_eq!(s.cwnd, 4 * MSS);
+    }
+
+    #[test]
+    fn fast_retransmit_restarts_the_retransmission_timer() {
+        // sent at 0, the third dupACK at 150 us: the timer now runs from 150 us (ns-2, Linux)
+        let mut s = sack_sender(8, 100);
+        let rto = s.rto.rto;
+        let mut out = vec![];
+        let t = Time::from_us(150);
+        for k in 2..5 {
+            s.on_ack(t, ack_of(0), &[blk(1, k)], &mut out);
+        }
+        assert_eq!(s.stats.fast_retransmits, 1);
+        assert_eq!(s.timer_deadline(), Some(t + rto));
+    }
+}
