@@ -332,105 +332,12 @@ impl ScenarioSpec {
     pub fn validate(&self) -> Result<Scenario, ScenarioError> {
         let s = self;
         schema::check_fields(&serde_json::to_value(s).expect("a spec serializes"))?;
-        let mtu = (s.mss_bytes + s.header_bytes) as u64;
-        check(s.buffer_bytes >= mtu, || {
-            ScenarioError::new("buffer_bytes", format_bytes(s.buffer_bytes), format!("at least one full packet ({mtu} B)"))
-                .with_related(&["mss_bytes", "header_bytes"])
-        })?;
-        if s.buffer_packets.is_some() {
-            check(s.buffer_admission.is_none_or(|a| a == Admission::Packets), || {
-                ScenarioError::new("buffer_admission", admission_word(s.buffer_admission), "packets (or unset) when buffer_packets is set")
-                    .with_related(&["buffer_packets"])
-            })?;
-        }
-        let admission = s.buffer_admission.unwrap_or(if s.buffer_packets.is_some() { Admission::Packets } else { Admission::Bytes });
-        let buffer_packets = s.buffer_packets.unwrap_or((s.buffer_bytes / mtu).min(u32::MAX as u64) as u32);
-        if let Some(a) = s.active_servers {
-            check(a <= s.servers, || {
-                ScenarioError::new("active_servers", a, format!("1 to servers ({})", s.servers)).with_related(&["servers"])
-            })?;
-        }
-        check(s.udp_packet_bytes as u64 <= mtu.max(1500), || {
-            ScenarioError::new("udp_packet_bytes", format_bytes(s.udp_packet_bytes as u64), format!("28B to the MTU ({}B)", mtu.max(1500)))
-        })?;
-        check(s.tcp_rules != TcpRules::Ns3 || s.tcp == TcpVariant::Newreno, || {
-            ScenarioError::new("tcp_rules", "ns3", "rfc or ns2 unless tcp is newreno (ns-3's rules are modelled for NewReno without SACK)")
-                .with_related(&["tcp"])
-        })?;
-        let rto_min_ps = s.rto_min_ps.unwrap_or(if s.mitigation == Scheme::Tcpfg { TCPFG_RTO_MIN_PS } else { DEFAULT_RTO_MIN_PS });
-        check(s.rto_max_ps >= rto_min_ps, || {
-            let (lo, hi) = (format_ps(rto_min_ps), format_ps(s.rto_max_ps));
-            ScenarioError::new("rto_min_ps", &lo, format!("rto_min ({lo}) at most rto_max ({hi}); a bare number is seconds"))
-                .with_related(&["rto_max_ps"])
-        })?;
-        let stop = match (s.blocks, s.duration_ps) {
-            (Some(_), Some(d)) => {
-                return Err(ScenarioError::new("duration_ps", format_ps(d), "either a duration or a block count, not both")
-                    .with_related(&["blocks"]))
-            }
-            (Some(b), None) => StopAt::Blocks(b),
-            (None, d) => StopAt::Time(Time(d.unwrap_or(DEFAULT_DURATION_PS))),
-        };
-        let n = s.servers as u64;
-        let per_server_bytes = match (s.block_bytes, s.sru_bytes) {
-            (Some(block), Some(_)) => {
-                return Err(ScenarioError::new("block_bytes", format_bytes(block), "either block (fixed-block mode) or sru (fixed-SRU mode), not both")
-                    .with_related(&["sru_bytes"]))
-            }
-            (Some(block), None) => {
-                check(block >= n, || {
-                    ScenarioError::new("block_bytes", format_bytes(block), format!("at least one byte per server ({n} B)")).with_related(&["servers"])
-                })?;
-                // Fixed-block mode (001_e0dada207805edc8.txt: "each of N servers respond with
-                // 1 MB / N bytes"): the remainder goes to the first servers so the block is exact.
-                let (q, r) = (block / n, block % n);
-                (0..n).map(|i| q + u64::from(i < r)).collect()
-            }
-            (None, sru) => vec![sru.unwrap_or(DEFAULT_SRU_BYTES); s.servers as usize],
-        };
-        // Osada et al.'s model takes one server's part: the SRU, or the block's floor share.
-        let part_bytes = s.block_bytes.map_or(per_server_bytes[0], |b| b / n);
-        let thresholds = || {
-            serialization_model(s.rate_bps, s.rtt_ps, s.mss_bytes, part_bytes, s.header_bytes)
-                .map(|m| m.scheduler_thresholds())
-                .map_err(|e| match e.param {
-                    // BaseBDP = rate x RTT: too few packets, name the RTT and the rate beside it
-                    "base_rtt_ps" => ScenarioError { param: "rtt_ps", ..e }.with_related(&["rate_bps", "mss_bytes", "mitigation"]),
-                    _ => e.with_related(&["mitigation"]),
-                })
-        };
-        let rwnd_bytes = match (s.rwnd_bytes, s.mitigation) {
-            (Some(r), _) => r,
-            // Under CCS and NCCS the client advertises BaseBDP as its window (§4.2, Eq. (1)).
-            (None, Scheme::Ccs | Scheme::Nccs) => thresholds()?.bdp_bytes,
-            (None, _) => DEFAULT_RWND_BYTES,
-        };
-        check(rwnd_bytes >= s.mss_bytes as u64, || {
-            ScenarioError::new("rwnd_bytes", format_bytes(rwnd_bytes), format!("at least one MSS ({} B)", s.mss_bytes)).with_related(&["mss_bytes"])
-        })?;
-        let reading = (s.condition_i != ConditionI::Delivered, s.condition_i == ConditionI::Open);
-        let mitigation = match s.mitigation {
-            Scheme::Ntcp | Scheme::Tcpfg => Mitigation::None,
-            Scheme::Ictcp => Mitigation::Ictcp,
-            Scheme::Ccs => Mitigation::Ccs,
-            Scheme::Nccs => Mitigation::Nccs {
-                k: s.nccs_k,
-                start_next_at_remaining: thresholds()?.start_next_at_remaining,
-                count_sent: reading.0,
-                check_at_open: reading.1,
-            },
-            Scheme::Ocs => {
-                let t = thresholds()?;
-                Mitigation::Ocs {
-                    set_size: t.set_size,
-                    window_bytes: t.window_bytes,
-                    start_next_at_remaining: t.start_next_at_remaining,
-                    bdp_bytes: t.bdp_bytes,
-                    count_sent: reading.0,
-                    check_at_open: reading.1,
-                }
-            }
-        };
+        let (admission, buffer_packets) = s.buffer()?;
+        s.check_combinations()?;
+        let rto_min_ps = s.rto_min()?;
+        let stop = s.stop()?;
+        let per_server_bytes = s.per_server_bytes()?;
+        let (rwnd_bytes, mitigation) = s.scheduling(&per_server_bytes)?;
         let spec = ScenarioSpec {
             sru_bytes: s.block_bytes.is_none().then_some(per_server_bytes[0]),
             rto_min_ps: Some(rto_min_ps),
@@ -452,6 +359,141 @@ impl ScenarioSpec {
             rwnd_bytes,
             mitigation,
         })
+    }
+
+    fn mtu(&self) -> u64 {
+        (self.mss_bytes + self.header_bytes) as u64
+    }
+
+    /// How ports admit packets and, under the `packets` rule, how many they hold.
+    fn buffer(&self) -> Result<(Admission, u32), ScenarioError> {
+        let (s, mtu) = (self, self.mtu());
+        check(s.buffer_bytes >= mtu, || {
+            ScenarioError::new("buffer_bytes", format_bytes(s.buffer_bytes), format!("at least one full packet ({mtu} B)"))
+                .with_related(&["mss_bytes", "header_bytes"])
+        })?;
+        if s.buffer_packets.is_some() {
+            check(s.buffer_admission.is_none_or(|a| a == Admission::Packets), || {
+                ScenarioError::new("buffer_admission", admission_word(s.buffer_admission), "packets (or unset) when buffer_packets is set")
+                    .with_related(&["buffer_packets"])
+            })?;
+        }
+        let admission = s.buffer_admission.unwrap_or(if s.buffer_packets.is_some() { Admission::Packets } else { Admission::Bytes });
+        Ok((admission, s.buffer_packets.unwrap_or((s.buffer_bytes / mtu).min(u32::MAX as u64) as u32)))
+    }
+
+    /// Constraints between fields that derive nothing.
+    fn check_combinations(&self) -> Result<(), ScenarioError> {
+        let s = self;
+        if let Some(a) = s.active_servers {
+            check(a <= s.servers, || {
+                ScenarioError::new("active_servers", a, format!("1 to servers ({})", s.servers)).with_related(&["servers"])
+            })?;
+        }
+        let largest = s.mtu().max(1500);
+        check(s.udp_packet_bytes as u64 <= largest, || {
+            ScenarioError::new("udp_packet_bytes", format_bytes(s.udp_packet_bytes as u64), format!("28B to the MTU ({largest}B)"))
+        })?;
+        check(s.tcp_rules != TcpRules::Ns3 || s.tcp == TcpVariant::Newreno, || {
+            ScenarioError::new("tcp_rules", "ns3", "rfc or ns2 unless tcp is newreno (ns-3's rules are modelled for NewReno without SACK)")
+                .with_related(&["tcp"])
+        })
+    }
+
+    /// RTOmin: given, or FAST'08's 200 ms, or TCPFG's 200 us; at most RTOmax.
+    fn rto_min(&self) -> Result<u64, ScenarioError> {
+        let s = self;
+        let rto_min_ps = s.rto_min_ps.unwrap_or(if s.mitigation == Scheme::Tcpfg { TCPFG_RTO_MIN_PS } else { DEFAULT_RTO_MIN_PS });
+        check(s.rto_max_ps >= rto_min_ps, || {
+            let (lo, hi) = (format_ps(rto_min_ps), format_ps(s.rto_max_ps));
+            ScenarioError::new("rto_min_ps", &lo, format!("rto_min ({lo}) at most rto_max ({hi}); a bare number is seconds"))
+                .with_related(&["rto_max_ps"])
+        })?;
+        Ok(rto_min_ps)
+    }
+
+    /// After a block count, or after a duration (FAST'08's 20 s when neither is given).
+    fn stop(&self) -> Result<StopAt, ScenarioError> {
+        match (self.blocks, self.duration_ps) {
+            (Some(_), Some(d)) => Err(ScenarioError::new("duration_ps", format_ps(d), "either a duration or a block count, not both")
+                .with_related(&["blocks"])),
+            (Some(b), None) => Ok(StopAt::Blocks(b)),
+            (None, d) => Ok(StopAt::Time(Time(d.unwrap_or(DEFAULT_DURATION_PS)))),
+        }
+    }
+
+    /// Bytes each server returns per block: the SRU (fixed-SRU mode), or the block split
+    /// over the servers (fixed-block mode).
+    fn per_server_bytes(&self) -> Result<Vec<u64>, ScenarioError> {
+        let n = self.servers as u64;
+        match (self.block_bytes, self.sru_bytes) {
+            (Some(block), Some(_)) => Err(ScenarioError::new(
+                "block_bytes",
+                format_bytes(block),
+                "either block (fixed-block mode) or sru (fixed-SRU mode), not both",
+            )
+            .with_related(&["sru_bytes"])),
+            (Some(block), None) => {
+                check(block >= n, || {
+                    ScenarioError::new("block_bytes", format_bytes(block), format!("at least one byte per server ({n} B)")).with_related(&["servers"])
+                })?;
+                // Fixed-block mode (001_e0dada207805edc8.txt: "each of N servers respond with
+                // 1 MB / N bytes"): the remainder goes to the first servers so the block is exact.
+                let (q, r) = (block / n, block % n);
+                Ok((0..n).map(|i| q + u64::from(i < r)).collect())
+            }
+            (None, sru) => Ok(vec![sru.unwrap_or(DEFAULT_SRU_BYTES); self.servers as usize]),
+        }
+    }
+
+    /// The advertised window and the scheduling scheme with its thresholds, from Osada et
+    /// al.'s model where a scheme needs it.
+    fn scheduling(&self, per_server_bytes: &[u64]) -> Result<(u64, Mitigation), ScenarioError> {
+        let s = self;
+        // the model takes one server's part: the SRU, or the block's floor share
+        let part_bytes = s.block_bytes.map_or(per_server_bytes[0], |b| b / s.servers as u64);
+        let thresholds = || {
+            serialization_model(s.rate_bps, s.rtt_ps, s.mss_bytes, part_bytes, s.header_bytes)
+                .map(|m| m.scheduler_thresholds())
+                .map_err(|e| match e.param {
+                    // BaseBDP = rate x RTT: too few packets, name the RTT and the rate beside it
+                    "base_rtt_ps" => ScenarioError { param: "rtt_ps", ..e }.with_related(&["rate_bps", "mss_bytes", "mitigation"]),
+                    _ => e.with_related(&["mitigation"]),
+                })
+        };
+        let rwnd_bytes = match (s.rwnd_bytes, s.mitigation) {
+            (Some(r), _) => r,
+            // Under CCS and NCCS the client advertises BaseBDP as its window (§4.2, Eq. (1)).
+            (None, Scheme::Ccs | Scheme::Nccs) => thresholds()?.bdp_bytes,
+            (None, _) => DEFAULT_RWND_BYTES,
+        };
+        check(rwnd_bytes >= s.mss_bytes as u64, || {
+            ScenarioError::new("rwnd_bytes", format_bytes(rwnd_bytes), format!("at least one MSS ({} B)", s.mss_bytes)).with_related(&["mss_bytes"])
+        })?;
+        let (count_sent, check_at_open) = (s.condition_i != ConditionI::Delivered, s.condition_i == ConditionI::Open);
+        let mitigation = match s.mitigation {
+            Scheme::Ntcp | Scheme::Tcpfg => Mitigation::None,
+            Scheme::Ictcp => Mitigation::Ictcp,
+            Scheme::Ccs => Mitigation::Ccs,
+            Scheme::Nccs => Mitigation::Nccs {
+                k: s.nccs_k,
+                start_next_at_remaining: thresholds()?.start_next_at_remaining,
+                count_sent,
+                check_at_open,
+            },
+            Scheme::Ocs => {
+                let t = thresholds()?;
+                Mitigation::Ocs {
+                    set_size: t.set_size,
+                    window_bytes: t.window_bytes,
+                    start_next_at_remaining: t.start_next_at_remaining,
+                    bdp_bytes: t.bdp_bytes,
+                    count_sent,
+                    check_at_open,
+                }
+            }
+        };
+        Ok((rwnd_bytes, mitigation))
     }
 }
 
