@@ -22,8 +22,8 @@ use crate::app::SyncReadClient;
 use crate::event::{Event, EventQueue, FlowId, PktId, PortId};
 use crate::net::{Admission, Offer, OutputPort};
 use crate::packet::{Kind, Packet, PacketPool, CE, ECE, ECT, MAX_SACK_BLOCKS};
-use crate::tcp::congestion::Cc;
 use crate::scenario::{Mitigation, Scenario, StopAt, TcpVariant};
+use crate::tcp::congestion::Cc;
 use crate::tcp::ictcp::Ictcp;
 use crate::tcp::{ReceiverConfig, SenderConfig, Segment, TcpReceiver, TcpSender};
 use crate::time::{serialization_time, Time, PS_PER_S};
@@ -480,7 +480,8 @@ impl World {
     /// Offer packet `id` to `port` now; false if the port dropped it (the caller frees it).
     #[inline]
     fn offer(&mut self, port: PortId, id: PktId) -> bool {
-        let (wire, ect) = { let p = self.pool.get(id); (p.wire_bytes, p.has(ECT)) };
+        let p = self.pool.get(id);
+        let (wire, ect) = (p.wire_bytes, p.has(ECT));
         let now = self.queue.current();
         // RFC 3168 §5: mark rather than drop; the occupancy the packet finds decides
         let mark = ect && self.ports[port as usize].marks_ce(self.now);

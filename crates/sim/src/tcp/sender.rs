@@ -286,6 +286,7 @@ impl TcpSender {
         let window_update = self.set_peer_window(wnd);
         self.set_echo(ts);
         if window_update && ack == self.snd_una {
+            self.ece = false; // a window update is no ACK for DCTCP's counting either
             self.send_new_data(now, out);
         } else {
             self.on_ack(now, ack, sack, out);
