@@ -183,6 +183,7 @@ impl TcpReceiver {
     /// carrying the old state as ECE, because the CE bit changed while an ACK was
     /// delayed. Then the state becomes `ce`, and every later ACK echoes it, so the ACKs
     /// tell the sender exactly how many bytes were marked.
+    #[inline]
     pub fn on_ce(&mut self, ce: bool) -> bool {
         if !self.cfg.dctcp_echo || ce == self.ce_state {
             return false;
@@ -200,6 +201,7 @@ impl TcpReceiver {
     }
 
     /// ECN-Echo for the next ACK.
+    #[inline]
     pub fn ece(&self) -> bool {
         self.ce_state
     }

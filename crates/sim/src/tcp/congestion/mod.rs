@@ -37,14 +37,15 @@ pub enum Congestion {
     /// RFC 5681 slow start and congestion avoidance, halving on loss.
     NewReno(newreno::NewReno),
     /// RFC 8257: cwnd x (1 - alpha / 2) on ECN marks; NewReno's growth and loss response.
-    Dctcp(dctcp::Dctcp),
+    /// Boxed, so NewReno's senders stay as small as before.
+    Dctcp(Box<dctcp::Dctcp>),
 }
 
 impl Congestion {
     pub fn new(cfg: &SenderConfig) -> Self {
         match cfg.cc {
             Cc::Newreno => Congestion::NewReno(newreno::NewReno::new(cfg)),
-            Cc::Dctcp => Congestion::Dctcp(dctcp::Dctcp::new(cfg)),
+            Cc::Dctcp => Congestion::Dctcp(Box::new(dctcp::Dctcp::new(cfg))),
         }
     }
 
@@ -79,7 +80,7 @@ impl Congestion {
     /// Any ACK, before loss recovery sees it: `acked` new bytes, ECN-Echo `ece`
     /// (only ECN-capable controllers act on it).
     #[allow(clippy::too_many_arguments)]
-    #[inline]
+    #[inline(always)]
     pub fn on_ack_ecn(&mut self, cwnd: &mut u64, ssthresh: &mut u64, acked: u64, ece: bool, snd_una: u64, snd_nxt: u64, recovering: bool) {
         if let Congestion::Dctcp(c) = self {
             c.on_ack_ecn(cwnd, ssthresh, acked, ece, snd_una, snd_nxt, recovering);
