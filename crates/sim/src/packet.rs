@@ -48,6 +48,9 @@ pub struct Packet {
     pub nsack: u8,
     /// Data: this is the retransmission a timeout triggered.
     pub after_timeout: bool,
+    /// ECN bits (RFC 3168 §5, §6.1): [`ECT`] and [`CE`] from the IP header, [`ECE`] from
+    /// the TCP header. One byte in what was padding, so packets stay 72 bytes.
+    pub ecn: u8,
     /// Which connection of the flow it belongs to (a new one per block with handshakes);
     /// packets of an older connection are discarded on arrival.
     pub conn: u32,
@@ -57,13 +60,20 @@ pub struct Packet {
     pub ts: Time,
 }
 
+/// ECN-Capable Transport: the sender's congestion control reacts to marks (RFC 3168 §5).
+pub const ECT: u8 = 1;
+/// Congestion Experienced: a switch marked the packet instead of dropping it (RFC 3168 §5).
+pub const CE: u8 = 2;
+/// ECN-Echo on an ACK: the receiver saw CE (RFC 3168 §6.1.3; RFC 8257 §3.2 for DCTCP).
+pub const ECE: u8 = 4;
+
 /// SACK blocks per ACK: three fit beside the timestamp option (RFC 2018 §3).
 pub const MAX_SACK_BLOCKS: usize = 3;
 
 impl Packet {
     /// A packet with no SACK blocks and no flags.
     pub fn new(flow: FlowId, kind: Kind, wire_bytes: u32, len: u32, seq: u64, ack: u64) -> Packet {
-        Packet { flow, kind, wire_bytes, len, seq, ack, sack: [(0, 0); MAX_SACK_BLOCKS], nsack: 0, after_timeout: false, conn: 0, wnd: 0, ts: Time::ZERO }
+        Packet { flow, kind, wire_bytes, len, seq, ack, sack: [(0, 0); MAX_SACK_BLOCKS], nsack: 0, after_timeout: false, ecn: 0, conn: 0, wnd: 0, ts: Time::ZERO }
     }
 
     /// The SACK blocks, as absolute [start, end) sequence numbers.
@@ -83,6 +93,12 @@ impl Packet {
             *slot = ((s - self.ack) as u32, (e - self.ack) as u32);
         }
         self.nsack = n as u8;
+    }
+
+    /// An ECN bit ([`ECT`], [`CE`], [`ECE`]) is set.
+    #[inline]
+    pub fn has(&self, bit: u8) -> bool {
+        self.ecn & bit != 0
     }
 
     /// Set the advertised window (saturating at 4 GiB).
@@ -134,6 +150,12 @@ impl PacketPool {
         &self.slots[id as usize]
     }
 
+    #[inline]
+    pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
+        debug_assert!(self.live[id as usize], "use of a released packet");
+        &mut self.slots[id as usize]
+    }
+
     /// Return `id` to the pool; its contents are copied out first.
     #[inline]
     pub fn release(&mut self, id: PktId) -> Packet {
@@ -171,7 +193,7 @@ mod tests {
 
     #[test]
     fn packets_stay_small() {
-        assert!(std::mem::size_of::<Packet>() <= 88, "{}", std::mem::size_of::<Packet>());
+        assert!(std::mem::size_of::<Packet>() <= 72, "{}", std::mem::size_of::<Packet>());
     }
 
     #[test]

@@ -62,6 +62,8 @@ pub struct SimResult {
     pub idle_restarts: u64,
     /// Packets dropped at any switch port.
     pub drops: u64,
+    /// Packets marked CE at any switch port (ECN, RFC 3168 §5).
+    pub ce_marks: u64,
     /// Largest occupancy seen at the client's port, in bytes.
     pub max_queue_bytes: u64,
     /// Most packets (TCP and UDP) held at once at the client's port: Osada et al.'s Q_max.
@@ -143,6 +145,7 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         limited_transmits: w.sender_total(|t| t.stats.limited_transmits),
         idle_restarts: w.sender_total(|t| t.stats.idle_restarts),
         drops: w.switch_drops(),
+        ce_marks: w.switch_ce_marks(),
         max_queue_bytes: w.to_client().max_occupancy,
         max_queue_packets: w.to_client().max_packets,
         active_servers: w.active_per_block() as u32,

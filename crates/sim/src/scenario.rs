@@ -11,6 +11,7 @@ use crate::app::serialization_model::serialization_model;
 use crate::event::TieBreak;
 use crate::net::Admission;
 use crate::schema::{self, format_bytes, format_ps};
+use crate::tcp::congestion::Cc;
 use crate::time::{Time, PS_PER_MS, PS_PER_S, PS_PER_US};
 
 /// TCP loss-recovery variant.
@@ -150,6 +151,11 @@ pub struct ScenarioSpec {
     pub header_bytes: u32,
     pub tcp: TcpVariant,
     pub tcp_rules: TcpRules,
+    /// Congestion control (`tcp::congestion`).
+    pub cc: Cc,
+    /// DCTCP's marking threshold K at switch ports, packets held (RFC 8257 §3.1); unset:
+    /// no ECN marking.
+    pub ecn_threshold_packets: Option<u32>,
     pub rto_min_ps: Option<u64>,
     pub rto_max_ps: u64,
     pub timer_granularity_ps: u64,
@@ -196,6 +202,8 @@ impl Default for ScenarioSpec {
             header_bytes: 40,
             tcp: TcpVariant::Newreno,
             tcp_rules: TcpRules::Rfc,
+            cc: Cc::Newreno,
+            ecn_threshold_packets: None,
             // 200 ms (FAST'08 Table 1), 200 us under TCPFG (Osada et al. §5.1)
             rto_min_ps: None,
             rto_max_ps: 60 * PS_PER_S, // RFC 6298 §2.5: a maximum of at least 60 s

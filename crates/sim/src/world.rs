@@ -21,8 +21,9 @@ use crate::app::sync_read::Progress;
 use crate::app::SyncReadClient;
 use crate::event::{Event, EventQueue, FlowId, PktId, PortId};
 use crate::net::{Admission, Offer, OutputPort};
-use crate::packet::{Kind, Packet, PacketPool, MAX_SACK_BLOCKS};
+use crate::packet::{Kind, Packet, PacketPool, CE, ECE, ECT, MAX_SACK_BLOCKS};
 use crate::scenario::{Mitigation, Scenario, StopAt, TcpVariant};
+use crate::tcp::congestion::Cc;
 use crate::tcp::ictcp::Ictcp;
 use crate::tcp::{ReceiverConfig, SenderConfig, Segment, TcpReceiver, TcpSender};
 use crate::time::{serialization_time, Time, PS_PER_S};
@@ -193,16 +194,24 @@ impl World {
             rto_random: s.rto_random,
             rto_backoff: s.rto_backoff,
             rules: s.tcp_rules,
+            cc: s.cc,
         };
         let receiver_cfg = ReceiverConfig {
             delayed_ack: (s.delayed_ack_ps > 0).then_some(Time(s.delayed_ack_ps)),
             sack: s.tcp == TcpVariant::Sack,
             window: sc.rwnd_bytes,
+            dctcp_echo: s.cc == Cc::Dctcp,
         };
-        let switch_port = || match sc.admission {
-            Admission::Packets => OutputPort::with_packet_limit(s.rate_bps, delay, sc.buffer_packets),
-            Admission::Bytes => OutputPort::new(s.rate_bps, delay, s.buffer_bytes),
-            Admission::MtuSlots => OutputPort::with_mtu_slots(s.rate_bps, delay, s.buffer_bytes, s.mss_bytes + s.header_bytes),
+        let switch_port = || {
+            let mut port = match sc.admission {
+                Admission::Packets => OutputPort::with_packet_limit(s.rate_bps, delay, sc.buffer_packets),
+                Admission::Bytes => OutputPort::new(s.rate_bps, delay, s.buffer_bytes),
+                Admission::MtuSlots => OutputPort::with_mtu_slots(s.rate_bps, delay, s.buffer_bytes, s.mss_bytes + s.header_bytes),
+            };
+            if let Some(k) = s.ecn_threshold_packets {
+                port.set_ecn_threshold(k);
+            }
+            port
         };
         let layout = Layout { servers: n as u32 };
         let mut ports = Vec::with_capacity(layout.ports());
@@ -471,10 +480,17 @@ impl World {
     /// Offer packet `id` to `port` now; false if the port dropped it (the caller frees it).
     #[inline]
     fn offer(&mut self, port: PortId, id: PktId) -> bool {
-        let wire = self.pool.get(id).wire_bytes;
+        let p = self.pool.get(id);
+        let (wire, ect) = (p.wire_bytes, p.has(ECT));
         let now = self.queue.current();
+        // RFC 3168 §5: mark rather than drop; the occupancy the packet finds decides
+        let mark = ect && self.ports[port as usize].marks_ce(self.now);
         let queue = &mut self.queue;
         let offer = self.ports[port as usize].offer(now, id, wire, |end| queue.reserve(end));
+        if mark && offer != Offer::Dropped {
+            self.pool.get_mut(id).ecn |= CE;
+            self.ports[port as usize].note_ce_mark();
+        }
         if self.recorder.events && port == self.layout.to_client() {
             self.bottleneck_event(offer, id);
         }
@@ -551,6 +567,11 @@ impl World {
             self.counters.spurious_timeouts += 1;
         }
         let before = self.flows[f].receiver.rcv_nxt - 1;
+        if self.flows[f].receiver.on_ce(p.has(CE)) {
+            // DCTCP (RFC 8257 §3.2): the CE bit changed while an ACK was delayed
+            self.send_ack(p.flow);
+            self.flows[f].receiver.ce_flushed();
+        }
         self.flows[f].receiver.note_timestamp(p.seq, p.ts);
         let got = self.flows[f].receiver.on_segment(self.now, p.seq, p.len);
         if got.ack_now {
@@ -626,6 +647,9 @@ impl World {
         pkt.conn = fl.conn;
         pkt.ts = r.ts_echo();
         pkt.set_window(r.window);
+        if r.ece() {
+            pkt.ecn = ECE;
+        }
         let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
         let n = r.sack_blocks(&mut blocks);
         pkt.set_sack(&blocks[..n]);
@@ -712,6 +736,7 @@ impl World {
         match p.kind {
             Kind::Ack => {
                 let was_unacked = !s.all_acked();
+                s.set_ece(p.has(ECE));
                 s.on_ack_segment(self.now, p.ack, p.wnd as u64, p.ts, &p.sack_blocks(), &mut out);
                 if self.draining && was_unacked && s.all_acked() {
                     self.flows_unacked -= 1;
@@ -807,6 +832,9 @@ impl World {
             pkt.after_timeout = seg.after_timeout;
             pkt.conn = conn;
             pkt.ts = self.now; // TSval (RFC 7323): when TCP sent it
+            if self.sender_cfg.cc.uses_ecn() {
+                pkt.ecn = ECT; // RFC 3168 §6.1.1: data segments only, not pure ACKs or SYNs
+            }
             self.counters.data_bytes_sent += seg.len as u64;
             self.send_data(flow, pkt);
         }
@@ -916,6 +944,11 @@ impl World {
     /// Drops at every switch port.
     pub fn switch_drops(&self) -> u64 {
         self.switch_ports().iter().map(|p| p.drops).sum()
+    }
+
+    /// Packets marked CE at the switch (ECN).
+    pub fn switch_ce_marks(&self) -> u64 {
+        self.switch_ports().iter().map(|p| p.ce_marks).sum()
     }
 
     /// Packets that crossed one link, all links.

@@ -6,6 +6,7 @@ use incast_sim::world::World;
 use incast_sim::event::TieBreak;
 use incast_sim::net::Admission;
 use incast_sim::scenario::{RtoBackoff, Scheme, TcpRules};
+use incast_sim::tcp::congestion::Cc;
 use incast_sim::{ScenarioSpec, SimResult, TcpVariant};
 
 const MS: u64 = 1_000_000_000;
@@ -49,6 +50,10 @@ fn scenarios() -> Vec<ScenarioSpec> {
         v.push(ScenarioSpec { servers: 4, tcp_rules: TcpRules::Ns3, limited_transmit, rto_min_ps: Some(200 * US), ..base.clone() });
     }
     v.push(ScenarioSpec { servers: 16, tie_break: TieBreak::Random, seed: 5, ..base.clone() });
+    // ECN and DCTCP (RFC 8257), with delayed ACKs (its receiver's state machine) and without
+    for delayed_ack_ps in [0, 40 * MS] {
+        v.push(ScenarioSpec { servers: 32, cc: Cc::Dctcp, ecn_threshold_packets: Some(20), delayed_ack_ps, ..base.clone() });
+    }
     // Osada et al.'s setting: missions with handshakes, active servers, UDP, packet buffers
     let osada = ScenarioSpec {
         servers: 64,
@@ -291,4 +296,26 @@ fn a_run_reports_its_progress_and_ends_at_its_result() {
         assert_eq!(progress.blocks(), r.blocks, "{spec:?}");
         assert!(progress.sim_ps() as f64 / 1e12 >= r.sim_seconds, "{spec:?}");
     }
+}
+
+#[test]
+fn dctcp_keeps_the_queue_near_k_where_newreno_overflows_it() {
+    // 1 MiB block over 16 servers, 100-packet buffer, K = 20 (the DCTCP paper's 1 Gbps
+    // setting): NewReno's synchronized windows overflow the buffer; DCTCP's marks hold the
+    // queue below it, so nothing is dropped
+    let base = ScenarioSpec {
+        servers: 16,
+        block_bytes: Some(1 << 20),
+        buffer_packets: Some(100),
+        ecn_threshold_packets: Some(20),
+        duration_ps: Some(200 * MS),
+        ..ScenarioSpec::default()
+    };
+    let (newreno, _) = run(&base);
+    let (dctcp, _) = run(&ScenarioSpec { cc: Cc::Dctcp, ..base.clone() });
+    assert_eq!(newreno.ce_marks, 0, "NewReno's packets are not ECN-capable");
+    assert!(newreno.drops > 0);
+    assert!(dctcp.ce_marks > 0);
+    assert_eq!(dctcp.drops, 0);
+    assert!(dctcp.max_queue_packets < 100, "{}", dctcp.max_queue_packets);
 }

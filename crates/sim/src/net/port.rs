@@ -83,6 +83,10 @@ pub struct OutputPort {
     pub drops: u64,
     pub dropped_bytes: u64,
     pub sent_packets: u64,
+    /// ECN marking threshold K in packets held (`u64::MAX`: never mark).
+    ecn_threshold: u64,
+    /// Packets marked CE.
+    pub ce_marks: u64,
 }
 
 impl OutputPort {
@@ -103,6 +107,8 @@ impl OutputPort {
             drops: 0,
             dropped_bytes: 0,
             sent_packets: 0,
+            ecn_threshold: u64::MAX,
+            ce_marks: 0,
         }
     }
 
@@ -124,6 +130,32 @@ impl OutputPort {
     /// A host's NIC queue: unbounded (the sending host throttles itself rather than drop).
     pub fn unbounded(rate_bps: u64, delay: Time) -> Self {
         Self::new(rate_bps, delay, u64::MAX)
+    }
+
+    /// Mark ECN-capable packets CE when `k` packets are held on their arrival.
+    pub fn set_ecn_threshold(&mut self, k: u32) {
+        self.ecn_threshold = k as u64;
+    }
+
+    /// An ECN-capable packet arriving at `now` is to be marked CE: the port holds at least
+    /// K packets, the one on the wire included, so the arrival would be packet K + 1.
+    /// DCTCP's marking on the instantaneous queue (RFC 8257 §3.1; Alizadeh et al.,
+    /// SIGCOMM 2010, §3.1: "mark the CE codepoint if the queue occupancy is greater than
+    /// K upon its arrival"). Count the mark with [`OutputPort::note_ce_mark`] if the
+    /// packet is admitted.
+    #[inline]
+    pub fn marks_ce(&self, now: Time) -> bool {
+        self.ecn_threshold != u64::MAX && self.held_packets(now) >= self.ecn_threshold
+    }
+
+    pub fn note_ce_mark(&mut self) {
+        self.ce_marks += 1;
+    }
+
+    /// Packets held at `now`, the one on the wire included.
+    #[inline]
+    fn held_packets(&self, now: Time) -> u64 {
+        self.waiting.len() as u64 + u64::from(self.on_wire_at(now) > 0)
     }
 
     /// When the transmission in progress ends, as an event-queue key.
@@ -152,7 +184,7 @@ impl OutputPort {
     fn admits(&self, now: Time, wire_bytes: u32) -> bool {
         match self.admission {
             Admission::Bytes => self.waiting_bytes + self.on_wire_at(now) + wire_bytes as u64 <= self.buffer_bytes,
-            Admission::Packets => (self.waiting.len() as u64) + u64::from(self.on_wire_at(now) > 0) < self.buffer_packets,
+            Admission::Packets => self.held_packets(now) < self.buffer_packets,
             Admission::MtuSlots => self.waiting_bytes + self.mtu <= self.buffer_bytes,
         }
     }
@@ -177,7 +209,7 @@ impl OutputPort {
 
     fn note_occupancy(&mut self, now: Time) {
         let bytes = self.waiting_bytes + self.on_wire_at(now);
-        let packets = self.waiting.len() as u64 + u64::from(self.on_wire_at(now) > 0);
+        let packets = self.held_packets(now);
         self.max_occupancy = self.max_occupancy.max(bytes);
         self.max_packets = self.max_packets.max(packets);
     }
@@ -400,5 +432,33 @@ mod tests {
         let mut p = OutputPort::new(GIG, Time::ZERO, 1 << 20);
         p.offer(at(Time::ZERO, 0), 0, 1500, |t| key(t, 2));
         assert!(matches!(p.offer(at(Time::from_us(12), 3), 1, 1500, |t| key(t, 9)), Offer::Started(_)));
+    }
+
+    #[test]
+    fn ecn_marks_arrivals_that_find_k_packets_held() {
+        // K = 3 at 1 Gbps, 1500-byte packets (12 us each). Five packets at t = 0: they find
+        // 0, 1, 2, 3, 4 packets held, so the 4th and 5th are marked (RFC 8257 §3.1). At
+        // 30 us packet 0 and 1 have left (12, 24 us), packet 2 is on the wire, 3 and 4 wait:
+        // 3 held, so an arrival then is marked; at 36 us packet 2 has left: 2 held, not.
+        let mut l = Link::new(OutputPort::new(GIG, Time::ZERO, 1 << 20));
+        l.port.set_ecn_threshold(3);
+        let marks: Vec<bool> = (0..5)
+            .map(|i| {
+                let m = l.port.marks_ce(Time::ZERO);
+                l.offer(Time::ZERO, i, 1500);
+                m
+            })
+            .collect();
+        assert_eq!(marks, [false, false, false, true, true]);
+        l.run_until(Time::from_us(30));
+        assert!(l.port.marks_ce(Time::from_us(30)));
+        l.run_until(Time::from_us(36));
+        assert!(!l.port.marks_ce(Time::from_us(36)));
+        // without a threshold nothing is marked, however full the port
+        let mut l = Link::new(OutputPort::new(GIG, Time::ZERO, 1 << 20));
+        (0..50).for_each(|i| {
+            l.offer(Time::ZERO, i, 1500);
+        });
+        assert!(!l.port.marks_ce(Time::ZERO));
     }
 }

@@ -19,6 +19,8 @@ pub struct ReceiverConfig {
     pub sack: bool,
     /// Receive window to advertise, bytes (the application consumes data at once).
     pub window: u64,
+    /// Echo CE marks as DCTCP's receiver does (RFC 8257 §3.2).
+    pub dctcp_echo: bool,
 }
 
 /// What the receiver did with a segment.
@@ -58,6 +60,8 @@ pub struct TcpReceiver {
     ts_recent: Time,
     /// The ACK number last sent (RFC 7323 Last.ACK.sent).
     last_ack_sent: u64,
+    /// DCTCP.CE (RFC 8257 §3.2): the CE bit of the last data segment; ACKs carry it as ECE.
+    ce_state: bool,
     timer: LazyTimer,
     timer_request: Option<Time>,
     pub stats: ReceiverStats,
@@ -74,6 +78,7 @@ impl TcpReceiver {
             latest_ooo: None,
             ts_recent: Time::ZERO,
             last_ack_sent: 1,
+            ce_state: false,
             timer: LazyTimer::default(),
             timer_request: None,
             stats: ReceiverStats::default(),
@@ -172,6 +177,35 @@ impl TcpReceiver {
         Received { delivered, ack_now }
     }
 
+    /// DCTCP's receiver (RFC 8257 §3.2; Alizadeh et al. Fig. 10's two-state machine), for
+    /// a data segment whose CE bit is `ce`, before [`TcpReceiver::on_segment`]: returns
+    /// true when the owner must first send an ACK of the segments received so far,
+    /// carrying the old state as ECE, because the CE bit changed while an ACK was
+    /// delayed. Then the state becomes `ce`, and every later ACK echoes it, so the ACKs
+    /// tell the sender exactly how many bytes were marked.
+    #[inline]
+    pub fn on_ce(&mut self, ce: bool) -> bool {
+        if !self.cfg.dctcp_echo || ce == self.ce_state {
+            return false;
+        }
+        let flush = self.unacked_segments > 0;
+        if !flush {
+            self.ce_state = ce;
+        }
+        flush
+    }
+
+    /// The owner sent the ACK [`TcpReceiver::on_ce`] asked for: take the new CE state.
+    pub fn ce_flushed(&mut self) {
+        self.ce_state = !self.ce_state;
+    }
+
+    /// ECN-Echo for the next ACK.
+    #[inline]
+    pub fn ece(&self) -> bool {
+        self.ce_state
+    }
+
     /// RFC 7323 §4.3: a segment starting at `seq` carried timestamp `ts`. It becomes
     /// TS.Recent if it is not older and the segment does not start beyond the last ACK
     /// sent, so a retransmission that fills the hole is echoed (a valid RTT sample) and
@@ -228,11 +262,68 @@ mod tests {
     use super::*;
 
     fn immediate() -> TcpReceiver {
-        TcpReceiver::new(ReceiverConfig { delayed_ack: None, sack: true, window: 1 << 20 })
+        TcpReceiver::new(ReceiverConfig { delayed_ack: None, sack: true, window: 1 << 20, dctcp_echo: false })
     }
 
     fn delayed() -> TcpReceiver {
-        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)), sack: false, window: 1 << 20 })
+        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)), sack: false, window: 1 << 20, dctcp_echo: false })
+    }
+
+    fn dctcp_delayed() -> TcpReceiver {
+        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)), sack: false, window: 1 << 20, dctcp_echo: true })
+    }
+
+    /// Deliver in-order segment `i` (1000 bytes) with CE bit `ce` as the world does; returns
+    /// the ACKs sent, as (ACK number, ECE).
+    fn deliver(r: &mut TcpReceiver, i: u64, ce: bool) -> Vec<(u64, bool)> {
+        let mut acks = vec![];
+        if r.on_ce(ce) {
+            acks.push((r.ack_number(), r.ece()));
+            r.on_ack_sent();
+            r.ce_flushed();
+        }
+        if r.on_segment(Time::ZERO, 1 + 1000 * i, 1000).ack_now {
+            acks.push((r.ack_number(), r.ece()));
+            r.on_ack_sent();
+        }
+        acks
+    }
+
+    #[test]
+    fn dctcp_echoes_ce_on_delayed_acks_while_it_does_not_change() {
+        // RFC 8257 §3.2: with no change of CE, the delayed-ACK rules apply (one ACK per two
+        // segments) and ECE is the CE of the segments acknowledged
+        let mut r = dctcp_delayed();
+        assert_eq!(deliver(&mut r, 0, true), vec![]);
+        assert_eq!(deliver(&mut r, 1, true), vec![(2001, true)]);
+        assert_eq!(deliver(&mut r, 2, false), vec![]);
+        assert_eq!(deliver(&mut r, 3, false), vec![(4001, false)]);
+    }
+
+    #[test]
+    fn dctcp_acks_at_once_with_the_old_state_when_ce_changes_under_a_delayed_ack() {
+        // RFC 8257 §3.2 / the paper's Fig. 10: segment 0 unmarked waits for its delayed
+        // ACK; marked segment 1 first forces an ACK of segment 0 with ECE = 0, then counts
+        // as the first of a new pair; unmarked segment 3 likewise flushes 2 with ECE = 1
+        let mut r = dctcp_delayed();
+        assert_eq!(deliver(&mut r, 0, false), vec![]);
+        assert_eq!(deliver(&mut r, 1, true), vec![(1001, false)]);
+        assert_eq!(deliver(&mut r, 2, true), vec![(3001, true)]);
+        assert_eq!(deliver(&mut r, 3, true), vec![]);
+        assert_eq!(deliver(&mut r, 4, false), vec![(4001, true)]);
+        assert_eq!(deliver(&mut r, 5, false), vec![(6001, false)]);
+    }
+
+    #[test]
+    fn dctcp_state_changes_without_an_extra_ack_when_nothing_is_delayed() {
+        // every segment acknowledged at once: each ACK's ECE is its own segment's CE
+        let mut r = TcpReceiver::new(ReceiverConfig { delayed_ack: None, sack: false, window: 1 << 20, dctcp_echo: true });
+        assert_eq!(deliver(&mut r, 0, true), vec![(1001, true)]);
+        assert_eq!(deliver(&mut r, 1, false), vec![(2001, false)]);
+        // and without DCTCP's echo, marks are not echoed
+        let mut r = delayed();
+        assert_eq!(deliver(&mut r, 0, true), vec![]);
+        assert_eq!(deliver(&mut r, 1, true), vec![(2001, false)]);
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! time its retransmission timer must fire (see [`TcpSender::take_timer_request`]).
 
 use crate::scenario::{RtoBackoff, TcpRules, TcpVariant};
-use crate::tcp::congestion::Congestion;
+use crate::tcp::congestion::{Cc, Congestion};
 use crate::tcp::recovery::Recovery;
 use crate::tcp::rto::RtoEstimator;
 use crate::tcp::rtt_history::RttHistory;
@@ -53,6 +53,8 @@ pub struct SenderConfig {
     /// Whose rules TCP follows where implementations differ: the RFCs, ns-2's
     /// (`tcp::ns2_rules`) or ns-3's (`tcp::recovery::ns3`).
     pub rules: TcpRules,
+    /// Congestion control (`tcp::congestion`).
+    pub cc: Cc,
 }
 
 /// A segment to put on the wire.
@@ -141,6 +143,8 @@ pub struct TcpSender {
     recovery: Recovery,
     /// How cwnd grows and what ssthresh a loss leaves.
     pub(crate) congestion: Congestion,
+    /// The ACK being processed carries ECN-Echo.
+    ece: bool,
     /// Draws for RTO randomization (seeded per flow, so runs are reproducible).
     rng: rand_pcg::Pcg32,
     pub stats: SenderStats,
@@ -179,6 +183,7 @@ impl TcpSender {
             retransmitted_end: 0,
             recovery: Recovery::new(&cfg),
             congestion: Congestion::new(&cfg),
+            ece: false,
             rng: rand_pcg::Pcg32::seed_from_u64(seed),
             stats: SenderStats::default(),
             cfg,
@@ -253,6 +258,11 @@ impl TcpSender {
         self.echo = Some(ts);
     }
 
+    /// The ACK about to be processed carries ECN-Echo (RFC 3168 §6.1.3).
+    pub fn set_ece(&mut self, ece: bool) {
+        self.ece = ece;
+    }
+
     /// The peer advertised `wnd` bytes. Returns true if that changed the window.
     pub fn set_peer_window(&mut self, wnd: u64) -> bool {
         let changed = wnd != self.rwnd;
@@ -276,6 +286,7 @@ impl TcpSender {
         let window_update = self.set_peer_window(wnd);
         self.set_echo(ts);
         if window_update && ack == self.snd_una {
+            self.ece = false; // a window update is no ACK for DCTCP's counting either
             self.send_new_data(now, out);
         } else {
             self.on_ack(now, ack, sack, out);
@@ -359,6 +370,9 @@ impl TcpSender {
     pub fn on_ack(&mut self, now: Time, ack: u64, sack: &[(u64, u64)], out: &mut Vec<Segment>) {
         self.last_activity = now;
         let acked = if ack > self.snd_una { self.advance_una(now, ack) } else { 0 };
+        let ece = std::mem::take(&mut self.ece);
+        let recovering = self.in_recovery || self.snd_una < self.recover;
+        self.congestion.on_ack_ecn(&mut self.cwnd, &mut self.ssthresh, acked, ece, self.snd_una, self.snd_nxt, recovering);
         // the recovery acts on the sender that holds it: lend it out for the call
         let mut recovery = std::mem::take(&mut self.recovery);
         recovery.on_ack(self, now, ack, acked, sack, out);
@@ -514,6 +528,7 @@ pub(crate) mod tests {
             rto_random: 0.0,
             rto_backoff: RtoBackoff::Sample,
             rules: TcpRules::Rfc,
+            cc: Cc::Newreno,
         }
     }
 

@@ -2,25 +2,51 @@
 //! leaves, and what a retransmission timeout does to both (ns-3's `TcpCongestionOps`,
 //! smoltcp's `Controller`). The sender owns cwnd and ssthresh (ns-3's `TcpSocketState`)
 //! and hands them here; loss recovery (`tcp::recovery`) asks for ssthresh when it detects
-//! a loss. One file per algorithm, one arm each: `newreno` (RFC 5681 AIMD).
+//! a loss. One file per algorithm, one arm each: `newreno` (RFC 5681 AIMD), `dctcp`
+//! (RFC 8257). [`Cc`] names them for the scenario's `cc` field.
 //!
 //! An enum rather than a trait object: the calls sit on the per-ACK hot path, and a match
 //! on one arm costs nothing.
 
+pub mod dctcp;
 pub mod newreno;
 
+use serde::{Deserialize, Serialize};
+
 use crate::tcp::sender::SenderConfig;
+
+/// The scenario's `cc` field: which congestion control the servers run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cc {
+    #[default]
+    Newreno,
+    Dctcp,
+}
+
+impl Cc {
+    /// Its packets are ECN-capable (RFC 3168 §6.1.1) and its receiver echoes marks.
+    pub fn uses_ecn(self) -> bool {
+        matches!(self, Cc::Dctcp)
+    }
+}
 
 /// The congestion controller of one sender.
 #[derive(Clone, Debug)]
 pub enum Congestion {
     /// RFC 5681 slow start and congestion avoidance, halving on loss.
     NewReno(newreno::NewReno),
+    /// RFC 8257: cwnd x (1 - alpha / 2) on ECN marks; NewReno's growth and loss response.
+    /// Boxed, so NewReno's senders stay as small as before.
+    Dctcp(Box<dctcp::Dctcp>),
 }
 
 impl Congestion {
     pub fn new(cfg: &SenderConfig) -> Self {
-        Congestion::NewReno(newreno::NewReno::new(cfg))
+        match cfg.cc {
+            Cc::Newreno => Congestion::NewReno(newreno::NewReno::new(cfg)),
+            Cc::Dctcp => Congestion::Dctcp(Box::new(dctcp::Dctcp::new(cfg))),
+        }
     }
 
     /// An ACK of `acked` new bytes arrived outside recovery: grow `cwnd`.
@@ -28,6 +54,7 @@ impl Congestion {
     pub fn on_ack(&mut self, cwnd: &mut u64, ssthresh: u64, acked: u64) {
         match self {
             Congestion::NewReno(c) => c.on_ack(cwnd, ssthresh, acked),
+            Congestion::Dctcp(c) => c.on_ack(cwnd, ssthresh, acked),
         }
     }
 
@@ -37,6 +64,7 @@ impl Congestion {
     pub fn ssthresh_on_loss(&self, in_flight: u64, window: u64) -> u64 {
         match self {
             Congestion::NewReno(c) => c.ssthresh_on_loss(in_flight, window),
+            Congestion::Dctcp(c) => c.ssthresh_on_loss(in_flight, window),
         }
     }
 
@@ -45,6 +73,17 @@ impl Congestion {
     pub fn on_timeout(&mut self, cwnd: &mut u64, ssthresh: &mut u64, in_flight: u64, window: u64, repeated: bool) {
         match self {
             Congestion::NewReno(c) => c.on_timeout(cwnd, ssthresh, in_flight, window, repeated),
+            Congestion::Dctcp(c) => c.on_timeout(cwnd, ssthresh, in_flight, window, repeated),
+        }
+    }
+
+    /// Any ACK, before loss recovery sees it: `acked` new bytes, ECN-Echo `ece`
+    /// (only ECN-capable controllers act on it).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub fn on_ack_ecn(&mut self, cwnd: &mut u64, ssthresh: &mut u64, acked: u64, ece: bool, snd_una: u64, snd_nxt: u64, recovering: bool) {
+        if let Congestion::Dctcp(c) = self {
+            c.on_ack_ecn(cwnd, ssthresh, acked, ece, snd_una, snd_nxt, recovering);
         }
     }
 }
