@@ -139,7 +139,7 @@ def run(scenarios: Sequence[Scenario], executor, store: ResultStore | None = Non
         "pid": os.getpid(), "host": platform.node(), "argv": sys.argv, "python": platform.python_version(),
         "core_version": core[0], "core_build": core[1], "executor": asdict(executor.info),
         "points": len(scenarios), "unique": len(by_key), "from_store": len(stored), "to_compute": len(todo),
-        "computed": 0, "in_flight": [], **(meta or {}),
+        "submitted": 0, "computed": 0, "in_flight": [], **(meta or {}),
     })
     computed: dict[str, dict[str, Any]] = {}
     batcher = Batcher(TARGET_BATCH_S[executor.info.kind], executor.info.workers, batch)
@@ -153,7 +153,7 @@ def run(scenarios: Sequence[Scenario], executor, store: ResultStore | None = Non
                 chunk = todo[next_point:next_point + size]
                 next_point += size
                 in_flight[batches] = _Batch(chunk)
-                journal.update(in_flight=_flying(in_flight))  # written before it can run
+                journal.update(in_flight=_flying(in_flight), submitted=next_point)  # written before it can run
                 executor.submit(batches, [(k, by_key[k][1]) for k in chunk], core)
                 batches += 1
             for tag, out in executor.wait(TICK_S):
