@@ -134,7 +134,7 @@ class _Progress:
 
     def announce(self, from_store: int, to_compute: int) -> None:
         print(f"# {from_store} points from the store, {to_compute} to simulate", file=sys.stderr)
-        self.inner = point_progress("sweep", to_compute)
+        self.inner = point_progress("sweep", to_compute, line_per_point=False)
 
     def __call__(self, done: float, total: int, simulated_s: float | None = None) -> None:
         if self.inner is not None:

@@ -7,12 +7,11 @@
 from __future__ import annotations
 
 import os
-import time
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ..scenario import Scenario
 from . import runner
-from .executors import make_executor
+from .executors import check_executor, make_executor
 from .spec import Study
 from .store import ResultStore
 
@@ -36,18 +35,10 @@ def run_scenarios(scenarios: Sequence[Scenario], store: str | os.PathLike | Resu
                   progress: runner.Progress | None = None, announce: Callable[[int, int], None] | None = None,
                   meta: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], runner.Summary]:
     """Simulate ``scenarios`` (rows in order) through ``store`` on the chosen executor."""
+    check_executor(executor, jobs, scheduler, dask_local)
     st = open_store(store)
-    start = time.monotonic()
-    ex = make_executor(executor or DEFAULT_EXECUTOR, jobs, scheduler, dask_local)
-    startup = time.monotonic() - start
-    try:
-        rows, summary = runner.run(scenarios, ex, st, progress=progress, batch=batch, startup_s=startup, meta=meta,
-                                   announce=announce)
-    except BaseException:
-        raise  # the runner closed the executor with cancel=True
-    else:
-        ex.close()
-    return rows, summary
+    return runner.run(scenarios, lambda: make_executor(executor or DEFAULT_EXECUTOR, jobs, scheduler, dask_local),
+                      st, progress=progress, batch=batch, meta=meta, announce=announce)
 
 
 def run_study(study: Study, **kwargs: Any) -> tuple["pd.DataFrame", runner.Summary]:

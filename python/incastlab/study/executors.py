@@ -152,21 +152,27 @@ class _DaskExecutor:
             self.cluster.close()
 
 
-def make_executor(kind: str = "processes", workers: int | None = None, scheduler: str | None = None,
+def check_executor(kind: str | None, workers: int | None, scheduler: str | None, dask_local: int | None) -> None:
+    """Refuse a choice of executor that cannot be made, before anything runs."""
+    if scheduler is not None and dask_local is not None:
+        raise UsageError("--scheduler", scheduler, "either a scheduler address or --dask-local N, not both")
+    if kind is not None and kind not in KINDS:
+        raise UsageError("executor", kind, "one of " + ", ".join(KINDS))
+    for name, n in (("jobs", workers), ("dask_local", dask_local)):
+        if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+            raise UsageError(name, n, "a whole number of parallel workers, at least 1")
+
+
+def make_executor(kind: str = "threads", workers: int | None = None, scheduler: str | None = None,
                   dask_local: int | None = None):
     """An executor: ``kind`` with ``workers`` (default: the available cores); a Dask
     ``scheduler`` address or ``dask_local`` LocalCluster workers choose Dask."""
     from ..sim import available_cores
 
-    if scheduler is not None and dask_local is not None:
-        raise UsageError("--scheduler", scheduler, "either a scheduler address or --dask-local N, not both")
+    check_executor(kind, workers, scheduler, dask_local)
     if scheduler is not None or dask_local is not None:
         return _DaskExecutor(scheduler, dask_local)
-    if kind not in KINDS:
-        raise UsageError("executor", kind, "one of " + ", ".join(KINDS))
     n = available_cores() if workers is None else workers
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise UsageError("jobs", workers, "a whole number of parallel workers, at least 1")
     if kind == "dask":
         return _DaskExecutor(None, n)
     return _ThreadExecutor(n) if kind == "threads" else _ProcessExecutor(n)

@@ -63,7 +63,7 @@ class Summary:
     def overhead_per_point_s(self) -> float | None:
         """Worker time per computed point not spent in the core: scheduling, transfer,
         storing, and workers idle at the end; (wall x workers - core time) / points."""
-        if not self.computed:
+        if not self.computed or not self.executor.workers:
             return None
         return (self.wall_s * self.executor.workers - self.core_s) / self.computed
 
@@ -74,9 +74,12 @@ class Summary:
 
     def text(self) -> str:
         ex = self.executor
-        line = (f"{self.points} points: {self.from_store} from the store, {self.computed} simulated"
-                f" in {self.wall_s:.1f} s on {ex.workers} {ex.kind} worker{'s' if ex.workers != 1 else ''}"
-                f" ({ex.where}; {self.batches} batches, startup {self.startup_s:.1f} s)")
+        line = f"{self.points} points: {self.from_store} from the store, {self.computed} simulated"
+        if ex.workers:
+            what = {"threads": "worker thread", "processes": "worker process", "dask": "Dask worker"}[ex.kind]
+            line += (f" in {self.wall_s:.1f} s by {ex.workers} {what}{'es' if ex.kind == 'processes' else 's'}"
+                     if ex.workers != 1 else f" in {self.wall_s:.1f} s by 1 {what}")
+            line += f" ({ex.where}; {self.batches} batches, startup {self.startup_s:.1f} s)"
         if self.computed:
             line += (f"; core time {self.core_s:.1f} s, {self.core_s / self.computed * 1e3:.1f} ms per point, "
                      f"overhead {self.overhead_per_point_s * 1e3:.2f} ms per point")
@@ -113,12 +116,14 @@ class Batcher:
         return max(1, min(size, remaining, math.ceil(remaining / self.workers)))
 
 
-def run(scenarios: Sequence[Scenario], executor, store: ResultStore | None = None,
-        progress: Progress | None = None, batch: int | None = None, startup_s: float = 0.0,
+def run(scenarios: Sequence[Scenario], start_executor: Callable[[], Any], store: ResultStore | None = None,
+        progress: Progress | None = None, batch: int | None = None,
         meta: dict[str, Any] | None = None, announce: Callable[[int, int], None] | None = None,
         ) -> tuple[list[dict[str, Any]], Summary]:
-    """Simulate ``scenarios`` on ``executor`` through ``store``; returns one row per scenario,
-    in order (the result fields, the store's columns and ``from_store``), and a Summary.
+    """Simulate ``scenarios`` through ``store`` on the executor ``start_executor()`` returns
+    (started only when the store lacks a point, closed before returning); returns one row
+    per scenario, in order (the result fields, the store's columns and ``from_store``), and
+    a Summary.
 
     ``announce(from_store, to_compute)`` is called once the store has been read;
     ``meta`` goes into the run journal (the command, the study)."""
@@ -133,6 +138,32 @@ def run(scenarios: Sequence[Scenario], executor, store: ResultStore | None = Non
     if announce is not None:
         announce(len(stored), len(todo))
 
+    started = time.monotonic()
+    executor = start_executor() if todo else _NoExecutor()
+    startup_s = time.monotonic() - started
+    try:
+        rows, summary = _run(scenarios, keys, by_key, stored, todo, executor, core, store, progress, batch, startup_s,
+                             meta)
+    except BaseException:
+        executor.close(cancel=True)  # Ctrl-C or a failure: stop the running points
+        raise
+    executor.close()
+    if store is not None:
+        store.compact()
+    return rows, summary
+
+
+class _NoExecutor:
+    """What runs nothing: every point came from the store."""
+
+    info = ExecutorInfo("none", 0, "every point from the store")
+    capacity = 0
+
+    def close(self, cancel: bool = False) -> None:
+        pass
+
+
+def _run(scenarios, keys, by_key, stored, todo, executor, core, store, progress, batch, startup_s, meta):
     run_id = store.new_run_id() if store is not None else ""
     journal = _Journal(store, run_id, {
         "run_id": run_id, "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "status": "running",
@@ -142,7 +173,7 @@ def run(scenarios: Sequence[Scenario], executor, store: ResultStore | None = Non
         "submitted": 0, "computed": 0, "in_flight": [], **(meta or {}),
     })
     computed: dict[str, dict[str, Any]] = {}
-    batcher = Batcher(TARGET_BATCH_S[executor.info.kind], executor.info.workers, batch)
+    batcher = Batcher(TARGET_BATCH_S.get(executor.info.kind, 1.0), max(1, executor.info.workers), batch)
     in_flight: dict[int, _Batch] = {}
     next_point, batches, core_s = 0, 0, 0.0
     start = time.monotonic()
@@ -173,7 +204,6 @@ def run(scenarios: Sequence[Scenario], executor, store: ResultStore | None = Non
             if progress is not None and todo:
                 progress(len(computed), len(todo), None)
     except BaseException as e:
-        executor.close(cancel=True)
         journal.update(status="interrupted" if isinstance(e, KeyboardInterrupt) else f"failed: {e!r}",
                        finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"), wall_s=time.monotonic() - start)
         raise
@@ -190,8 +220,6 @@ def run(scenarios: Sequence[Scenario], executor, store: ResultStore | None = Non
         row.pop("scenario_json", None)
         row["from_store"] = k not in computed
         rows.append(row)
-    if store is not None:
-        store.compact()
     return rows, summary
 
 

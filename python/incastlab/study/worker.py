@@ -31,12 +31,14 @@ def run_batch(tasks: list[tuple[str, str]], expected_core: tuple[str, str]) -> d
     """Simulate ``tasks`` (``(key, scenario JSON)``, in order) on this process's core.
 
     Returns ``{"results": [(key, result JSON), ...], "wall_s": seconds, "core": (version,
-    build)}``. Raises RuntimeError when this core is not ``expected_core``."""
+    build)}``. Raises EnvironmentProblem when this core is not ``expected_core``."""
     from .. import _native
+
+    from ..errors import EnvironmentProblem
 
     core = core_identity()
     if tuple(expected_core) != core:
-        raise RuntimeError(f"this worker's incastlab core is {core[0]} build {core[1]}, the sweep's is "
+        raise EnvironmentProblem(f"this worker's incastlab core is {core[0]} build {core[1]}, the sweep's is "
                            f"{expected_core[0]} build {expected_core[1]}: install the same build on every worker")
     start = time.perf_counter()
     results = [(key, _native.simulate(text)) for key, text in tasks]
