@@ -44,8 +44,6 @@ def run_scenarios(scenarios: Sequence[Scenario], store: str | os.PathLike | Resu
 def run_study(study: Study, **kwargs: Any) -> tuple["pd.DataFrame", runner.Summary]:
     """Every point of ``study`` as one DataFrame row (``series`` first when the study names
     series), with the store's columns; ``kwargs`` as for ``run_scenarios``."""
-    import pandas as pd
-
     pts = study.points()
     meta = {"study": study.describe(), **kwargs.pop("meta", {})}
     rows, summary = run_scenarios([p.scenario for p in pts], meta=meta, **kwargs)

@@ -21,7 +21,7 @@ import os
 import platform
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Callable, Sequence
 
 from ..scenario import Scenario
@@ -89,9 +89,25 @@ class Summary:
 
 
 @dataclass
-class _Batch:
+class Plan:
+    """The points of a run: each scenario's key, the distinct points, and which of them the
+    store has (``stored``) or lacks (``todo``, in the order they are given)."""
+
+    scenarios: Sequence[Scenario]
     keys: list[str]
-    submitted: float = field(default_factory=time.monotonic)
+    by_key: dict[str, tuple[Scenario, str]]  # key -> (scenario, its canonical JSON)
+    stored: set[str]
+    todo: list[str]
+
+    @classmethod
+    def make(cls, scenarios: Sequence[Scenario], store: ResultStore | None, core: tuple[str, str]) -> "Plan":
+        texts = [canonical_json(s.to_native()) for s in scenarios]
+        keys = [point_key(t, core) for t in texts]
+        by_key: dict[str, tuple[Scenario, str]] = {}
+        for k, s, t in zip(keys, scenarios, texts):
+            by_key.setdefault(k, (s, t))
+        stored = store.keys() & set(by_key) if store is not None else set()
+        return cls(scenarios, keys, by_key, stored, [k for k in by_key if k not in stored])
 
 
 class Batcher:
@@ -128,22 +144,14 @@ def run(scenarios: Sequence[Scenario], start_executor: Callable[[], Any], store:
     ``announce(from_store, to_compute)`` is called once the store has been read;
     ``meta`` goes into the run journal (the command, the study)."""
     core = worker.core_identity()
-    texts = [canonical_json(s.to_native()) for s in scenarios]
-    keys = [point_key(t, core) for t in texts]
-    by_key: dict[str, tuple[Scenario, str]] = {}
-    for k, s, t in zip(keys, scenarios, texts):
-        by_key.setdefault(k, (s, t))
-    stored = store.keys() & set(by_key) if store is not None else set()
-    todo = [k for k in by_key if k not in stored]
+    plan = Plan.make(scenarios, store, core)
     if announce is not None:
-        announce(len(stored), len(todo))
-
+        announce(len(plan.stored), len(plan.todo))
     started = time.monotonic()
-    executor = start_executor() if todo else _NoExecutor()
+    executor = start_executor() if plan.todo else _NoExecutor()
     startup_s = time.monotonic() - started
     try:
-        rows, summary = _run(scenarios, keys, by_key, stored, todo, executor, core, store, progress, batch, startup_s,
-                             meta)
+        rows, summary = _run(plan, executor, core, store, progress, batch, startup_s, meta)
     except BaseException:
         executor.close(cancel=True)  # Ctrl-C or a failure: stop the running points
         raise
@@ -163,18 +171,20 @@ class _NoExecutor:
         pass
 
 
-def _run(scenarios, keys, by_key, stored, todo, executor, core, store, progress, batch, startup_s, meta):
+def _run(plan: Plan, executor: Any, core: tuple[str, str], store: ResultStore | None, progress: Progress | None,
+         batch: int | None, startup_s: float, meta: dict[str, Any] | None) -> tuple[list[dict[str, Any]], Summary]:
+    todo, by_key = plan.todo, plan.by_key
     run_id = store.new_run_id() if store is not None else ""
     journal = _Journal(store, run_id, {
         "run_id": run_id, "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "status": "running",
         "pid": os.getpid(), "host": platform.node(), "argv": sys.argv, "python": platform.python_version(),
         "core_version": core[0], "core_build": core[1], "executor": asdict(executor.info),
-        "points": len(scenarios), "unique": len(by_key), "from_store": len(stored), "to_compute": len(todo),
-        "submitted": 0, "computed": 0, "in_flight": [], **(meta or {}),
+        "points": len(plan.scenarios), "unique": len(by_key), "from_store": len(plan.stored),
+        "to_compute": len(todo), "submitted": 0, "computed": 0, "in_flight": [], **(meta or {}),
     })
     computed: dict[str, dict[str, Any]] = {}
     batcher = Batcher(TARGET_BATCH_S.get(executor.info.kind, 1.0), max(1, executor.info.workers), batch)
-    in_flight: dict[int, _Batch] = {}
+    in_flight: dict[int, list[str]] = {}  # batch number -> its keys
     next_point, batches, core_s = 0, 0, 0.0
     start = time.monotonic()
     try:
@@ -183,12 +193,11 @@ def _run(scenarios, keys, by_key, stored, todo, executor, core, store, progress,
                 size = batcher.next_size(len(todo) - next_point)
                 chunk = todo[next_point:next_point + size]
                 next_point += size
-                in_flight[batches] = _Batch(chunk)
+                in_flight[batches] = chunk
                 journal.update(in_flight=_flying(in_flight), submitted=next_point)  # written before it can run
                 executor.submit(batches, [(k, by_key[k][1]) for k in chunk], core)
                 batches += 1
             for tag, out in executor.wait(TICK_S):
-                done = in_flight[tag]
                 rows = []
                 for k, result_json in out["results"]:
                     data = json.loads(result_json)
@@ -208,14 +217,14 @@ def _run(scenarios, keys, by_key, stored, todo, executor, core, store, progress,
                        finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"), wall_s=time.monotonic() - start)
         raise
     wall = time.monotonic() - start
-    summary = Summary(points=len(scenarios), unique=len(by_key), from_store=len(stored), computed=len(computed),
-                      batches=batches, executor=executor.info, startup_s=startup_s, wall_s=wall, core_s=core_s,
-                      core_version=core[0], core_build=core[1], run_id=run_id)
+    summary = Summary(points=len(plan.scenarios), unique=len(by_key), from_store=len(plan.stored),
+                      computed=len(computed), batches=batches, executor=executor.info, startup_s=startup_s,
+                      wall_s=wall, core_s=core_s, core_version=core[0], core_build=core[1], run_id=run_id)
     journal.update(status="done", finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"), **summary.to_dict())
 
-    old = _stored_rows(store, stored) if stored else {}
+    old = _stored_rows(store, plan.stored) if plan.stored else {}
     rows = []
-    for k in keys:
+    for k in plan.keys:
         row = dict(computed[k]) if k in computed else dict(old[k])
         row.pop("scenario_json", None)
         row["from_store"] = k not in computed
@@ -223,8 +232,8 @@ def _run(scenarios, keys, by_key, stored, todo, executor, core, store, progress,
     return rows, summary
 
 
-def _flying(in_flight: dict[int, _Batch]) -> list[str]:
-    return [k for b in in_flight.values() for k in b.keys]
+def _flying(in_flight: dict[int, list[str]]) -> list[str]:
+    return [k for keys in in_flight.values() for k in keys]
 
 
 def _store_row(data: dict[str, Any], point: tuple[Scenario, str], key: str, core: tuple[str, str],

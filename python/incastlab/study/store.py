@@ -31,13 +31,16 @@ import time
 import uuid
 import warnings
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from ..errors import UsageError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FORMAT = 1
 MARKER = "incastlab-store.json"
@@ -105,7 +108,7 @@ class ResultStore:
         table = self._read(columns=[KEY])
         return set(table.column(KEY).to_pylist()) if table is not None else set()
 
-    def read(self, keys: Iterable[str] | None = None) -> "pd.DataFrame":  # noqa: F821
+    def read(self, keys: Iterable[str] | None = None) -> "pd.DataFrame":
         """The rows for ``keys`` (all rows when None), one per key, as a DataFrame."""
         import pandas as pd
 
