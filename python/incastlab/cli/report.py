@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 
 from .. import report
+from ..errors import EnvironmentProblem
 from ..outfiles import check_writable
 from . import argtypes
 
@@ -38,6 +39,10 @@ def run(args: argparse.Namespace) -> int:
         check_writable(args.html, "--html", ("html", "htm"))
     if args.screenshot:
         check_writable(args.screenshot, "--screenshot", ("png",))
+        from ..report.screenshot import find_browser
+
+        if find_browser() is None:  # before the page is written: a refusal leaves nothing
+            raise EnvironmentProblem("--screenshot needs Chromium (apt-get install chromium; scripts/install.sh does)")
     path = report.write(args.dir, args.html)
     print(f"wrote {path}")
     if args.screenshot:

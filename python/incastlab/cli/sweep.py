@@ -23,7 +23,7 @@ from ..errors import UsageError
 from ..experiments.run import csv_frame
 from ..outfiles import write_atomically, write_csv
 from ..study import api, spec
-from ..study.executors import KINDS
+from ..study.executors import KINDS, check_executor
 from ..study.store import ResultStore
 from . import argtypes
 from .progress import point_progress
@@ -51,7 +51,8 @@ def register(subparsers) -> None:
                      "or 'sweep')")
     out.add_argument("--store", metavar="DIR", help="the result store (default: OUT/store); share one between "
                      "studies to reuse their points")
-    out.add_argument("--json", action="store_true", help="also print one JSON object per point on stdout")
+    out.add_argument("--json", action="store_true", help="print one JSON object per point on stdout instead of the "
+                     "summary")
     run = p.add_argument_group("where points run")
     run.add_argument("--jobs", type=argtypes.positive_int("--jobs", minimum=1, maximum=1024), default=None,
                      metavar="J", help="local workers (default: the available cores)")
@@ -68,16 +69,23 @@ def register(subparsers) -> None:
 
 
 def run_sweep(args: argparse.Namespace) -> int:
+    # every refusal before anything is written or printed: one line, no file left
     study = _study(args)
-    points = study.points()  # every scenario checked before anything runs
-    out = _prepare_out(args.out)
+    points = study.points()  # every scenario checked
     name = args.name or study.name
-    store = ResultStore(args.store or out / "store", "--store")
+    if not name or "/" in name or name.startswith("."):
+        raise UsageError("--name", name, "a file name without '/' that does not start with '.'")
     if (args.dask_local or args.scheduler) and (args.jobs or args.executor):
         raise UsageError("--jobs" if args.jobs else "--executor", args.jobs or args.executor,
                          "local workers, or Dask (--dask-local/--scheduler), not both")
-    print(f"# {name}: {len(points)} points ({_shape(study)})", file=sys.stderr)
-    progress = _Progress()
+    check_executor(args.executor, args.jobs, args.scheduler, args.dask_local)
+    if args.store:
+        ResultStore(args.store, "--store")  # checked; created at its first write
+    out = _prepare_out(args.out)
+    store = ResultStore(args.store or out / "store", "--store")
+    if not args.json:
+        print(f"# {name}: {len(points)} points ({_shape(study)})", flush=True)
+    progress = _Progress(quiet=args.json)
     started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     try:
         df, summary = api.run_study(study, store=store, executor=args.executor, jobs=args.jobs,
@@ -88,15 +96,16 @@ def run_sweep(args: argparse.Namespace) -> int:
               "simulates only the rest", file=sys.stderr)
         raise
     paths = _write(out, name, df, study, summary, store, started)
-    print(f"# {summary.text()}", file=sys.stderr)
     if args.json:
         for row in csv_frame(df).to_dict("records"):
             print(json.dumps(row, default=str))
+        return 0
+    print(f"# {summary.text()}")
     note = _identical_seeds_note(df, study)
     if note:
-        print(f"note: {note}", file=sys.stderr)
+        print(f"note: {note}")
     print(f"wrote {paths[0]}, {paths[1]}; store {store.root} ({len(store.files())} files); "
-          f"`incastlab report {out}` makes a page", file=sys.stderr)
+          f"`incastlab report {out}` makes a page")
     return 0
 
 
@@ -129,11 +138,13 @@ def _prepare_out(text: str) -> Path:
 class _Progress:
     """The progress bar over the points to simulate, started once the store has been read."""
 
-    def __init__(self):
+    def __init__(self, quiet: bool):
+        self.quiet = quiet
         self.inner = None
 
     def announce(self, from_store: int, to_compute: int) -> None:
-        print(f"# {from_store} points from the store, {to_compute} to simulate", file=sys.stderr)
+        if not self.quiet:
+            print(f"# {from_store} points from the store, {to_compute} to simulate", flush=True)
         self.inner = point_progress("sweep", to_compute, line_per_point=False)
 
     def __call__(self, done: float, total: int, simulated_s: float | None = None) -> None:

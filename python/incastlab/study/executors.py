@@ -111,8 +111,8 @@ class _DaskExecutor:
         self.cluster = None
         if scheduler is not None:
             try:
-                self.client = Client(scheduler, timeout="10s")
-            except (OSError, TimeoutError) as e:
+                self.client = Client(scheduler, timeout="5s")
+            except (OSError, TimeoutError, ValueError, TypeError) as e:  # unreachable, or not an address
                 raise UsageError("--scheduler", scheduler, f"the address of a running Dask scheduler ({e})") from None
             where = scheduler
         else:

@@ -74,6 +74,8 @@ class ResultStore:
         self._open(param)
 
     def _open(self, param: str) -> None:
+        """Check the directory; create nothing yet (``_ensure``), so a run refused or
+        stopped before its first point leaves no file behind."""
         marker = self.root / MARKER
         if self.root.exists() and not self.root.is_dir():
             raise UsageError(param, str(self.root), "a directory for the result store (this is a file)")
@@ -86,16 +88,20 @@ class ResultStore:
                 fmt = None
             if fmt != FORMAT:
                 raise UsageError(param, str(self.root), f"a result store of format {FORMAT} (this one's is {fmt})")
-        else:
-            parent = self.root.parent
-            if not parent.is_dir():
-                raise UsageError(param, str(self.root), f"a directory whose parent exists ({parent} does not)")
-            self.root.mkdir(exist_ok=True)
-            _write_text_atomically(marker, json.dumps({"format": FORMAT, "what": "incastlab result store"}) + "\n")
+        elif not self.root.parent.is_dir():
+            raise UsageError(param, str(self.root), f"a directory whose parent exists ({self.root.parent} does not)")
+        where = self.root if self.root.exists() else self.root.parent
+        if not os.access(where, os.W_OK):
+            raise UsageError(param, str(self.root), f"a writable directory ({where} is not)")
+
+    def _ensure(self) -> None:
+        """Create the store's directories and marker (before its first write)."""
+        self.root.mkdir(exist_ok=True)
         for d in (self.data, self.runs):
             d.mkdir(exist_ok=True)
-        if not os.access(self.data, os.W_OK):
-            raise UsageError(param, str(self.root), "a writable directory")
+        marker = self.root / MARKER
+        if not marker.exists():
+            _write_text_atomically(marker, json.dumps({"format": FORMAT, "what": "incastlab result store"}) + "\n")
 
     # --- reading ---------------------------------------------------------------------
 
@@ -145,6 +151,7 @@ class ResultStore:
         """``rows`` as one new Parquet file, whole or not at all (a temporary file, renamed)."""
         if not rows:
             return None
+        self._ensure()
         table = pa.Table.from_pylist(rows)
         name = f"part-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{uuid.uuid4().hex[:12]}.parquet"
         final = self.data / name
@@ -183,6 +190,7 @@ class ResultStore:
         return f"{time.strftime('%Y%m%dT%H%M%S')}-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
 
     def write_journal(self, run_id: str, journal: Mapping[str, Any]) -> None:
+        self._ensure()
         _write_text_atomically(self.runs / f"{run_id}.json", json.dumps(journal, indent=1, default=str) + "\n")
 
     def journals(self) -> list[dict[str, Any]]:
