@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 
 apt_packages=(iproute2 ethtool procps)
 apt_packages+=(tshark)  # tests/test_pcap.py: opens and analyses simulate --pcap captures
+apt_packages+=(chromium)  # tests/test_report.py: renders incastlab report's page headless and looks at it
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -69,7 +69,8 @@ def test_quick_run_writes_csv_png_and_checks_with_the_documented_schema(name, tm
     exp = experiments.load(name)
     csv, png, checks = (out / f"{name}{ext}" for ext in (".csv", ".png", ".checks.json"))
     assert csv.exists() and png.exists() and checks.exists()
-    assert sorted(p.name for p in out.iterdir()) == sorted([csv.name, png.name, checks.name]), "no temp files left"
+    assert sorted(p.name for p in out.iterdir()) == sorted([csv.name, png.name, checks.name, "store"]), \
+        "no temp files left"
 
     df = pd.read_csv(csv)
     assert {"series", "panel", "x", "seed"} | set(RESULT_COLUMNS) <= set(df.columns)
@@ -201,3 +202,18 @@ def test_a_check_needing_a_missing_result_field_fails_and_says_why():
                      checks=(Check("c", "000_315d806dde942a9f.txt", lambda df: (str(df["no_such_field"]), True)),))
     [entry] = runner.evaluate(exp, pd.DataFrame({"goodput_mbps": [1.0]}))
     assert entry["pass"] is False and "no_such_field" in entry["measured"]
+
+
+def test_a_second_run_reads_every_point_from_the_store_and_writes_the_same_results(tmp_path):
+    out = tmp_path / "out"
+    first = incastlab("reproduce", "fast08-fig4", "--out", str(out), "--quick")
+    assert first.returncode == 0, first.stderr
+    df1 = pd.read_csv(out / "fast08-fig4.csv")
+    second = incastlab("reproduce", "fast08-fig4", "--out", str(out), "--quick")
+    assert second.returncode == 0 and f"{len(df1)} points from the store" in second.stdout
+    df2 = pd.read_csv(out / "fast08-fig4.csv")
+    assert not df1["from_store"].any() and df2["from_store"].all()
+    same = [c for c in df1.columns if c not in ("wall_seconds", "from_store", "run_id")]
+    pd.testing.assert_frame_equal(df1[same], df2[same])
+    nostore = incastlab("reproduce", "fast08-fig4", "--out", str(tmp_path / "plain"), "--quick", "--no-store")
+    assert nostore.returncode == 0 and not (tmp_path / "plain" / "store").exists()

@@ -142,16 +142,59 @@ def with_scenario(data: Mapping[str, Any], scn: Scenario) -> dict[str, Any]:
 
 
 def sweep(
-    scenarios: Iterable[Scenario | Mapping[str, Any]],
+    scenarios: Iterable[Scenario | Mapping[str, Any]] | None = None,
     jobs: int | None = None,
     progress: ProgressFn | None = None,
+    *,
+    grid: Mapping[str, Any] | None = None,
+    base: Mapping[str, Any] | None = None,
+    seeds: int | None = None,
+    series: Mapping[str, Mapping[str, Any]] | None = None,
+    study: str | os.PathLike | Any | None = None,
+    store: str | os.PathLike | Any | None = None,
+    executor: str | None = None,
+    scheduler: str | None = None,
+    dask_local: int | None = None,
+    batch: int | None = None,
 ) -> pd.DataFrame:
     """Simulate every scenario, ``jobs`` at a time (default: the cores this process may use).
 
     Returns one row per scenario, in input order, with the result fields as columns.
     ``progress(done, total)`` is called after each point finishes.
+
+    A study instead of a list (docs/sweep.md): ``grid={"servers": "1..64", "buffer":
+    ["32KiB", "64KiB"]}`` crossed, on top of ``base`` fields, ``seeds`` runs each, per named
+    ``series`` ({label: fields}); or ``study="study.toml"``. ``store="results/"`` keeps
+    every point in a result store and computes only the points it lacks; ``executor``
+    (``"threads"``, ``"processes"``, ``"dask"``), ``scheduler="tcp://host:8786"`` or
+    ``dask_local=N`` choose where points run, ``batch`` fixes the points per task. Rows
+    then also carry ``point_key``, ``core_version``, ``core_build``, ``run_id`` and
+    ``from_store`` (and ``series`` when the study names series).
     """
-    return to_frame(run_points(scenarios, jobs, _whole_points(progress) if progress else None))
+    new_style = any(v is not None for v in (grid, base, seeds, series, study, store, executor, scheduler,
+                                            dask_local, batch))
+    if not new_style:
+        if scenarios is None:
+            raise UsageError("scenarios", None, "a list of Scenarios, or grid={...} (docs/sweep.md)")
+        return to_frame(run_points(scenarios, jobs, _whole_points(progress) if progress else None))
+    from .study import api, spec
+
+    tick = _whole_points(progress) if progress else None
+    options = dict(store=store, executor=executor, jobs=jobs, scheduler=scheduler, dask_local=dask_local,
+                   batch=batch, progress=tick)
+    if scenarios is not None:
+        if any(v is not None for v in (grid, base, seeds, series, study)):
+            raise UsageError("scenarios", "...", "either a list of Scenarios or a grid/study, not both")
+        rows, _ = api.run_scenarios([_as_scenario(s) for s in scenarios], **options)
+        return api.frame(rows)
+    if study is not None:
+        if any(v is not None for v in (grid, base, series)):
+            raise UsageError("study", study, "either a study file or grid/base/series, not both")
+        chosen = study if isinstance(study, spec.Study) else spec.load(study, seeds)
+    else:
+        chosen = spec.from_mapping(grid, base, seeds, series)
+    df, _ = api.run_study(chosen, **options)
+    return df
 
 
 def _whole_points(progress: ProgressFn) -> TickFn:

@@ -27,6 +27,8 @@ COMMANDS = [
     "read",
     "validate",
     "reproduce",
+    "sweep",
+    "report",
     "monitor",
 ]
 

@@ -31,13 +31,16 @@ def _eta(elapsed: float, done: float, total: int) -> str:
     return f", ETA {elapsed / done * (total - done):.0f} s"
 
 
-def point_progress(what: str, total: int, minimum: int = 1) -> Progress | None:
-    """A progress callback for ``total`` points, or None when there are fewer than ``minimum``."""
+def point_progress(what: str, total: int, minimum: int = 1, line_per_point: bool = True) -> Progress | None:
+    """A progress callback for ``total`` points, or None when there are fewer than ``minimum``.
+
+    In logs, a line per finished point (``line_per_point``), or at most one every
+    ``LOG_EVERY_SECONDS`` (sweeps of thousands of short points)."""
     if total < minimum:
         return None
     if sys.stderr.isatty():
         return _TerminalProgress(what, total)
-    return _LogProgress(what, total)
+    return _LogProgress(what, total, line_per_point)
 
 
 class _TerminalProgress:
@@ -66,11 +69,12 @@ class _TerminalProgress:
 
 
 class _LogProgress:
-    """A plain line per finished point, and one every ``LOG_EVERY_SECONDS`` inside a long
-    point, after the first ``QUIET_SECONDS``."""
+    """A plain line per finished point (or only for the last one), and one every
+    ``LOG_EVERY_SECONDS`` in between, after the first ``QUIET_SECONDS``."""
 
-    def __init__(self, what: str, total: int):
+    def __init__(self, what: str, total: int, line_per_point: bool = True):
         self.what = what
+        self.line_per_point = line_per_point
         self.start = time.monotonic()
         self.last_line = self.start
         self.last_whole = 0
@@ -80,7 +84,8 @@ class _LogProgress:
         elapsed = now - self.start
         finished = int(done) > self.last_whole
         self.last_whole = max(self.last_whole, int(done))
-        if elapsed < QUIET_SECONDS or not (finished or now - self.last_line >= LOG_EVERY_SECONDS):
+        due = now - self.last_line >= LOG_EVERY_SECONDS
+        if elapsed < QUIET_SECONDS or not ((finished and (self.line_per_point or done >= total)) or due):
             return
         shown = f"{done:g}" if finished else f"{done:.2f}"
         line = f"{self.what}: {shown}/{total} points, {elapsed:.1f} s{_eta(elapsed, done, total)}"

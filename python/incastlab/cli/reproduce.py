@@ -24,6 +24,7 @@ from .. import experiments
 from ..errors import UsageError
 from ..experiments import run as runner
 from ..outfiles import check_writable
+from ..study.store import ResultStore
 from . import argtypes
 from .progress import point_progress
 
@@ -51,6 +52,9 @@ def register(subparsers) -> None:
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="FIELD=VALUE",
                    help="run every point with this scenario field changed, e.g. --set condition_i=delivered "
                    "(repeatable; the checks still judge the result)")
+    p.add_argument("--store", metavar="DIR", help="the result store (default: OUT/store): points it has are not "
+                   "simulated again; the one `incastlab sweep` uses (docs/sweep.md)")
+    p.add_argument("--no-store", action="store_true", help="simulate every point and keep none")
     p.add_argument("--strict", action="store_true", help="exit status 1 if any check fails")
     p.add_argument("--json", action="store_true",
                    help="one JSON object per line: each check (with --list: each reproduction)")
@@ -68,6 +72,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--out", None, "a directory for the results (e.g. --out out)")
     overrides = {exp.name: runner.parse_overrides(exp, args.overrides) for exp in exps}
     out = _prepare_out(args.out)
+    if args.no_store and args.store:
+        raise UsageError("--no-store", "--store " + args.store, "either a store or --no-store, not both")
+    store = None if args.no_store else ResultStore(args.store or out / "store", "--store")
     for exp in exps:  # refuse a knob this build lacks before spending time on the others
         runner.points(exp, args.quick, args.seeds, overrides[exp.name])
 
@@ -75,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     total_checks = 0
     start_all = time.monotonic()
     for exp in exps:
-        checks = _run_one(exp, args, out, overrides[exp.name])
+        checks = _run_one(exp, args, out, overrides[exp.name], store)
         total_checks += len(checks)
         failed += [(exp.name, c) for c in checks if not c["pass"]]
     wall = time.monotonic() - start_all
@@ -115,7 +122,7 @@ def _prepare_out(text: str) -> Path:
     return out
 
 
-def _run_one(exp, args: argparse.Namespace, out: Path, overrides: dict[str, str]) -> list[dict]:
+def _run_one(exp, args: argparse.Namespace, out: Path, overrides: dict[str, str], store) -> list[dict]:
     pts = runner.points(exp, args.quick, args.seeds, overrides)
     seeds = args.seeds or exp.seeds
     duration = exp.point_duration(args.quick)
@@ -127,8 +134,9 @@ def _run_one(exp, args: argparse.Namespace, out: Path, overrides: dict[str, str]
         print(f"# {len(pts)} points, {note}")
     sys.stdout.flush()
     start = time.monotonic()
-    df = runner.simulate(exp, args.quick, args.jobs, args.seeds, progress=point_progress(exp.name, len(pts)),
-                         overrides=overrides)
+    progress = _StoreProgress(exp.name, len(pts))
+    df = runner.simulate(exp, args.quick, args.jobs, args.seeds, progress=progress, overrides=overrides, store=store,
+                         announce=progress.announce)
     wall = time.monotonic() - start
     checks = runner.evaluate(exp, df)
     paths = runner.write_outputs(exp, df, checks, out, note=note)
@@ -139,7 +147,7 @@ def _run_one(exp, args: argparse.Namespace, out: Path, overrides: dict[str, str]
     if exp.report is not None:
         print(exp.report(df))
     print(render_checks(checks))
-    print(f"wrote {paths['csv']}, {paths['png']}, {paths['checks']} ({wall:.1f} s wall)")
+    print(f"wrote {paths['csv']}, {paths['png']}, {paths['checks']} ({wall:.1f} s wall{progress.stored_text()})")
     return checks
 
 
@@ -160,3 +168,23 @@ def left_aligned(heads: list[str], rows: list[list[str]]) -> str:
     lines.append("  ".join("-" * w for w in widths))
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, pad)).rstrip() for r in rows]
     return "\n".join(lines)
+
+
+class _StoreProgress:
+    """Progress over the points to simulate; the store's points are counted once, up front."""
+
+    def __init__(self, what: str, total: int):
+        self.what = what
+        self.inner = point_progress(what, total)
+        self.from_store = None
+
+    def announce(self, from_store: int, to_compute: int) -> None:
+        self.from_store = from_store
+        self.inner = point_progress(self.what, to_compute)
+
+    def __call__(self, done: float, total: int, simulated_s: float | None = None) -> None:
+        if self.inner is not None:
+            self.inner(done, total, simulated_s)
+
+    def stored_text(self) -> str:
+        return f", {self.from_store} points from the store" if self.from_store else ""

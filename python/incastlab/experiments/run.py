@@ -81,14 +81,25 @@ def points(exp: Experiment, quick: bool = False, seeds: int | None = None,
 
 def simulate(exp: Experiment, quick: bool = False, jobs: int | None = None, seeds: int | None = None,
              progress: sim.TickFn | None = None,
-             overrides: dict[str, str] | None = None) -> pd.DataFrame:
-    """Every point of ``exp`` as one DataFrame row: series, panel, x, seed, then the result fields."""
+             overrides: dict[str, str] | None = None, store: Any = None,
+             announce: Callable[[int, int], None] | None = None) -> pd.DataFrame:
+    """Every point of ``exp`` as one DataFrame row: series, panel, x, seed, then the result fields.
+
+    With a ``store`` (``incastlab.study.store.ResultStore`` or its directory), the points
+    it has are read from it and the others are simulated and added, as ``incastlab sweep``
+    does; rows then also carry the store's columns (``point_key``, ``from_store``, ...)."""
+    from ..study import api
+
     pts = points(exp, quick, seeds, overrides)
     try:
-        results = sim.run_points([p.scenario for p in pts], jobs=jobs, progress=progress)
+        if store is None:
+            df = sim.to_frame(sim.run_points([p.scenario for p in pts], jobs=jobs, progress=progress))
+        else:
+            rows, _ = api.run_scenarios([p.scenario for p in pts], store=store, jobs=jobs, progress=progress,
+                                        announce=announce, meta={"reproduction": exp.name})
+            df = api.frame(rows)
     except UsageError as e:
         raise EnvironmentProblem(f"{exp.name}: the simulator refused a point ({e})") from None
-    df = sim.to_frame(results)
     labels = pd.DataFrame({
         "series": [p.series.label for p in pts],
         "panel": [p.series.panel for p in pts],
