@@ -62,6 +62,18 @@ pub enum TcpRules {
     Ns3,
 }
 
+/// The congestion-control algorithm of every sender (`tcp::congestion`): how cwnd grows and
+/// what a loss leaves of it. One arm per algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Cc {
+    /// RFC 5681 AIMD, counted as `tcp_rules` says.
+    #[default]
+    Newreno,
+    /// RFC 9438 CUBIC (`tcp::congestion::cubic`).
+    Cubic,
+}
+
 /// How the client schedules its connections, as people name the schemes (Osada et al.,
 /// `004_f48ce568b38e0ea9.txt` §4-5); validation resolves it into a [`Mitigation`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -150,6 +162,7 @@ pub struct ScenarioSpec {
     pub header_bytes: u32,
     pub tcp: TcpVariant,
     pub tcp_rules: TcpRules,
+    pub cc: Cc,
     pub rto_min_ps: Option<u64>,
     pub rto_max_ps: u64,
     pub timer_granularity_ps: u64,
@@ -196,6 +209,7 @@ impl Default for ScenarioSpec {
             header_bytes: 40,
             tcp: TcpVariant::Newreno,
             tcp_rules: TcpRules::Rfc,
+            cc: Cc::Newreno,
             // 200 ms (FAST'08 Table 1), 200 us under TCPFG (Osada et al. §5.1)
             rto_min_ps: None,
             rto_max_ps: 60 * PS_PER_S, // RFC 6298 §2.5: a maximum of at least 60 s

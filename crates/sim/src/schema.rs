@@ -138,6 +138,8 @@ pub const FIELDS: &[Field] = &[
         "TCP loss recovery (FAST'08 Table 1: NewReno; Fig. 10)"),
     choice("tcp_rules", "tcp_rules", &["rfc", "ns2", "ns3"],
         "whose rules TCP follows where implementations differ: the RFCs, ns-2.35's Agent/TCP, ns-3.44's TcpSocketBase"),
+    choice("cc", "cc", &["newreno", "cubic"],
+        "congestion control: RFC 5681 AIMD (FAST'08 Table 1) or RFC 9438 CUBIC"),
     optional(because(field("rto_min_ps", "rto_min", Picoseconds, whole(PS_PER_US, NO_MAX),
         "RFC 6298 minimum retransmission timeout (FAST'08 Table 1: 200 ms)"), MICROSECOND_TIMERS),
         "200ms; 200us under the tcpfg mitigation"),

@@ -193,6 +193,7 @@ impl World {
             rto_random: s.rto_random,
             rto_backoff: s.rto_backoff,
             rules: s.tcp_rules,
+            cc: s.cc,
         };
         let receiver_cfg = ReceiverConfig {
             delayed_ack: (s.delayed_ack_ps > 0).then_some(Time(s.delayed_ack_ps)),

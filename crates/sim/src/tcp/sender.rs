@@ -10,8 +10,8 @@
 //! network: it appends the segments to transmit to an output vector and reports the
 //! time its retransmission timer must fire (see [`TcpSender::take_timer_request`]).
 
-use crate::scenario::{RtoBackoff, TcpRules, TcpVariant};
-use crate::tcp::congestion::Congestion;
+use crate::scenario::{Cc, RtoBackoff, TcpRules, TcpVariant};
+use crate::tcp::congestion::{AckClock, Congestion};
 use crate::tcp::recovery::Recovery;
 use crate::tcp::rto::RtoEstimator;
 use crate::tcp::rtt_history::RttHistory;
@@ -53,6 +53,8 @@ pub struct SenderConfig {
     /// Whose rules TCP follows where implementations differ: the RFCs, ns-2's
     /// (`tcp::ns2_rules`) or ns-3's (`tcp::recovery::ns3`).
     pub rules: TcpRules,
+    /// The congestion-control algorithm (`tcp::congestion`).
+    pub cc: Cc,
 }
 
 /// A segment to put on the wire.
@@ -188,6 +190,12 @@ impl TcpSender {
     /// Bytes sent and not yet acknowledged (RFC 5681 FlightSize).
     pub fn flight_size(&self) -> u64 {
         self.snd_max - self.snd_una
+    }
+
+    /// The time an ACK's window growth may look at (CUBIC's curve).
+    #[inline]
+    pub(crate) fn ack_clock(&self, now: Time) -> AckClock {
+        AckClock { now, srtt: self.rto.srtt }
     }
 
     /// Everything written has been acknowledged.
@@ -514,6 +522,7 @@ pub(crate) mod tests {
             rto_random: 0.0,
             rto_backoff: RtoBackoff::Sample,
             rules: TcpRules::Rfc,
+            cc: Cc::Newreno,
         }
     }
 
