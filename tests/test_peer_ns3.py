@@ -143,7 +143,7 @@ NOT_EXPRESSIBLE = {
     "block": "1MiB", "blocks": 5, "dupack_threshold": 2, "rto_max": "10s", "rto_random": 0.5, "timer_ticks": True,
     "send_jitter": "1us", "slow_start": False, "slow_start_after_idle": True, "buffer_packets": 20,
     "active_servers": 2, "handshake": True, "syn_timeout": "1s", "mitigation": "ictcp", "nccs_k": 2,
-    "condition_i": "delivered", "udp": 0.001, "udp_packet": 500,
+    "condition_i": "delivered", "udp": 0.001, "udp_packet": 500, "cc": "cubic",
 }
 
 

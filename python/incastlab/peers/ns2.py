@@ -192,6 +192,7 @@ INEXPRESSIBLE: dict[str, str] = {
     "condition_i": "NCCS/OCS's condition-I (it has no mitigation)",
     "udp": "UDP background traffic",
     "udp_packet": "a UDP background datagram size (it has no UDP)",
+    "cc": "CUBIC congestion control (the script runs Agent/TCP's AIMD)",
 }
 
 FIELDS = FieldMap("ns-2", "peers/ns2.py", MAPPED, HARD_WIRED, INEXPRESSIBLE)

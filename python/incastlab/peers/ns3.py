@@ -240,6 +240,7 @@ INEXPRESSIBLE: dict[str, str] = {
     "condition_i": "NCCS/OCS's condition-I (it has no mitigation)",
     "udp": "UDP background traffic",
     "udp_packet": "a UDP background datagram size (it has no UDP)",
+    "cc": "CUBIC congestion control (the script runs TcpNewReno; ns-3's TcpCubic is not wired in)",
 }
 
 

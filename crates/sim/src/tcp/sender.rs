@@ -302,6 +302,10 @@ impl TcpSender {
 
     /// The application wrote `bytes` more.
     pub fn write(&mut self, now: Time, bytes: u64, out: &mut Vec<Segment>) {
+        if self.snd_una == self.snd_max {
+            // the sender was idle, waiting for the application, since its last ACK or send
+            self.congestion.on_idle(Time(now.0.saturating_sub(self.last_activity.0)));
+        }
         if self.cfg.slow_start_after_idle
             && self.snd_una == self.snd_max
             && now.0.saturating_sub(self.last_activity.0) > self.rto.rto.0

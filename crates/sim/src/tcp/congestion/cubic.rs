@@ -9,8 +9,15 @@
 //! follows Reno's cwnd = 1 SMSS with CUBIC's ssthresh, and the next epoch starts with
 //! K = 0 and W_max = cwnd_epoch (§4.8).
 //!
-//! Out of scope: HyStart++ (slow start stays RFC 5681 §3.1, which §4.10 allows), the
-//! application-limited rule (§5.8), undoing spurious losses (§4.9), ECN.
+//! Application-limited periods (§5.8: cwnd is not to grow from time the flow did not use
+//! the window): when the application writes again after the sender had nothing
+//! outstanding, the epoch start moves forward by the idle time, as Linux does at
+//! CA_EVENT_TX_START. Incast needs this: a server idles between blocks while the client
+//! waits for the slowest one, and without it t would run on and the next block would
+//! start on the steep convex part of the curve.
+//!
+//! Out of scope: HyStart++ (slow start stays RFC 5681 §3.1, which §4.10 allows), undoing
+//! spurious losses (§4.9), ECN.
 //!
 //! Units and exactness. The simulator counts bytes and picoseconds; the RFC counts
 //! segments and seconds (C = 0.4 segments/s^3). Time stays an exact integer until the
@@ -125,6 +132,15 @@ impl Cubic {
             *cwnd += ((target - *cwnd) as u128 * acked as u128 / *cwnd as u128) as u64;
         }
         self.epoch = Some(epoch);
+    }
+
+    /// The sender was idle (nothing outstanding, application-limited) for `idle`: that time
+    /// is not growth time, so the epoch starts that much later (§5.8; Linux's
+    /// CA_EVENT_TX_START).
+    pub fn on_idle(&mut self, idle: Time) {
+        if let Some(e) = &mut self.epoch {
+            e.start = Time(e.start.0 + idle.0);
+        }
     }
 
     /// A loss with congestion window `cwnd` and FlightSize `in_flight`: remember W_max
@@ -286,6 +302,29 @@ mod tests {
         let before = cwnd;
         c.on_ack(clock(100_000_000_000_000, 1), &mut cwnd, 0, MSS);
         assert_eq!(cwnd - before, (before + before / 2 - before) * MSS / before);
+    }
+
+    #[test]
+    fn idle_time_is_not_growth_time_rfc9438_5_8() {
+        let rtt = 100_000_000; // 100 us
+        let grow_after = |idle_ps: u64| {
+            let mut c = cubic();
+            let mut cwnd = c.on_loss(20 * MSS, 20 * MSS);
+            c.on_ack(clock(0, rtt), &mut cwnd, 0, MSS); // epoch starts at 0
+            c.on_idle(Time(idle_ps));
+            let before = cwnd;
+            c.on_ack(clock(idle_ps + rtt, rtt), &mut cwnd, 0, MSS);
+            cwnd - before
+        };
+        // one RTT of growth, whether or not a second of idling came before it
+        assert_eq!(grow_after(1_000_000_000_000), grow_after(0));
+        // without the shift a second on the curve would be a 1.5 cwnd target
+        let mut c = cubic();
+        let mut cwnd = c.on_loss(20 * MSS, 20 * MSS);
+        c.on_ack(clock(0, rtt), &mut cwnd, 0, MSS);
+        let before = cwnd;
+        c.on_ack(clock(1_000_000_000_000 + rtt, rtt), &mut cwnd, 0, MSS);
+        assert!(cwnd - before > grow_after(0), "the shift is what keeps the growth small");
     }
 
     #[test]

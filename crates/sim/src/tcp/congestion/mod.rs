@@ -59,6 +59,16 @@ impl Congestion {
         }
     }
 
+    /// The sender had nothing outstanding for `idle` and the application now writes more:
+    /// time spent application-limited must not count as growth time (CUBIC's epoch).
+    #[inline]
+    pub fn on_idle(&mut self, idle: Time) {
+        match self {
+            Congestion::NewReno(_) => {}
+            Congestion::Cubic(c) => c.on_idle(idle),
+        }
+    }
+
     /// The retransmission timer expired: set `cwnd` and `ssthresh`. `repeated`: the
     /// segment had already been retransmitted by a timeout.
     pub fn on_timeout(&mut self, cwnd: &mut u64, ssthresh: &mut u64, in_flight: u64, window: u64, repeated: bool) {
