@@ -127,6 +127,7 @@ PLAUSIBLE = {
     "buffer_packets": st.one_of(st.none(), st.integers(0, 300)),
     "buffer_admission": st.one_of(st.none(), st.sampled_from(BUFFER_ADMISSIONS)),
     "rto_backoff": st.sampled_from(RTO_BACKOFFS), "tcp_rules": st.sampled_from(TCP_RULES),
+    "cc": st.sampled_from(BY_PUBLIC["cc"].choices), "ecn_threshold": st.one_of(st.none(), st.integers(0, 300)),
     "tie_break": st.sampled_from(TIE_BREAKS), "header": st.integers(0, 121),
     "active_servers": st.one_of(st.none(), st.integers(0, 100)), "handshake": st.booleans(), "syn_timeout": TIMES,
     "mitigation": st.sampled_from(MITIGATIONS), "nccs_k": st.integers(0, 16),

@@ -126,7 +126,7 @@ NOT_EXPRESSIBLE = {
     "blocks": 5, "delayed_ack": "40ms", "timer_ticks": True, "timestamps": True, "rto_random": 0.5,
     "slow_start": False, "slow_start_after_idle": True, "active_servers": 2, "handshake": True,
     "syn_timeout": "1s", "mitigation": "ictcp", "nccs_k": 2, "condition_i": "delivered", "udp": 0.001,
-    "udp_packet": 500,
+    "udp_packet": 500, "cc": "cubic", "ecn_threshold": 20,
 }
 
 
@@ -140,6 +140,13 @@ def test_each_inexpressible_field_is_refused_by_name(field, value):
         ns2.ns2_args(Scenario(servers=4, **{field: value}))
     assert e.value.param == field
     assert "ns-2 peer cannot express" in e.value.allowed
+
+
+def test_dctcp_is_refused_as_cubic_is():
+    # the sample above is cubic; the script runs Agent/TCP's AIMD over DropTail, no DCTCP either
+    with pytest.raises(UsageError) as e:
+        ns2.ns2_args(Scenario(servers=4, cc="dctcp"))
+    assert e.value.param == "cc" and "DCTCP" in e.value.allowed
 
 
 @pytest.mark.parametrize("field, other", [("buffer_admission", "bytes"), ("buffer_admission", "mtu_slots"),

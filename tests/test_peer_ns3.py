@@ -143,7 +143,7 @@ NOT_EXPRESSIBLE = {
     "block": "1MiB", "blocks": 5, "dupack_threshold": 2, "rto_max": "10s", "rto_random": 0.5, "timer_ticks": True,
     "send_jitter": "1us", "slow_start": False, "slow_start_after_idle": True, "buffer_packets": 20,
     "active_servers": 2, "handshake": True, "syn_timeout": "1s", "mitigation": "ictcp", "nccs_k": 2,
-    "condition_i": "delivered", "udp": 0.001, "udp_packet": 500,
+    "condition_i": "delivered", "udp": 0.001, "udp_packet": 500, "cc": "cubic", "ecn_threshold": 20,
 }
 
 
@@ -157,6 +157,13 @@ def test_an_inexpressible_field_is_refused_naming_it(field, value):
         ns3.ns3_args(Scenario(servers=4, **{field: value}))
     assert e.value.param == field
     assert "ns-3 peer cannot express" in e.value.allowed
+
+
+def test_dctcp_is_refused_as_cubic_is():
+    # the sample above is cubic; the peer runs TcpNewReno over drop-tail queues, no DCTCP either
+    with pytest.raises(UsageError) as e:
+        ns3.ns3_args(Scenario(servers=4, cc="dctcp"))
+    assert e.value.param == "cc" and "DCTCP" in e.value.allowed
 
 
 def test_every_scenario_field_is_classified_once():

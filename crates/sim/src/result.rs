@@ -5,6 +5,7 @@ use serde::Serialize;
 use crate::event::TieBreak;
 use crate::net::Admission;
 use crate::scenario::{RtoBackoff, TcpRules};
+use crate::tcp::congestion::Cc;
 use crate::tcp::sender::TimeoutKind;
 
 /// The outcome of one simulation. Field names are the `--json` schema of
@@ -28,6 +29,7 @@ pub struct SimResult {
     /// The packet limit under the `packets` admission (0 otherwise).
     pub buffer_packets: u32,
     pub tcp_rules: TcpRules,
+    pub cc: Cc,
     pub rto_backoff: RtoBackoff,
     pub tie_break: TieBreak,
     /// Application payload delivered to the client, in Mbit per simulated second.
@@ -123,6 +125,7 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         buffer_admission: sc.admission,
         buffer_packets: if sc.admission == Admission::Packets { sc.buffer_packets } else { 0 },
         tcp_rules: s.tcp_rules,
+        cc: s.cc,
         rto_backoff: s.rto_backoff,
         tie_break: s.tie_break,
         goodput_mbps: if sim_seconds > 0.0 { c.app_bytes as f64 * 8.0 / sim_seconds / 1e6 } else { 0.0 },

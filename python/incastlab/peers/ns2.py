@@ -192,6 +192,8 @@ INEXPRESSIBLE: dict[str, str] = {
     "condition_i": "NCCS/OCS's condition-I (it has no mitigation)",
     "udp": "UDP background traffic",
     "udp_packet": "a UDP background datagram size (it has no UDP)",
+    "cc": "DCTCP or CUBIC congestion control (the script runs Agent/TCP's AIMD)",
+    "ecn_threshold": "ECN marking (its DropTail queues drop, they never mark CE)",
 }
 
 FIELDS = FieldMap("ns-2", "peers/ns2.py", MAPPED, HARD_WIRED, INEXPRESSIBLE)

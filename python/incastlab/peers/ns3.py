@@ -240,6 +240,9 @@ INEXPRESSIBLE: dict[str, str] = {
     "condition_i": "NCCS/OCS's condition-I (it has no mitigation)",
     "udp": "UDP background traffic",
     "udp_packet": "a UDP background datagram size (it has no UDP)",
+    "cc": "DCTCP or CUBIC congestion control (the script runs TcpNewReno; ns-3's TcpDctcp and TcpCubic are "
+          "not wired in)",
+    "ecn_threshold": "ECN marking (its queues drop, they never mark CE: no RedQueueDisc, no ECN)",
 }
 
 

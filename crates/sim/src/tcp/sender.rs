@@ -11,7 +11,7 @@
 //! time its retransmission timer must fire (see [`TcpSender::take_timer_request`]).
 
 use crate::scenario::{RtoBackoff, TcpRules, TcpVariant};
-use crate::tcp::congestion::{Cc, Congestion};
+use crate::tcp::congestion::{AckClock, Cc, Congestion};
 use crate::tcp::recovery::Recovery;
 use crate::tcp::rto::RtoEstimator;
 use crate::tcp::rtt_history::RttHistory;
@@ -195,6 +195,12 @@ impl TcpSender {
         self.snd_max - self.snd_una
     }
 
+    /// The time an ACK's window growth may look at (CUBIC's curve).
+    #[inline]
+    pub(crate) fn ack_clock(&self, now: Time) -> AckClock {
+        AckClock { now, srtt: self.rto.srtt }
+    }
+
     /// Everything written has been acknowledged.
     pub fn all_acked(&self) -> bool {
         self.snd_una == self.app_limit
@@ -305,6 +311,10 @@ impl TcpSender {
 
     /// The application wrote `bytes` more.
     pub fn write(&mut self, now: Time, bytes: u64, out: &mut Vec<Segment>) {
+        if self.snd_una == self.snd_max {
+            // the sender was idle, waiting for the application, since its last ACK or send
+            self.congestion.on_idle(Time(now.0.saturating_sub(self.last_activity.0)));
+        }
         if self.cfg.slow_start_after_idle
             && self.snd_una == self.snd_max
             && now.0.saturating_sub(self.last_activity.0) > self.rto.rto.0

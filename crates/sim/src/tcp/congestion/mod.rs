@@ -3,17 +3,19 @@
 //! smoltcp's `Controller`). The sender owns cwnd and ssthresh (ns-3's `TcpSocketState`)
 //! and hands them here; loss recovery (`tcp::recovery`) asks for ssthresh when it detects
 //! a loss. One file per algorithm, one arm each: `newreno` (RFC 5681 AIMD), `dctcp`
-//! (RFC 8257). [`Cc`] names them for the scenario's `cc` field.
+//! (RFC 8257), `cubic` (RFC 9438). [`Cc`] names them for the scenario's `cc` field.
 //!
 //! An enum rather than a trait object: the calls sit on the per-ACK hot path, and a match
 //! on one arm costs nothing.
 
+pub mod cubic;
 pub mod dctcp;
 pub mod newreno;
 
 use serde::{Deserialize, Serialize};
 
 use crate::tcp::sender::SenderConfig;
+use crate::time::Time;
 
 /// The scenario's `cc` field: which congestion control the servers run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -22,6 +24,7 @@ pub enum Cc {
     #[default]
     Newreno,
     Dctcp,
+    Cubic,
 }
 
 impl Cc {
@@ -29,6 +32,14 @@ impl Cc {
     pub fn uses_ecn(self) -> bool {
         matches!(self, Cc::Dctcp)
     }
+}
+
+/// What an ACK's growth step may look at besides the windows: CUBIC's curve runs on time.
+#[derive(Clone, Copy, Debug)]
+pub struct AckClock {
+    pub now: Time,
+    /// The smoothed RTT, if there has been a sample.
+    pub srtt: Option<Time>,
 }
 
 /// The congestion controller of one sender.
@@ -39,6 +50,8 @@ pub enum Congestion {
     /// RFC 8257: cwnd x (1 - alpha / 2) on ECN marks; NewReno's growth and loss response.
     /// Boxed, so NewReno's senders stay as small as before.
     Dctcp(Box<dctcp::Dctcp>),
+    /// RFC 9438 CUBIC. Boxed for the same reason.
+    Cubic(Box<cubic::Cubic>),
 }
 
 impl Congestion {
@@ -46,25 +59,39 @@ impl Congestion {
         match cfg.cc {
             Cc::Newreno => Congestion::NewReno(newreno::NewReno::new(cfg)),
             Cc::Dctcp => Congestion::Dctcp(Box::new(dctcp::Dctcp::new(cfg))),
+            Cc::Cubic => Congestion::Cubic(Box::new(cubic::Cubic::new(cfg))),
         }
     }
 
     /// An ACK of `acked` new bytes arrived outside recovery: grow `cwnd`.
     #[inline]
-    pub fn on_ack(&mut self, cwnd: &mut u64, ssthresh: u64, acked: u64) {
+    pub fn on_ack(&mut self, clock: AckClock, cwnd: &mut u64, ssthresh: u64, acked: u64) {
         match self {
             Congestion::NewReno(c) => c.on_ack(cwnd, ssthresh, acked),
             Congestion::Dctcp(c) => c.on_ack(cwnd, ssthresh, acked),
+            Congestion::Cubic(c) => c.on_ack(clock, cwnd, ssthresh, acked),
         }
     }
 
-    /// ssthresh after a loss, with `in_flight` bytes believed in the network and a window
-    /// of `window` bytes (min(cwnd, rwnd)).
+    /// A loss was detected with a congestion window of `cwnd`, `in_flight` bytes believed
+    /// in the network and a window of `window` bytes (min(cwnd, rwnd)): the new ssthresh.
     #[inline]
-    pub fn ssthresh_on_loss(&self, in_flight: u64, window: u64) -> u64 {
+    pub fn on_loss(&mut self, cwnd: u64, in_flight: u64, window: u64) -> u64 {
         match self {
             Congestion::NewReno(c) => c.ssthresh_on_loss(in_flight, window),
+            // RFC 8257 §3.5: a loss is answered as conventional TCP answers it
             Congestion::Dctcp(c) => c.ssthresh_on_loss(in_flight, window),
+            Congestion::Cubic(c) => c.on_loss(cwnd, in_flight),
+        }
+    }
+
+    /// The sender had nothing outstanding for `idle` and the application now writes more:
+    /// time spent application-limited must not count as growth time (CUBIC's epoch).
+    #[inline]
+    pub fn on_idle(&mut self, idle: Time) {
+        match self {
+            Congestion::NewReno(_) | Congestion::Dctcp(_) => {}
+            Congestion::Cubic(c) => c.on_idle(idle),
         }
     }
 
@@ -74,6 +101,7 @@ impl Congestion {
         match self {
             Congestion::NewReno(c) => c.on_timeout(cwnd, ssthresh, in_flight, window, repeated),
             Congestion::Dctcp(c) => c.on_timeout(cwnd, ssthresh, in_flight, window, repeated),
+            Congestion::Cubic(c) => c.on_timeout(cwnd, ssthresh, in_flight, repeated),
         }
     }
 

@@ -111,8 +111,9 @@ impl TcpSender {
     }
 
     /// ssthresh when duplicate ACKs reveal a loss: RFC 5681 eq. (4) on FlightSize.
-    pub(crate) fn loss_ssthresh(&self) -> u64 {
-        self.congestion.ssthresh_on_loss(self.flight_size(), self.cwnd.min(self.rwnd))
+    pub(crate) fn loss_ssthresh(&mut self) -> u64 {
+        let (cwnd, flight, window) = (self.cwnd, self.flight_size(), self.cwnd.min(self.rwnd));
+        self.congestion.on_loss(cwnd, flight, window)
     }
 
     /// Leave fast recovery with cwnd = ssthresh: RFC 6582 §3.2 step 3 option (2), as ns-2
@@ -128,7 +129,8 @@ impl TcpSender {
     #[inline]
     pub(crate) fn on_new_ack_open(&mut self, now: Time, acked: u64) {
         self.dupacks = 0;
-        self.congestion.on_ack(&mut self.cwnd, self.ssthresh, acked);
+        let clock = self.ack_clock(now);
+        self.congestion.on_ack(clock, &mut self.cwnd, self.ssthresh, acked);
         self.restart_timer(now);
     }
 }

@@ -157,7 +157,8 @@ impl Ns3 {
         s.in_recovery = true;
         self.first_partial = true;
         // ns-3 keeps "the head as in flight" for the non-SACK case: pipe + SMSS
-        s.ssthresh = s.congestion.ssthresh_on_loss(self.pipe(s) + mss, s.cwnd.min(s.rwnd));
+        let (cwnd, pipe, window) = (s.cwnd, self.pipe(s), s.cwnd.min(s.rwnd));
+        s.ssthresh = s.congestion.on_loss(cwnd, pipe + mss, window);
         s.cwnd = s.ssthresh;
         s.stats.fast_retransmits += 1;
         self.retransmit_head(s, now, out); // the timer is not restarted
@@ -172,8 +173,9 @@ impl Ns3 {
 
     /// `TcpNewReno::IncreaseWindow` for `segments` whole segments acknowledged.
     #[inline]
-    fn grow(s: &mut TcpSender, segments: u64) {
-        s.congestion.on_ack(&mut s.cwnd, s.ssthresh, segments * s.cfg.mss);
+    fn grow(s: &mut TcpSender, now: Time, segments: u64) {
+        let clock = s.ack_clock(now);
+        s.congestion.on_ack(clock, &mut s.cwnd, s.ssthresh, segments * s.cfg.mss);
     }
 
     /// An ACK of `acked` new bytes up to `ack` (SND.UNA has moved there).
@@ -200,7 +202,7 @@ impl Ns3 {
             } else {
                 self.whole_segments(s, acked)
             };
-            Self::grow(s, segments);
+            Self::grow(s, now, segments);
             s.restart_timer(now);
             s.send_new_data(now, out);
             return;
@@ -221,7 +223,7 @@ impl Ns3 {
             self.whole_segments(s, acked)
         };
         s.dupacks = 0;
-        Self::grow(s, segments);
+        Self::grow(s, now, segments);
         s.restart_timer(now);
     }
 
