@@ -117,7 +117,10 @@ def _prepare_out(text: str) -> Path:
         parent = out.parent if str(out.parent) else Path(".")
         if not parent.is_dir():
             raise UsageError("--out", text, f"a directory whose parent exists ({parent} does not)")
-        out.mkdir()
+        try:
+            out.mkdir()
+        except (OSError, ValueError) as e:  # /proc, a NUL byte, no permission
+            raise UsageError("--out", text, f"a directory that can be created ({e.strerror or e})") from None
     check_writable(out / "probe.csv", "--out")
     return out
 

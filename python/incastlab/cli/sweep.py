@@ -57,13 +57,14 @@ def register(subparsers) -> None:
     run.add_argument("--jobs", type=argtypes.positive_int("--jobs", minimum=1, maximum=1024), default=None,
                      metavar="J", help="local workers (default: the available cores)")
     run.add_argument("--executor", choices=[k for k in KINDS if k != "dask"], default=None,
-                     help=f"local threads or processes (default: {api.DEFAULT_EXECUTOR}; docs/sweep.md says why)")
+                     help=f"local worker processes or threads (default: {api.CLI_EXECUTOR}; they measure alike, "
+                     "docs/sweep.md)")
     run.add_argument("--dask-local", type=argtypes.positive_int("--dask-local", minimum=1, maximum=1024),
                      default=None, metavar="N", help="start a Dask LocalCluster of N single-threaded worker processes")
     run.add_argument("--scheduler", metavar="ADDR", help="run on a Dask cluster: its scheduler, e.g. tcp://host:8786 "
                      "(every worker needs the same incastlab build)")
     run.add_argument("--batch", type=argtypes.positive_int("--batch", minimum=1, maximum=100000), default=None,
-                     metavar="N", help="points per task (default: about 0.25 s of simulation locally, 1 s on Dask, "
+                     metavar="N", help="points per task (default: about 0.5 s of simulation locally, 1 s on Dask, "
                      "from the measured time per point)")
     p.set_defaults(func=run_sweep)
 
@@ -84,11 +85,12 @@ def run_sweep(args: argparse.Namespace) -> int:
     out = _prepare_out(args.out)
     store = ResultStore(args.store or out / "store", "--store")
     if not args.json:
-        print(f"# {name}: {len(points)} points ({_shape(study)})", flush=True)
+        print(f"# {name}: {_points(len(points))} ({_shape(study)})", flush=True)
     progress = _Progress(quiet=args.json)
     started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     try:
-        df, summary = api.run_study(study, store=store, executor=args.executor, jobs=args.jobs,
+        local = None if (args.dask_local or args.scheduler) else (args.executor or api.CLI_EXECUTOR)
+        df, summary = api.run_study(study, store=store, executor=local, jobs=args.jobs,
                                     scheduler=args.scheduler, dask_local=args.dask_local, batch=args.batch,
                                     progress=progress, announce=progress.announce, meta={"argv": sys.argv})
     except KeyboardInterrupt:
@@ -107,6 +109,10 @@ def run_sweep(args: argparse.Namespace) -> int:
     print(f"wrote {paths[0]}, {paths[1]}; store {store.root} ({len(store.files())} files); "
           f"`incastlab report {out}` makes a page")
     return 0
+
+
+def _points(n: int) -> str:
+    return f"{n} point" + ("" if n == 1 else "s")
 
 
 def _study(args: argparse.Namespace) -> spec.Study:
@@ -144,7 +150,7 @@ class _Progress:
 
     def announce(self, from_store: int, to_compute: int) -> None:
         if not self.quiet:
-            print(f"# {from_store} points from the store, {to_compute} to simulate", flush=True)
+            print(f"# {_points(from_store)} from the store, {to_compute} to simulate", flush=True)
         self.inner = point_progress("sweep", to_compute, line_per_point=False)
 
     def __call__(self, done: float, total: int, simulated_s: float | None = None) -> None:

@@ -87,7 +87,7 @@ def _sweep(s: SweepData) -> dict[str, Any]:
         rows.append(("points", f"{summary.get('points')}: {summary.get('from_store')} from the store, "
                                f"{summary.get('computed')} simulated"))
         over = summary.get("overhead_per_point_s")
-        rows.append(("run", f"{summary.get('wall_s', 0):.1f} s on {ex.get('workers')} {ex.get('kind')} workers "
+        rows.append(("run", f"{summary.get('wall_s', 0):.1f} s on {ex.get('workers')} {_workers(ex.get('kind'))} "
                             f"({ex.get('where')}), startup {summary.get('startup_s', 0):.1f} s, "
                             f"{summary.get('batches')} batches; core time {summary.get('core_s', 0):.1f} s"
                             + (f", overhead {over * 1e3:.2f} ms per point" if over is not None else "")))
@@ -111,6 +111,11 @@ def _sweep(s: SweepData) -> dict[str, Any]:
     return out
 
 
+def _workers(kind: str | None) -> str:
+    return {"threads": "worker threads", "processes": "worker processes", "dask": "Dask workers"}.get(
+        kind or "", f"{kind} workers")
+
+
 def _reproduction(r: ReproductionData) -> dict[str, Any]:
     points = ""
     if r.df is not None and not r.df.empty:
@@ -131,19 +136,22 @@ def _store(s: StoreData) -> dict[str, Any]:
         counts = df.groupby(["core_version", "core_build"], dropna=False).size().rename("points").reset_index()
         by_core = _table_html(counts, index=False)
     varied = []
+    # from the scenarios as keyed (scenario_json), not the result columns: the core reports
+    # some under a field's name with another meaning (blocks completed, the per-server part)
+    scenarios = [json.loads(t) for t in df["scenario_json"].dropna().unique()] if "scenario_json" in df else []
     for f in FIELDS:
-        col = f.result_name
-        if col in df and df[col].nunique(dropna=False) > 1:
-            values = sorted(df[col].dropna().unique().tolist(), key=lambda x: (isinstance(x, str), x))
-            shown = ", ".join(f.format(v) for v in values[:16]) + (f", ... ({len(values)} values)"
-                                                                   if len(values) > 16 else "")
-            varied.append({"field": f.public, "values": shown})
+        values = {json.dumps(sc.get(f.name)) for sc in scenarios}
+        if len(values) > 1:
+            native = sorted((json.loads(v) for v in values), key=lambda x: (x is None, isinstance(x, str), x or 0))
+            shown = [f.format(f.to_public(v)) for v in native]
+            text = ", ".join(shown[:16]) + (f", ... ({len(shown)} values)" if len(shown) > 16 else "")
+            varied.append({"field": f.public, "values": text})
     runs = []
     for j in s.journals:
         ex = j.get("executor", {})
         runs.append({"run": j.get("run_id", ""), "started": j.get("started", ""), "status": j.get("status", ""),
                      "points": j.get("points"), "from store": j.get("from_store"), "simulated": j.get("computed"),
-                     "workers": f"{ex.get('workers')} {ex.get('kind')}",
+                     "workers": f"{ex.get('workers')} {_workers(ex.get('kind'))}" if ex.get("workers") else "",
                      "wall s": round(j["wall_s"], 1) if isinstance(j.get("wall_s"), (int, float)) else "",
                      "what": j.get("reproduction") or (j.get("study") or {}).get("name", "")})
     return {"path": str(s.path), "rows": len(df), "files": s.files, "by_core": by_core,

@@ -58,7 +58,11 @@ class Contents:
 def collect(root: str | Path, param: str = "DIR") -> Contents:
     """Everything a report can show under ``root``."""
     base = Path(root)
-    if not base.is_dir():
+    try:
+        is_dir = base.is_dir()
+    except (OSError, ValueError):  # a NUL byte, a name too long
+        is_dir = False
+    if not is_dir:
         raise UsageError(param, str(root), "an output directory of incastlab sweep/reproduce, or a result store")
     sweeps = [_sweep(p) for p in sorted(base.glob("*.study.json"))]
     reproductions = [_reproduction(p) for p in sorted(base.glob("*.checks.json"))]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import io
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -119,12 +120,17 @@ def figure_png(df: pd.DataFrame, v: SweepView, title: str) -> bytes:
         ax.grid(True, alpha=0.3)
         if v.panel:
             ax.set_title(_label({v.panel: p}, [v.panel]), fontsize=10)
-        if v.lines:
+        if v.lines and not v.panel:
             ax.legend(fontsize=7, loc="best")
     for k in range(len(shown), rows * cols):
         axes[k // cols][k % cols].set_visible(False)
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
+    if v.lines and v.panel:  # the panels share their lines: one legend below them, covering none
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="lower center", ncol=min(3, len(labels)), fontsize=8, frameon=False)
+        fig.tight_layout(rect=(0, 0.04 + 0.03 * math.ceil(len(labels) / 3) / rows, 1, 1))
+    else:
+        fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
     return buf.getvalue()

@@ -18,9 +18,12 @@ from .store import ResultStore
 if TYPE_CHECKING:
     import pandas as pd
 
-#: The executor when none is asked for (docs/sweep.md, "Execution": threads and processes
-#: measure the same on 2 cores; threads start in no time and need no __main__ guard).
+#: The executor when none is asked for, from Python (docs/sweep.md, "Execution": threads
+#: and processes measured alike on 2 cores, and threads start at once and need no
+#: ``if __name__ == "__main__"`` guard in the caller's script, which worker processes
+#: started by forkserver do). ``incastlab sweep`` uses processes (CLI_EXECUTOR).
 DEFAULT_EXECUTOR = "threads"
+CLI_EXECUTOR = "processes"
 
 
 def open_store(store: str | os.PathLike | ResultStore | None, param: str = "store") -> ResultStore | None:

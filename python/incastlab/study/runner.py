@@ -29,10 +29,11 @@ from . import worker
 from .executors import ExecutorInfo
 from .store import KEY, ResultStore, canonical_json, point_key
 
-#: Seconds of simulation a batch aims at, per kind of executor: small locally (a batch
-#: costs about a millisecond there, and a kill loses less), larger on Dask (a task costs a
-#: few milliseconds of scheduling and network).
-TARGET_BATCH_S = {"threads": 0.25, "processes": 0.25, "dask": 1.0}
+#: Seconds of simulation a batch aims at, per kind of executor: shorter locally (a kill
+#: loses at most one batch per worker), longer on Dask (a task costs milliseconds of
+#: scheduling and network). Locally each worker waits while the parent stores its batch and
+#: hands it the next, which on a busy machine took 5-15 ms per batch (docs/sweep.md).
+TARGET_BATCH_S = {"threads": 0.5, "processes": 0.5, "dask": 1.0}
 MAX_BATCH = 2000
 #: How often the runner wakes to redraw progress while batches run.
 TICK_S = 0.25
@@ -74,7 +75,8 @@ class Summary:
 
     def text(self) -> str:
         ex = self.executor
-        line = f"{self.points} points: {self.from_store} from the store, {self.computed} simulated"
+        line = f"{self.points} point{'s' if self.points != 1 else ''}: {self.from_store} from the store, " \
+               f"{self.computed} simulated"
         if ex.workers:
             what = {"threads": "worker thread", "processes": "worker process", "dask": "Dask worker"}[ex.kind]
             line += (f" in {self.wall_s:.1f} s by {ex.workers} {what}{'es' if ex.kind == 'processes' else 's'}"

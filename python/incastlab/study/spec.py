@@ -130,7 +130,7 @@ def load(path: str | os.PathLike, seeds: int | None = None) -> Study:
         doc = tomllib.loads(p.read_text())
     except FileNotFoundError:
         raise UsageError("--study", param, "an existing study file (TOML)") from None
-    except (OSError, UnicodeDecodeError) as e:
+    except (OSError, UnicodeDecodeError, ValueError) as e:  # ValueError: a NUL byte in the path
         raise UsageError("--study", param, f"a readable study file ({e})") from None
     except tomllib.TOMLDecodeError as e:
         raise UsageError("--study", param, f"a TOML file ({e})") from None

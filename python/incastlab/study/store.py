@@ -71,12 +71,19 @@ class ResultStore:
         self.root = Path(root)
         self.data = self.root / "data"
         self.runs = self.root / "runs"
-        self._open(param)
+        try:
+            self._open(param)
+        except (OSError, ValueError) as e:  # a path the system refuses (too long, a NUL byte, no access)
+            if isinstance(e, UsageError):
+                raise
+            raise UsageError(param, str(root), f"a directory path this system accepts ({e})") from None
 
     def _open(self, param: str) -> None:
         """Check the directory; create nothing yet (``_ensure``), so a run refused or
         stopped before its first point leaves no file behind."""
         marker = self.root / MARKER
+        if "\0" in str(self.root):  # pathlib's exists() says False where open() would raise
+            raise UsageError(param, str(self.root), "a directory path (without NUL bytes)")
         if self.root.exists() and not self.root.is_dir():
             raise UsageError(param, str(self.root), "a directory for the result store (this is a file)")
         if self.root.is_dir() and any(self.root.iterdir()) and not marker.exists():
