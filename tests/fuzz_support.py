@@ -217,6 +217,7 @@ def no_real_work():
     import incastlab.cli.testbed  # noqa: F401
     import incastlab.experiments.run  # noqa: F401
     import incastlab.monitor.runner  # noqa: F401
+    import incastlab.study.runner  # noqa: F401
     import incastlab.testbed.shell  # noqa: F401
     import incastlab.testbed.topology  # noqa: F401
 
@@ -234,6 +235,7 @@ def no_real_work():
         mock.patch("os.execve", _would_run("re-exec in a namespace")),
         mock.patch("incastlab.cli.bench.run_point", _would_run("a bench point")),
         mock.patch("incastlab.experiments.run.simulate", _would_run("a reproduction")),
+        mock.patch("incastlab.study.runner.run", _would_run("a sweep")),
     ]
     with contextlib.ExitStack() as stack:
         for p in patches:

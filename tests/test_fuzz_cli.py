@@ -45,6 +45,8 @@ LEAVES = {path: (parser, parents) for path, parser, parents in _leaves(PARSER)}
 # A cheap valid invocation of each command, as groups of tokens a fuzzed input may drop
 # (a missing argument). Valid runs stay tiny: one server, one block, a millisecond.
 BASE: dict[tuple[str, ...], list[list[str]]] = {
+    ("sweep",): [["--grid", "servers=1", "blocks=1"], ["--out", "sweep_out"]],
+    ("report",): [["existing_dir"]],
     ("simulate",): [["--servers", "1"], ["--blocks", "1"]],
     ("model", "serialization"): [["--rate", "1Gbps"], ["--base-rtt", "100us"], ["--sru", "64KiB"]],
     ("demo",): [["--servers", "1"], ["--duration", "1ms"], ["--out", "demo_out"]],
