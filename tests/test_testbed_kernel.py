@@ -32,6 +32,8 @@ def test_available_ccs_are_the_loaded_ones_then_the_modprobeable_ones(tmp_path):
     proc, mods, _ = _kernel_tree(tmp_path, "reno cubic", ["ipv4/tcp_dctcp.ko.zst", "ipv4/tcp_cubic.ko",
                                                           "ipv4/tcp_diag.ko", "ipv4/tcp_vegas.ko.xz"])
     assert kernel.available_congestion_controls(proc, mods) == ["reno", "cubic", "dctcp", "vegas"]
+    # a kernel that does not list them (not Linux): nothing to refuse, the socket option decides
+    assert kernel.available_congestion_controls(tmp_path / "absent", mods) is None
 
 
 def test_a_cc_the_kernel_lacks_is_refused_naming_the_flag_what_it_offers_and_the_doc():

@@ -140,5 +140,3 @@ def checks(exp_series: tuple) -> tuple[Check, ...]:
               f"exceed the B-packet buffer), and below it at every N >= {1 + MARGIN:g} x N_burst = B // IW + 1 "
               f"(the first windows alone exceed the buffer)", src, collapse_as_predicted(exp_series)),
     )
-
-

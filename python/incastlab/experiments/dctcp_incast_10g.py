@@ -5,7 +5,8 @@ Ethernet"), the 100-packet buffer of ``sigcomm09-fixed-block``'s 10 Gbps panel a
 ``incastlab bench``, 1 to 1024 servers (SIGCOMM'09: "Scaling to thousands of servers in
 simulation with 10Gbps ethernet"). K = 65 packets is the DCTCP paper's 10 Gbps setting; it
 leaves 35 packets above K in this buffer, so DCTCP is also run at K = 20 to show what
-that headroom costs. BDP 33.3 packets: N_pred = min(51, 35) = 35 at K = 65, min(51, 57) = 51 at K = 20.
+that headroom costs. BDP 33.3 packets: N_pred = min(51, 35) = 35 at K = 65, min(51, 57) = 51
+at K = 20.
 
 200 blocks per point instead of 20 s: a 10 Gbps block that holds takes under 1 ms, so 20 s
 would be over 20,000 blocks per point; 200 blocks are 200 repetitions of the same first

@@ -1,7 +1,8 @@
 """DCTCP against NewReno on incast at 1 Gbps (``dctcp_common`` says what and why).
 
 1 Gbps, RTT 100 us (FAST'08 Table 1, 000_315d806dde942a9f.txt), K = 20 packets (the DCTCP
-paper's 1 Gbps setting), 100-packet buffer, 1 to 64 servers: N_pred = min(51, 45) = 45 (BDP 8.3 packets).
+paper's 1 Gbps setting), 100-packet buffer, 1 to 64 servers: N_pred = min(51, 45) = 45 (BDP
+8.3 packets).
 """
 
 from __future__ import annotations

@@ -28,9 +28,12 @@ def modules_dir() -> Path:
     return Path("/lib/modules") / os.uname().release
 
 
-def available_congestion_controls(available: Path = AVAILABLE, modules: Path | None = None) -> list[str]:
-    """The kernel's loaded congestion controls, then those ``modprobe tcp_NAME`` would add."""
-    names = available.read_text().split() if available.exists() else []
+def available_congestion_controls(available: Path = AVAILABLE, modules: Path | None = None) -> list[str] | None:
+    """The kernel's loaded congestion controls, then those ``modprobe tcp_NAME`` would add;
+    None where the kernel does not say (no such /proc file: not Linux)."""
+    if not available.exists():
+        return None
+    names = available.read_text().split()
     ipv4 = (modules or modules_dir()) / "kernel" / "net" / "ipv4"
     if ipv4.is_dir():
         for p in sorted(ipv4.glob("tcp_*.ko*")):
@@ -41,11 +44,11 @@ def available_congestion_controls(available: Path = AVAILABLE, modules: Path | N
 
 
 def check_congestion(cc: str | None, param: str = "--cc", offered: list[str] | None = None) -> None:
-    """Refuse (UsageError) a congestion control this kernel does not offer."""
+    """Refuse (UsageError) a congestion control this kernel does not offer (where it says)."""
     if cc is None:
         return
     offered = available_congestion_controls() if offered is None else offered
-    if cc not in offered:
+    if offered is not None and cc not in offered:
         raise UsageError(param, cc, f"a congestion control this kernel offers ({', '.join(offered) or 'none found'}; "
                                     f"see {DOC})")
 
