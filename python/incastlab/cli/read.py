@@ -45,6 +45,8 @@ def summary(res: dict) -> str:
 
 def cmd_read(args) -> int:
     from .. import _native
+    from ..testbed.kernel import check_congestion
+    check_congestion(args.cc)
     kw = workload_args.workload_kwargs(args)
     cfg = {
         "servers": args.servers,

@@ -19,6 +19,8 @@ def _sigterm_as_interrupt(signum, frame):
 
 def cmd_serve(args) -> int:
     from .. import _native
+    from ..testbed.kernel import check_congestion
+    check_congestion(args.cc)
     cfg = {
         "listen": f"{args.bind}:{args.port}",
         "max_request_bytes": args.max_request,

@@ -46,6 +46,9 @@ def _add_network(p: argparse.ArgumentParser) -> None:
                         "small enough not to act as extra buffer)")
     p.add_argument("--offload", action="store_true",
                    help="leave TSO/GSO/GRO on (default off: 64 KB super-packets would hit the queue at once)")
+    p.add_argument("--ecn-threshold", type=argtypes.positive_int("--ecn-threshold"), default=None, metavar="K",
+                   help="refused: the testbed's tbf port marks no ECN (docs/testbed.md, \"DCTCP and ECN\", says how "
+                        "to compare DCTCP on a host whose kernel marks)")
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
@@ -84,9 +87,17 @@ def _workload(args):
     return Workload(**workload_args.workload_kwargs(args))
 
 
+def _refuse_what_this_kernel_lacks(args) -> None:
+    """A cc the kernel lacks or an ECN threshold: one line, before anything is built."""
+    from ..testbed.kernel import check_congestion, check_ecn_threshold
+    check_ecn_threshold(getattr(args, "ecn_threshold", None))
+    check_congestion(getattr(args, "cc", None))
+
+
 def cmd_sweep(args) -> int:
     from ..testbed import Topology
     from ..testbed.shell import require_root
+    _refuse_what_this_kernel_lacks(args)
     require_root()
     lock = _lock(args.prefix)
     signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
@@ -104,6 +115,7 @@ def cmd_up(args) -> int:
     from ..testbed import Topology
     from ..testbed.report import describe
     from ..testbed.shell import require_root
+    _refuse_what_this_kernel_lacks(args)
     require_root()
     lock = _lock(args.prefix)
     topo = Topology(_spec(args, args.servers))
@@ -118,6 +130,7 @@ def cmd_up(args) -> int:
 def cmd_run(args) -> int:
     from ..testbed import Topology
     from ..testbed.shell import require_root
+    _refuse_what_this_kernel_lacks(args)
     require_root()
     lock = _lock(args.prefix)
     signal.signal(signal.SIGTERM, _sigterm_as_interrupt)

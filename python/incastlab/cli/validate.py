@@ -31,8 +31,10 @@ def cmd_validate(args) -> int:
     from ..testbed import Topology, TopologySpec, Workload, run_point
     from ..testbed.compare import linux_scenario
     from ..testbed.shell import require_root
+    from ..testbed.kernel import check_congestion
     from .testbed import _lock
 
+    check_congestion(args.cc)  # before the simulator side: a cc this kernel lacks is refused at once
     plot = check_plot_path(args.plot) if args.plot else None
     require_root()
     rto_min_s = 0.2 if args.rto_min is None else args.rto_min / PS_PER_S

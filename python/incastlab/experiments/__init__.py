@@ -33,6 +33,8 @@ REGISTRY: dict[str, str] = {
     "osada-fig9": "osada_fig9",
     "osada-fig13": "osada_fig13",
     "osada-fig17": "osada_fig17",
+    "dctcp-incast-1g": "dctcp_incast_1g",
+    "dctcp-incast-10g": "dctcp_incast_10g",
 }
 
 

@@ -53,6 +53,8 @@ def scenario_text(exp: Experiment) -> str:
             continue
         value = {"tcp": {"newreno": "NewReno", "reno": "Reno", "sack": "SACK"}.get(dump["tcp"], dump["tcp"])}.get(
             key, dump[key])
+        if key == "tcp" and "cc" in varied:
+            value = f"{value} loss recovery"  # the congestion controls are in the legend
         if key == "buffer" and dump.get("buffer_packets"):
             value = f"{dump['buffer_packets']} packets"  # counted in packets (Osada et al.), not bytes
         elif key == "buffer" and dump.get("buffer_admission") == "packets":
@@ -60,8 +62,8 @@ def scenario_text(exp: Experiment) -> str:
             value = f"{value} = {scn.buffer // (scn.mss + scn.header)} packets"  # as ns-2's DropTail counts it
         parts.append(f"{name} {value}".strip())
     # the reading: what the core does differently from its defaults (docs/model.md)
-    if dump.get("mss") != 1460 and "mss" not in varied:
-        parts.append(f"{dump['mss']} B packets")
+    if dump.get("mss") != "1460B" and "mss" not in varied:  # model_dump gives sizes as text, e.g. "1000B"
+        parts.append(f"{dump['mss']} packets")
     if "limited_transmit" not in varied:
         parts.append("LT on" if dump.get("limited_transmit") else "LT off")
     if dump.get("tcp_rules", "rfc") != "rfc" and "tcp_rules" not in varied:
