@@ -355,7 +355,7 @@ def one_server_goodput_mbps(s: Scenario) -> float:
     link idles while the ACK, the request and the first packet of the next block cross
     (incast.tcl, next_offset), then the SRU's packets arrive back to back."""
     ser = lambda nbytes: nbytes * 8 / s.rate  # noqa: E731  seconds on one link
-    delay = s.rtt / 4 / 1e12
+    delay = s.rtt / 4  # seconds (Scenario durations are SI)
     npkts = -(-s.sru // s.mss)
     request_path = ser(s.header) + 2 * ser(64) + 2 * delay   # ACK, then request 0 behind it
     first_packet = 2 * (ser(s.mss + s.header) + delay)        # server NIC, switch, client
