@@ -189,15 +189,18 @@ def test_bad_input_is_one_line_and_exit_2():
 def test_validate_prints_both_sides_with_the_ratio_and_plots(tmp_path):
     plot = tmp_path / "v.png"
     out = subprocess.run(CLI + ["validate", "--prefix", PREFIX, "--servers", "1,4", "--blocks", "5", "--json",
-                                "--plot", str(plot)], capture_output=True, text=True, timeout=300)
+                                "--cc", "reno", "--plot", str(plot)], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     rows = [json.loads(l) for l in out.stdout.splitlines()]
     assert [r["servers"] for r in rows] == [1, 4]
     for r in rows:
         assert r["simulator"]["blocks"] == 5 and r["testbed"]["blocks"] == 5
         assert r["goodput_ratio"] == pytest.approx(r["goodput_mbps_testbed"] / r["goodput_mbps_sim"])
-        # the simulator ran the Linux reading of the scenario
-        assert r["simulator"]["tcp"] == "sack"
+        # the simulator ran the linux preset for the testbed's --cc, whose table the row carries
+        assert r["simulator"]["tcp"] == "sack" and r["simulator"]["cc"] == "newreno"
+        assert r["testbed"]["congestion"] == "reno"
+        cc_row = r["preset"][0]
+        assert cc_row["kernel"].startswith("testbed --cc reno") and cc_row["simulator"] == "cc=newreno"
     assert plot.stat().st_size > 1000
     assert netns_of_ours() == []
 

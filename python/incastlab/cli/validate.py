@@ -1,7 +1,9 @@
 """`incastlab validate`: the same scenario in the simulator and on the namespace testbed,
 side by side with the ratio per point (needs root for the testbed). The simulator runs
-the Linux reading of the scenario (SACK, IW10, delayed ACK, jiffies timers; see
-docs/testbed.md, "Simulator vs testbed")."""
+the scenario with the "linux" preset for the testbed's --cc (cubic -> cc=cubic, reno ->
+cc=newreno): the running kernel read item by item (SACK, RACK-TLP, PRR, timestamps, IW,
+delayed ACK, RTOmin, jiffies), each with the simulator's field and whether it is modelled;
+--preset-table prints it (docs/testbed.md, "Simulator vs testbed")."""
 
 from __future__ import annotations
 
@@ -25,31 +27,46 @@ def _ratio(a, b):
     return None if not b else a / b
 
 
+def preset_rto_min(items) -> float:
+    """The RTOmin the preset gives the simulator (for the plot's title)."""
+    return next(it.fields["rto_min"] for it in items if "rto_min" in it.fields)
+
+
 def cmd_validate(args) -> int:
     from ..plots import check_plot_path, goodput_vs_servers
+    from ..presets import linux, linux_scenario, render
     from ..sim import simulate
     from ..testbed import Topology, TopologySpec, Workload, run_point
-    from ..testbed.compare import linux_scenario
     from ..testbed.shell import require_root
     from ..testbed.kernel import check_congestion
     from .testbed import _lock
 
     check_congestion(args.cc)  # before the simulator side: a cc this kernel lacks is refused at once
+    rto_min_set = None if args.rto_min is None else args.rto_min / PS_PER_S  # the testbed's route rto_min
+    preset = linux(cc=args.cc, quickack=args.quickack, rto_min_s=rto_min_set, rwnd_clamp=args.rwnd_clamp)
+    if args.preset_table:
+        print(render(preset, markdown=args.markdown))
+        return 0
     plot = check_plot_path(args.plot) if args.plot else None
     require_root()
-    rto_min_s = 0.2 if args.rto_min is None else args.rto_min / PS_PER_S
+    rto_min_s = preset_rto_min(preset)
     # the simulator side first: it cannot fail half-way through the testbed
     sims = {}
     for n in args.servers:
         with flag_names(_OWN_FLAGS):
-            scn = linux_scenario(servers=n, sru=args.sru, block=args.block, buffer=args.buffer, rate=args.rate,
-                                 rtt_s=args.rtt / PS_PER_S, rto_min_s=rto_min_s, blocks=args.blocks,
-                                 quickack=args.quickack, rwnd_clamp=args.rwnd_clamp)
+            scn = linux_scenario(cc=args.cc, servers=n, sru=args.sru, block=args.block, buffer=args.buffer,
+                                 rate=args.rate, rtt_s=args.rtt / PS_PER_S, rto_min_s=rto_min_set,
+                                 blocks=args.blocks, quickack=args.quickack, rwnd_clamp=args.rwnd_clamp,
+                                 items=preset)
             sims[n] = simulate(scn).to_dict()
+    if not args.json:
+        print("# the simulator runs the linux preset:")
+        print(render(preset))
+        print()
     lock = _lock(args.prefix)
     signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
     topo = Topology(TopologySpec(servers=max(args.servers), rate_bps=args.rate, buffer_bytes=args.buffer,
-                                 rto_min_s=None if args.rto_min is None else rto_min_s, prefix=args.prefix))
+                                 rto_min_s=rto_min_set, prefix=args.prefix))
     work = Workload(blocks=args.blocks, sru_bytes=args.sru, block_bytes=args.block, quickack=args.quickack,
                     congestion=args.cc, rwnd_clamp_bytes=args.rwnd_clamp)
     rows = []
@@ -66,6 +83,8 @@ def cmd_validate(args) -> int:
                 "drops_sim": sim["drops"], "drops_testbed": tb["drops"],
                 "block_time_max_s_sim": sim["block_time_max_s"], "block_time_max_s_testbed": tb["block_time_max_s"],
                 "simulator": sim, "testbed": tb,
+                "preset": [{"item": it.what, "kernel": it.kernel, "simulator": it.simulator, "modelled": it.modelled}
+                           for it in preset],
             }
             rows.append(row)
             if args.json:
@@ -86,7 +105,7 @@ def cmd_validate(args) -> int:
     if plot:
         import pandas as pd
         frame = lambda key: pd.DataFrame({"servers": [r["servers"] for r in rows], "goodput_mbps": [r[key] for r in rows]})
-        goodput_vs_servers({"simulator (Linux reading)": frame("goodput_mbps_sim"),
+        goodput_vs_servers({"simulator (linux preset)": frame("goodput_mbps_sim"),
                             "testbed (Linux TCP in namespaces)": frame("goodput_mbps_testbed")},
                            plot, title=f"simulator vs testbed, {format_rate(args.rate)}, buffer {format_size(args.buffer)}, RTOmin {rto_min_s * 1e3:g} ms",
                            link_rate_bps=args.rate)
@@ -112,8 +131,13 @@ def register(subparsers) -> None:
     p.add_argument("--quickack", action="store_true", help="no delayed ACK on either side")
     p.add_argument("--rwnd-clamp", type=argtypes.size("--rwnd-clamp", minimum=2048, maximum=2**31 - 1), default=None,
                    help="receive-window cap on both sides")
-    p.add_argument("--cc", default=None, metavar="ALGO",
-                   help="the testbed senders' congestion control (the simulator runs SACK loss recovery)")
+    p.add_argument("--cc", default="cubic", metavar="ALGO",
+                   help="the testbed senders' congestion control: cubic or reno, which the simulator runs as "
+                        "cc=cubic or cc=newreno (default cubic, Linux's default; set on the testbed's sockets "
+                        "whatever the namespaces' default is)")
+    p.add_argument("--preset-table", action="store_true",
+                   help="print the linux preset for these flags (kernel value, simulator field, modelled) and exit")
+    p.add_argument("--markdown", action="store_true", help="with --preset-table: as a markdown table")
     p.add_argument("--prefix", type=argtypes.testbed_prefix("--prefix"), default="iltb", help="testbed name prefix (default iltb)")
     p.add_argument("--plot", default=None, metavar="FILE", help="both goodput curves to FILE (.png, .svg, .pdf)")
     p.add_argument("--json", action="store_true", help="one JSON object per point (both results nested)")

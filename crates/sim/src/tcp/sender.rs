@@ -133,6 +133,8 @@ pub struct TcpSender {
     /// Under ns-3's rules, every segment's send time instead (`tcp::rtt_history`).
     pub(crate) rtt_history: RttHistory,
     last_activity: Time,
+    /// The flight before the ACK being processed filled cwnd (`AckClock::cwnd_limited`).
+    cwnd_limited: bool,
     /// The TSecr of the ACK being processed (timestamps on).
     pub(crate) echo: Option<Time>,
     /// Duplicate ACKs received since `snd_una` last advanced (the DART of FAST'08 §5.1).
@@ -178,6 +180,7 @@ impl TcpSender {
             timed: None,
             rtt_history: Default::default(),
             last_activity: Time::ZERO,
+            cwnd_limited: false,
             echo: None,
             dart: 0,
             retransmitted_end: 0,
@@ -198,7 +201,7 @@ impl TcpSender {
     /// The time an ACK's window growth may look at (CUBIC's curve).
     #[inline]
     pub(crate) fn ack_clock(&self, now: Time) -> AckClock {
-        AckClock { now, srtt: self.rto.srtt }
+        AckClock { now, srtt: self.rto.srtt, cwnd_limited: self.cwnd_limited }
     }
 
     /// Everything written has been acknowledged.
@@ -379,6 +382,7 @@ impl TcpSender {
     /// moves (with its RTT sample), then loss recovery decides what the ACK means.
     pub fn on_ack(&mut self, now: Time, ack: u64, sack: &[(u64, u64)], out: &mut Vec<Segment>) {
         self.last_activity = now;
+        self.cwnd_limited = self.flight_size() + self.cfg.mss > self.cwnd;
         let acked = if ack > self.snd_una { self.advance_una(now, ack) } else { 0 };
         let ece = std::mem::take(&mut self.ece);
         let recovering = self.in_recovery || self.snd_una < self.recover;
@@ -602,6 +606,28 @@ pub(crate) mod tests {
         let mut out = vec![];
         s.write(Time::ZERO, 100 * MSS, &mut out);
         assert_eq!(out.len(), 3);
+    }
+
+    #[test]
+    fn a_flight_held_by_the_receive_window_does_not_grow_cubic_rfc9438_5_8() {
+        // rwnd 3 segments, cwnd 10 in congestion avoidance: every ACK finds the flight 7
+        // segments short of cwnd, so CUBIC leaves cwnd alone; NewReno (RFC 5681) grows it
+        let grown = |cc: Cc| {
+            let mut cfg = SenderConfig { cc, ..config() };
+            cfg.rwnd = 3 * MSS;
+            let mut s = TcpSender::new(cfg);
+            s.cwnd = 10 * MSS;
+            s.ssthresh = 5 * MSS;
+            let mut out = vec![];
+            s.write(Time::ZERO, 100 * MSS, &mut out);
+            for n in 1..=20 {
+                s.on_ack(Time(n * 1_000_000), ack_of(n), &[], &mut out);
+            }
+            assert_eq!(s.snd_una, ack_of(20), "the flow went on at the receive window");
+            s.cwnd
+        };
+        assert_eq!(grown(Cc::Cubic), 10 * MSS);
+        assert!(grown(Cc::Newreno) > 11 * MSS);
     }
 
     #[test]

@@ -9,12 +9,18 @@
 //! follows Reno's cwnd = 1 SMSS with CUBIC's ssthresh, and the next epoch starts with
 //! K = 0 and W_max = cwnd_epoch (§4.8).
 //!
-//! Application-limited periods (§5.8: cwnd is not to grow from time the flow did not use
-//! the window): when the application writes again after the sender had nothing
+//! Application-limited periods (§5.8: "CUBIC does not increase its congestion window if a
+//! flow is application-limited", by the sender application or by the receive window; §4.2:
+//! t "MUST NOT include" such periods). An ACK that finds the flight below cwnd by a segment
+//! or more (`AckClock::cwnd_limited` false) grows neither cwnd nor W_est, in slow start or
+//! not, as Linux's `tcp_is_cwnd_limited` gate does, and the time since the epoch's last ACK
+//! is taken out of t. When the application writes again after the sender had nothing
 //! outstanding, the epoch start moves forward by the idle time, as Linux does at
-//! CA_EVENT_TX_START. Incast needs this: a server idles between blocks while the client
+//! CA_EVENT_TX_START. Incast needs both: a server idles between blocks while the client
 //! waits for the slowest one, and without it t would run on and the next block would
-//! start on the steep convex part of the curve.
+//! start on the steep convex part of the curve; a flow held by the receive window (FAST'08's
+//! 20 packets) would otherwise grow cwnd far past anything it sends, and remember that as
+//! W_max.
 //!
 //! Out of scope: HyStart++ (slow start stays RFC 5681 §3.1, which §4.10 allows), undoing
 //! spurious losses (§4.9), ECN.
@@ -59,6 +65,8 @@ struct Epoch {
     w_max: u64,
     /// The Reno estimate W_est (§4.3), in 1/EST_SCALE bytes.
     w_est: u64,
+    /// The epoch's latest ACK: an application-limited ACK moves `start` by the time since.
+    last_ack: Time,
 }
 
 /// RFC 9438 CUBIC.
@@ -94,7 +102,7 @@ impl Cubic {
         self.after_timeout = false;
         // eq. 2 in segments; W_max < cwnd_epoch gives a negative K (already convex)
         let k = ((w_max as f64 - cwnd as f64) / self.mss as f64 / C).cbrt();
-        Epoch { start: now, k, w_max, w_est: cwnd * EST_SCALE }
+        Epoch { start: now, k, w_max, w_est: cwnd * EST_SCALE, last_ack: now }
     }
 
     /// W_cubic(t) in bytes for `t_ps` picoseconds into `epoch` (§4.2 eq. 1).
@@ -106,6 +114,14 @@ impl Cubic {
     /// An ACK of `acked` new bytes outside recovery.
     #[inline]
     pub fn on_ack(&mut self, clock: AckClock, cwnd: &mut u64, ssthresh: u64, acked: u64) {
+        if !clock.cwnd_limited {
+            // §5.8: no growth; §4.2: the time since the last ACK is not growth time
+            if let Some(e) = &mut self.epoch {
+                e.start = Time(e.start.0 + clock.now.0.saturating_sub(e.last_ack.0));
+                e.last_ack = clock.now;
+            }
+            return;
+        }
         if self.slow_start && *cwnd < ssthresh {
             *cwnd += acked.min(self.mss); // RFC 5681 eq. (2), as §4.10 allows
             return;
@@ -114,6 +130,7 @@ impl Cubic {
             Some(e) => e,
             None => self.start_epoch(clock.now, *cwnd),
         };
+        epoch.last_ack = clock.now;
         // §4.3: W_est grows by alpha_cubic x segments acknowledged / cwnd, by 1 once it
         // has reached cwnd_prior
         let (num, den) = if epoch.w_est >= self.cwnd_prior * EST_SCALE { (1, 1) } else { (ALPHA_NUM, ALPHA_DEN) };
@@ -140,6 +157,7 @@ impl Cubic {
     pub fn on_idle(&mut self, idle: Time) {
         if let Some(e) = &mut self.epoch {
             e.start = Time(e.start.0 + idle.0);
+            e.last_ack = Time(e.last_ack.0 + idle.0); // taken out once, not again at the next ACK
         }
     }
 
@@ -190,7 +208,7 @@ mod tests {
     }
 
     fn clock(now_ps: u64, rtt_ps: u64) -> AckClock {
-        AckClock { now: Time(now_ps), srtt: Some(Time(rtt_ps)) }
+        AckClock { now: Time(now_ps), srtt: Some(Time(rtt_ps)), cwnd_limited: true }
     }
 
     /// Closed form of eq. (1) in segments.
@@ -325,6 +343,61 @@ mod tests {
         let before = cwnd;
         c.on_ack(clock(1_000_000_000_000 + rtt, rtt), &mut cwnd, 0, MSS);
         assert!(cwnd - before > grow_after(0), "the shift is what keeps the growth small");
+    }
+
+    fn limited(now_ps: u64, rtt_ps: u64) -> AckClock {
+        AckClock { cwnd_limited: false, ..clock(now_ps, rtt_ps) }
+    }
+
+    #[test]
+    fn an_application_limited_ack_grows_nothing_rfc9438_5_8() {
+        let rtt = 100_000_000; // 100 us
+        let mut c = cubic();
+        let ssthresh = c.on_loss(20 * MSS, 20 * MSS);
+        let mut cwnd = ssthresh;
+        c.on_ack(clock(0, rtt), &mut cwnd, ssthresh, MSS); // the epoch begins
+        let (before, w_est) = (cwnd, c.epoch.unwrap().w_est);
+        for i in 1..=100 {
+            c.on_ack(limited(i * rtt, rtt), &mut cwnd, ssthresh, MSS);
+        }
+        assert_eq!((cwnd, c.epoch.unwrap().w_est), (before, w_est), "neither cwnd nor W_est (§4.3)");
+        // slow start too: "CUBIC does not increase its congestion window"
+        let mut ss = 2 * MSS;
+        c.on_ack(limited(0, rtt), &mut ss, 10 * MSS, MSS);
+        assert_eq!(ss, 2 * MSS);
+        c.on_ack(clock(0, rtt), &mut ss, 10 * MSS, MSS);
+        assert_eq!(ss, 3 * MSS, "a window-limited ACK grows it");
+    }
+
+    #[test]
+    fn application_limited_time_is_not_growth_time_rfc9438_4_2() {
+        // an epoch, then 1 s of ACKs that found the window not full, then a full-window ACK
+        // one RTT later: it grows cwnd as if the second had not passed
+        let rtt = 100_000_000; // 100 us
+        let grow_after = |limited_ps: u64| {
+            let mut c = cubic();
+            let mut cwnd = c.on_loss(20 * MSS, 20 * MSS);
+            c.on_ack(clock(0, rtt), &mut cwnd, 0, MSS);
+            let mut now = 0;
+            while now < limited_ps {
+                now += rtt;
+                c.on_ack(limited(now, rtt), &mut cwnd, 0, MSS);
+            }
+            let before = cwnd;
+            c.on_ack(clock(now + rtt, rtt), &mut cwnd, 0, MSS);
+            (cwnd - before, c.epoch.unwrap().start)
+        };
+        let (plain, start) = grow_after(0);
+        let (after_limited, shifted) = grow_after(1_000_000_000_000);
+        assert_eq!(after_limited, plain);
+        assert_eq!(shifted.0 - start.0, 1_000_000_000_000, "t lost exactly the limited second");
+        // and an idle period taken out by on_idle is not taken out again by the next ACK
+        let mut c = cubic();
+        let mut cwnd = c.on_loss(20 * MSS, 20 * MSS);
+        c.on_ack(clock(0, rtt), &mut cwnd, 0, MSS);
+        c.on_idle(Time(1_000_000_000_000));
+        c.on_ack(limited(1_000_000_000_000 + rtt, rtt), &mut cwnd, 0, MSS);
+        assert_eq!(c.epoch.unwrap().start.0, 1_000_000_000_000 + rtt, "idle once, then the RTT since");
     }
 
     #[test]

@@ -40,6 +40,10 @@ pub struct AckClock {
     pub now: Time,
     /// The smoothed RTT, if there has been a sample.
     pub srtt: Option<Time>,
+    /// Before this ACK the data in flight filled cwnd to within a segment: the window, not
+    /// the application or the receive window, was what limited the sender (RFC 9438 §5.8;
+    /// Linux's `tcp_is_cwnd_limited`). Only CUBIC looks at it.
+    pub cwnd_limited: bool,
 }
 
 /// The congestion controller of one sender.

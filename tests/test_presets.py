@@ -1,0 +1,130 @@
+"""The "linux" preset: it reads the kernel values it claims, the scenario follows them, and a
+behaviour whose scenario field this build lacks is shown as not modelled (no root needed)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from incastlab import presets, schema
+from incastlab.errors import UsageError
+from incastlab.scenario import Scenario
+
+CLI = [sys.executable, "-m", "incastlab.cli.main"]
+PROC = Path("/proc/sys/net/ipv4")
+
+
+def fake_kernel(tmp_path, routes="default via 10.0.0.1 dev eth0\n", jiffy=0.004, **sysctls) -> presets.Kernel:
+    values = dict(tcp_congestion_control="cubic", tcp_sack="1", tcp_recovery="1", tcp_early_retrans="3",
+                  tcp_timestamps="1", tcp_slow_start_after_idle="1", tcp_rmem="4096\t131072\t6291456",
+                  tcp_frto="2", tcp_rto_min_us="200000")
+    values.update(sysctls)
+    (tmp_path / "ipv4").mkdir()
+    for name, v in values.items():
+        if v is not None:
+            (tmp_path / "ipv4" / name).write_text(v + "\n")
+    return presets.Kernel(sysctl_dir=tmp_path / "ipv4", module_dir=tmp_path / "modules",
+                          routes=lambda: routes, jiffy=lambda: jiffy)
+
+
+def row(items, what: str) -> presets.Item:
+    return next(it for it in items if it.what.startswith(what))
+
+
+@pytest.mark.skipif(not (PROC / "tcp_sack").exists(), reason="needs Linux's /proc/sys/net/ipv4")
+def test_the_rows_show_what_the_running_kernel_says():
+    items = presets.linux(cc="reno")
+    for what, sysctl in [("SACK", "tcp_sack"), ("timestamps", "tcp_timestamps"), ("RACK", "tcp_recovery"),
+                         ("tail loss probe", "tcp_early_retrans"), ("restart", "tcp_slow_start_after_idle")]:
+        value = (PROC / sysctl).read_text().strip()
+        assert f"net.ipv4.{sysctl} = {value}" in row(items, what).kernel
+    fields = presets.scenario_fields(items)
+    assert fields["tcp"] == ("sack" if (PROC / "tcp_sack").read_text().strip() != "0" else "newreno")
+    Scenario(servers=2, **fields)  # a scenario this build accepts
+
+
+def test_the_scenario_follows_the_kernel_values(tmp_path):
+    k = fake_kernel(tmp_path, routes="default via 10.0.0.1 dev eth0 initcwnd 4 rto_min lock 5ms\n",
+                    tcp_sack="0", tcp_timestamps="0", tcp_slow_start_after_idle="0", tcp_rto_min_us="1000")
+    items = presets.linux(cc="cubic", kernel=k)
+    f = presets.scenario_fields(items)
+    assert (f["cc"], f["tcp"], f["timestamps"], f["mss"]) == ("cubic", "newreno", False, 1460)
+    assert f["init_cwnd"] == 4 and "initcwnd 4" in row(items, "initial window").kernel
+    assert f["slow_start_after_idle"] is False
+    assert f["rto_min"] == 0.005 and "rto_min 5ms" in row(items, "minimum RTO").kernel, "the route wins"
+    assert (f["timer_granularity"], f["timer_ticks"]) == (0.004, True)
+    assert "HZ = 250" in row(items, "timers").kernel
+    assert row(items, "receive window").kernel.endswith("4096 131072 6291456")
+
+
+def test_kernel_defaults_where_the_machine_sets_nothing(tmp_path):
+    k = fake_kernel(tmp_path, jiffy=None, tcp_rto_min_us=None)  # before Linux 6.15: no such sysctl
+    items = presets.linux(cc="reno", kernel=k, quickack=True, rwnd_clamp=65536)
+    f = presets.scenario_fields(items)
+    assert (f["cc"], f["init_cwnd"], f["rto_min"], f["delayed_ack"], f["rwnd"]) == ("newreno", 10, 0.2, 0, 65536)
+    assert "TCP_INIT_CWND = 10" in row(items, "initial window").kernel
+    timers = row(items, "timers")
+    assert not timers.is_modelled and "timer_ticks" not in f, "no tick detected: exact timers, said so"
+    assert not any(it.what.startswith("quick-ACK") for it in items), "--quickack: no quick-ACK row"
+
+
+def test_a_field_this_build_lacks_is_not_modelled_and_not_set(tmp_path):
+    k = fake_kernel(tmp_path)
+    without = presets.linux(cc="cubic", kernel=k, fields=set())
+    for what in ("RACK", "tail loss probe", "PRR"):
+        it = row(without, what)
+        assert not it.is_modelled and "not in this build" in it.modelled and not it.fields
+    # the same table once the fields exist: modelled, and set in the scenario
+    with_them = presets.linux(cc="cubic", kernel=k, fields={"rack_tlp", "prr"})
+    assert row(with_them, "RACK").is_modelled and row(with_them, "PRR").is_modelled
+    f = presets.scenario_fields(with_them)
+    assert f["rack_tlp"] is True and f["prr"] is True
+
+
+def test_the_feature_check_reads_the_schema_of_this_build():
+    assert presets.in_this_build("timestamps") and not presets.in_this_build("no_such_field")
+    for name in ("rack_tlp", "prr"):
+        assert presets.in_this_build(name) == (name in schema.BY_PUBLIC)
+
+
+def test_rack_without_tlp_is_not_claimed_as_modelled(tmp_path):
+    k = fake_kernel(tmp_path, tcp_early_retrans="0")
+    items = presets.linux(cc="cubic", kernel=k, fields={"rack_tlp", "prr"})
+    assert presets.scenario_fields(items)["rack_tlp"] is False
+    assert not row(items, "RACK").is_modelled and row(items, "tail loss probe").is_modelled
+
+
+def test_cc_maps_and_an_unmodelled_one_is_refused(tmp_path):
+    k = fake_kernel(tmp_path, tcp_congestion_control="bbr")
+    assert presets.scenario_fields(presets.linux(cc="reno", kernel=k))["cc"] == "newreno"
+    assert any(it.what.startswith("CUBIC slow start") for it in presets.linux(cc="cubic", kernel=k))
+    with pytest.raises(UsageError, match="--cc: 'bbr'"):
+        presets.linux(cc="bbr", kernel=k)
+    with pytest.raises(UsageError, match="kernel's default"):
+        presets.linux(cc=None, kernel=k)
+
+
+def test_validate_prints_the_preset_table_without_root():
+    out = subprocess.run(CLI + ["validate", "--preset-table", "--cc", "cubic", "--markdown"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "| item | kernel | simulator | modelled |"
+    assert any("| cc=cubic | yes |" in l for l in lines)
+    assert any(l.startswith("| PRR") for l in lines)
+
+
+def test_validate_refuses_a_cc_the_simulator_lacks_in_one_line():
+    out = subprocess.run(CLI + ["validate", "--servers", "1", "--cc", "bbr"], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and "--cc" in out.stderr and "cubic or reno" in out.stderr
+
+
+def test_the_rto_min_sysctl_is_read_where_no_route_sets_one(tmp_path):
+    items = presets.linux(cc="reno", kernel=fake_kernel(tmp_path, tcp_rto_min_us="1000"))
+    assert presets.scenario_fields(items)["rto_min"] == 0.001
+    assert row(items, "minimum RTO").kernel == "net.ipv4.tcp_rto_min_us = 1000"
