@@ -33,6 +33,7 @@ REGISTRY: dict[str, str] = {
     "osada-fig9": "osada_fig9",
     "osada-fig13": "osada_fig13",
     "osada-fig17": "osada_fig17",
+    "rack-tlp-tail": "rack_tlp_tail",
 }
 
 
