@@ -57,8 +57,9 @@ impl Sack {
         let delivered =
             if s.cfg.prr { (acked + self.scoreboard.sacked_bytes()).saturating_sub(sacked_before) } else { 0 };
         let una = s.snd_una;
+        let echo = if s.cfg.timestamps { s.echo } else { None }; // TSecr only with RFC 7323 on
         if let Some(r) = s.rack.as_deref_mut() {
-            r.on_ack(now, una, blocks, s.echo);
+            r.on_ack(now, una, blocks, echo);
             tlp_on_ack(s, ack, acked, blocks);
         }
         if s.in_recovery {
