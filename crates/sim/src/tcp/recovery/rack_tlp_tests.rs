@@ -212,3 +212,31 @@ fn prr_sends_one_segment_every_other_ack_where_rfc6675_waits_for_pipe_to_drain()
         assert_eq!(sent_at, expected, "prr {prr}");
     }
 }
+
+#[test]
+fn a_retransmitted_probe_that_repaired_a_loss_reduces_cwnd_and_a_duplicate_answer_does_not_7_4() {
+    // the probe resends segment 3 at 300 us (TLP.end_seq = end of 3); the ACK of 3 at
+    // 400 us reaches TLP.end_seq without telling whether the original or the probe arrived
+    for duplicate_answer in [false, true] {
+        let mut s = sender(4, 4, true, false);
+        let mut out = vec![];
+        s.on_ack(us(100), ack_of(1), &[], &mut out);
+        expire(&mut s, &mut out);
+        s.on_ack(us(400), ack_of(4), &[], &mut out);
+        assert_eq!(s.rack.as_ref().unwrap().tlp_end, Some(ack_of(4)), "the episode goes on");
+        let cwnd = s.cwnd;
+        if duplicate_answer {
+            // a pure duplicate ACK: the receiver got the segment twice, no loss
+            s.on_ack(us(410), ack_of(4), &[], &mut out);
+            assert_eq!((s.rack.as_ref().unwrap().tlp_end, s.cwnd), (None, cwnd));
+        } else {
+            // the next block's first ACK passes TLP.end_seq: the probe repaired a loss
+            s.write(us(500), 4 * MSS, &mut out);
+            s.on_ack(us(600), ack_of(5), &[], &mut out);
+            assert_eq!(s.rack.as_ref().unwrap().tlp_end, None);
+            // ssthresh = max(FlightSize / 2, 2 SMSS) = max(3000 / 2, 2000) and cwnd = ssthresh,
+            // which this ACK's new data then grows by SMSS^2 / cwnd = 500 (RFC 5681 §3.1)
+            assert_eq!((s.ssthresh, s.cwnd), (2 * MSS, 2 * MSS + MSS / 2), "cwnd was {cwnd}");
+        }
+    }
+}
