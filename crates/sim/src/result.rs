@@ -25,6 +25,9 @@ pub struct SimResult {
     /// enums serialize as the scenario spells them).
     pub mss_bytes: u32,
     pub limited_transmit: bool,
+    /// RFC 6937 PRR and RFC 8985 RACK-TLP in SACK recovery.
+    pub prr: bool,
+    pub rack_tlp: bool,
     pub buffer_admission: Admission,
     /// The packet limit under the `packets` admission (0 otherwise).
     pub buffer_packets: u32,
@@ -62,6 +65,10 @@ pub struct SimResult {
     /// Retransmission-timer expiries with nothing outstanding, which cut cwnd to one
     /// segment (ns-2's rules only: `tcp::ns2_rules`).
     pub idle_restarts: u64,
+    /// Tail loss probes sent (RFC 8985 §7.3; rack_tlp only).
+    pub tail_loss_probes: u64,
+    /// Segments RACK's time-based detection marked lost (RFC 8985 §6.2; rack_tlp only).
+    pub rack_marked_lost: u64,
     /// Packets dropped at any switch port.
     pub drops: u64,
     /// Packets marked CE at any switch port (ECN, RFC 3168 §5).
@@ -122,6 +129,8 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         seed: s.seed,
         mss_bytes: s.mss_bytes,
         limited_transmit: s.limited_transmit,
+        prr: s.prr,
+        rack_tlp: s.rack_tlp,
         buffer_admission: sc.admission,
         buffer_packets: if sc.admission == Admission::Packets { sc.buffer_packets } else { 0 },
         tcp_rules: s.tcp_rules,
@@ -147,6 +156,8 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         fast_retransmits: w.sender_total(|t| t.stats.fast_retransmits),
         limited_transmits: w.sender_total(|t| t.stats.limited_transmits),
         idle_restarts: w.sender_total(|t| t.stats.idle_restarts),
+        tail_loss_probes: w.sender_total(|t| t.stats.tail_loss_probes),
+        rack_marked_lost: w.sender_total(|t| t.stats.rack_marked_lost),
         drops: w.switch_drops(),
         ce_marks: w.switch_ce_marks(),
         max_queue_bytes: w.to_client().max_occupancy,

@@ -165,6 +165,10 @@ pub struct ScenarioSpec {
     pub rto_backoff: RtoBackoff,
     pub dupack_threshold: u32,
     pub limited_transmit: bool,
+    /// RFC 6937 proportional rate reduction in SACK recovery (`tcp::recovery::prr`).
+    pub prr: bool,
+    /// RFC 8985 RACK-TLP loss detection with SACK (`tcp::recovery::rack`).
+    pub rack_tlp: bool,
     pub slow_start: bool,
     pub slow_start_after_idle: bool,
     pub delayed_ack_ps: u64,
@@ -221,6 +225,9 @@ impl Default for ScenarioSpec {
             // and Linux have it on. FAST'08 Table 1 says disabled, but its runs most likely
             // had it (docs/model.md, "The ns-2 reading of FAST'08")
             limited_transmit: true,
+            // RFC 6675's recovery and loss detection, as ns-2's Sack1 (Linux has both on)
+            prr: false,
+            rack_tlp: false,
             slow_start: true,
             // RFC 5681 §4.1 restart after idle: off as in ns-2 (Linux has it on by default)
             slow_start_after_idle: false,
@@ -402,6 +409,13 @@ impl ScenarioSpec {
         check(s.udp_packet_bytes as u64 <= largest, || {
             ScenarioError::new("udp_packet_bytes", format_bytes(s.udp_packet_bytes as u64), format!("28B to the MTU ({largest}B)"))
         })?;
+        // PRR and RACK-TLP act on the SACK scoreboard (RFC 6937 §3 pipe, RFC 8985 §2)
+        for (on, name) in [(s.prr, "prr"), (s.rack_tlp, "rack_tlp")] {
+            check(!on || s.tcp == TcpVariant::Sack, || {
+                ScenarioError::new(name, "on", "off unless tcp is sack (it needs the SACK scoreboard)")
+                    .with_related(&["tcp"])
+            })?;
+        }
         check(s.tcp_rules != TcpRules::Ns3 || s.tcp == TcpVariant::Newreno, || {
             ScenarioError::new("tcp_rules", "ns3", "rfc or ns2 unless tcp is newreno (ns-3's rules are modelled for NewReno without SACK)")
                 .with_related(&["tcp"])
@@ -539,6 +553,17 @@ mod tests {
         assert_eq!((sc.rto_min, sc.rwnd_bytes), (Time(200 * PS_PER_MS), 20 * 1460));
         assert_eq!(sc.stop, StopAt::Time(Time(20 * PS_PER_S)));
         assert_eq!(sc.link_delay, Time(25 * PS_PER_US), "RTT 100 us over the star's four links");
+    }
+
+    #[test]
+    fn prr_and_rack_tlp_need_the_sack_scoreboard() {
+        for (prr, rack_tlp, name) in [(true, false, "prr"), (false, true, "rack_tlp")] {
+            let s = ScenarioSpec { prr, rack_tlp, ..spec() };
+            let e = s.validate().unwrap_err();
+            assert_eq!((e.param, e.related), (name, &["tcp"][..]));
+            assert!(e.to_string().contains("off unless tcp is sack"), "{e}");
+            assert!(ScenarioSpec { tcp: TcpVariant::Sack, ..s }.validate().is_ok());
+        }
     }
 
     #[test]

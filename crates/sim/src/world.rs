@@ -195,6 +195,8 @@ impl World {
             rto_backoff: s.rto_backoff,
             rules: s.tcp_rules,
             cc: s.cc,
+            prr: s.prr,
+            rack_tlp: s.rack_tlp,
         };
         let receiver_cfg = ReceiverConfig {
             delayed_ack: (s.delayed_ack_ps > 0).then_some(Time(s.delayed_ack_ps)),

@@ -54,6 +54,12 @@ fn scenarios() -> Vec<ScenarioSpec> {
     for delayed_ack_ps in [0, 40 * MS] {
         v.push(ScenarioSpec { servers: 32, cc: Cc::Dctcp, ecn_threshold_packets: Some(20), delayed_ack_ps, ..base.clone() });
     }
+    // PRR (RFC 6937) and RACK-TLP (RFC 8985) on SACK, past FAST'08's collapse and in blocks
+    for (prr, rack_tlp) in [(true, false), (false, true), (true, true)] {
+        v.push(ScenarioSpec { servers: 32, tcp: TcpVariant::Sack, prr, rack_tlp, ..base.clone() });
+        let blocks = Some(3);
+        v.push(ScenarioSpec { servers: 32, tcp: TcpVariant::Sack, prr, rack_tlp, blocks, duration_ps: None, ..base.clone() });
+    }
     // Osada et al.'s setting: missions with handshakes, active servers, UDP, packet buffers
     let osada = ScenarioSpec {
         servers: 64,
@@ -156,6 +162,15 @@ fn blocks_mode_stops_after_the_last_byte_is_acknowledged() {
     assert_eq!(r.blocks, 2);
     assert!(w.now.as_secs_f64() >= r.sim_seconds, "the drain ends at or after the last block");
     assert_eq!(r.bytes_in_flight, 0, "every data packet has arrived or been dropped");
+}
+
+#[test]
+fn every_block_of_a_blocks_mode_scenario_completes() {
+    // a sender left with data outstanding and no timer would stall its block for ever: the
+    // event queue runs dry before the last block
+    for spec in scenarios().iter().filter(|s| s.blocks.is_some()) {
+        assert_eq!(run(spec).0.blocks, spec.blocks.unwrap(), "{spec:?}");
+    }
 }
 
 #[test]

@@ -35,6 +35,7 @@ REGISTRY: dict[str, str] = {
     "osada-fig17": "osada_fig17",
     "dctcp-incast-1g": "dctcp_incast_1g",
     "dctcp-incast-10g": "dctcp_incast_10g",
+    "rack-tlp-tail": "rack_tlp_tail",
 }
 
 

@@ -12,6 +12,7 @@
 
 use crate::scenario::{RtoBackoff, TcpRules, TcpVariant};
 use crate::tcp::congestion::{AckClock, Cc, Congestion};
+use crate::tcp::recovery::rack::Rack;
 use crate::tcp::recovery::Recovery;
 use crate::tcp::rto::RtoEstimator;
 use crate::tcp::rtt_history::RttHistory;
@@ -55,6 +56,10 @@ pub struct SenderConfig {
     pub rules: TcpRules,
     /// Congestion control (`tcp::congestion`).
     pub cc: Cc,
+    /// RFC 6937 PRR in SACK recovery (`tcp::recovery::prr`).
+    pub prr: bool,
+    /// RFC 8985 RACK-TLP with SACK (`tcp::recovery::rack`).
+    pub rack_tlp: bool,
 }
 
 /// A segment to put on the wire.
@@ -102,6 +107,23 @@ pub struct SenderStats {
     pub dart_histogram: [u64; DART_BINS],
     /// Expiries of the retransmission timer with nothing outstanding (ns-2's rules only).
     pub idle_restarts: u64,
+    /// Tail loss probes sent (RFC 8985 §7.3).
+    pub tail_loss_probes: u64,
+    /// Segments RACK marked lost (RFC 8985 §6.2 step 5), not counting an RTO's marks.
+    pub rack_marked_lost: u64,
+}
+
+/// What the one retransmission timer is armed for: Linux, too, runs the RTO, the loss
+/// probe and RACK's reordering timer on one timer (RFC 8985 §7.2: the PTO takes the RTO's
+/// place until the probe is sent).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TimerMode {
+    #[default]
+    Rto,
+    /// RFC 8985 §7.2 probe timeout.
+    Probe,
+    /// RFC 8985 §6.2 step 5 reordering timer.
+    Reorder,
 }
 
 /// One TCP sender.
@@ -127,6 +149,7 @@ pub struct TcpSender {
     pub recover: u64,
     pub rto: RtoEstimator,
     timer: LazyTimer,
+    pub(crate) timer_mode: TimerMode,
     timer_request: Option<Time>,
     /// The one segment being timed for an RTT sample: (end sequence, send time).
     timed: Option<(u64, Time)>,
@@ -143,6 +166,8 @@ pub struct TcpSender {
     pub(crate) retransmitted_end: u64,
     /// How losses are detected and repaired, with that algorithm's state.
     recovery: Recovery,
+    /// RACK-TLP's per-segment log and state: only SACK senders with `rack_tlp` carry it.
+    pub(crate) rack: Option<Box<Rack>>,
     /// How cwnd grows and what ssthresh a loss leaves.
     pub(crate) congestion: Congestion,
     /// The ACK being processed carries ECN-Echo.
@@ -176,6 +201,7 @@ impl TcpSender {
             recover: 1,
             rto,
             timer: LazyTimer::default(),
+            timer_mode: TimerMode::Rto,
             timer_request: None,
             timed: None,
             rtt_history: Default::default(),
@@ -185,6 +211,7 @@ impl TcpSender {
             dart: 0,
             retransmitted_end: 0,
             recovery: Recovery::new(&cfg),
+            rack: (cfg.rack_tlp && cfg.variant == TcpVariant::Sack).then(Box::default),
             congestion: Congestion::new(&cfg),
             ece: false,
             rng: rand_pcg::Pcg32::seed_from_u64(seed),
@@ -236,20 +263,54 @@ impl TcpSender {
         self.timer_request.take()
     }
 
-    fn arm_timer(&mut self, now: Time) {
+    pub(crate) fn arm_timer(&mut self, now: Time) {
+        self.timer_mode = TimerMode::Rto;
         let mut rto = self.rto.rto.0;
         if self.cfg.rto_random > 0.0 {
             use rand::Rng;
             let factor = 1.0 + self.rng.random::<f64>() * self.cfg.rto_random;
             rto = (rto as f64 * factor) as u64;
         }
-        let mut deadline = now.0 + rto;
+        self.arm_until(Time(now.0 + rto));
+    }
+
+    /// Arm the timer for `deadline` (on the next tick with jiffies timers).
+    fn arm_until(&mut self, deadline: Time) {
+        let mut deadline = deadline.0;
         if self.cfg.timer_ticks {
             deadline = deadline.next_multiple_of(self.cfg.granularity.0);
         }
         if let Some(t) = self.timer.arm(Time(deadline)) {
             self.timer_request = Some(t);
         }
+    }
+
+    /// RFC 8985 §6.2 step 5: look for losses again at `deadline` (in place of the RTO).
+    pub(crate) fn arm_reorder_timer(&mut self, deadline: Time) {
+        self.timer_mode = TimerMode::Reorder;
+        self.arm_until(deadline);
+    }
+
+    /// RFC 8985 §7.2: after new data went out or an ACK acknowledged new data, in the open
+    /// state (no recovery, nothing SACKed, no probe outstanding), arm the probe timeout in
+    /// the RTO's place: PTO = 2 SRTT (+ WCDelAckT for a lone segment), at most until the
+    /// RTO would fire.
+    fn schedule_probe(&mut self, now: Time) {
+        let Some(r) = self.rack.as_deref() else { return };
+        let open = !self.in_recovery && self.snd_una >= self.recover && self.dupacks == 0;
+        if !open || self.snd_una >= self.snd_max || r.tlp_end.is_some() || r.any_sacked() {
+            return;
+        }
+        if self.timer_mode == TimerMode::Reorder {
+            return;
+        }
+        let pto = r.pto(self.rto.srtt);
+        let rto_expiry = match (self.timer_mode, self.timer.is_armed()) {
+            (TimerMode::Rto, true) => self.timer.deadline(),
+            _ => Time(now.0 + self.rto.rto.0),
+        };
+        self.timer_mode = TimerMode::Probe;
+        self.arm_until(Time(now.0 + pto.0).min(rto_expiry));
     }
 
     /// RFC 6298 §5.2-5.3: after an ACK of new data, restart the timer, or stop it when
@@ -302,6 +363,46 @@ impl TcpSender {
         }
     }
 
+    /// RFC 8985 §7.3: the probe timeout expired: send one segment, new data if the receive
+    /// window allows, else the highest segment sent again, whatever cwnd says; then the
+    /// RTO runs again. The probe's retransmission is not a recovery's: it leaves
+    /// `retransmitted_end`, so FAST'08's timeout categories still see a lost last packet.
+    fn on_probe_timeout(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if self.snd_una >= self.snd_max {
+            return;
+        }
+        let new_len = self.cfg.mss.min(self.app_limit - self.snd_nxt);
+        let is_retrans = !(new_len > 0 && self.snd_nxt + new_len <= self.snd_una + self.rwnd);
+        if is_retrans {
+            let last = self.rack.as_deref().and_then(|r| r.last_segment()).expect("data outstanding");
+            let recovery_mark = self.retransmitted_end;
+            self.emit(now, last.start, last.end - last.start, out);
+            self.retransmitted_end = recovery_mark;
+        } else {
+            let seq = self.snd_nxt;
+            self.emit(now, seq, new_len, out);
+            self.snd_nxt += new_len;
+            self.snd_max = self.snd_max.max(self.snd_nxt);
+        }
+        let end = self.snd_nxt;
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.tlp_end = Some(end);
+            r.tlp_is_retrans = is_retrans;
+        }
+        self.stats.tail_loss_probes += 1;
+        self.arm_timer(now);
+    }
+
+    /// RFC 8985 §6.2 step 5: the reordering timer expired: RACK looks for losses again.
+    fn on_reorder_timeout(&mut self, now: Time, out: &mut Vec<Segment>) {
+        let mut recovery = std::mem::take(&mut self.recovery);
+        recovery.on_rack_timer(self, now, out);
+        self.recovery = recovery;
+        if !self.timer.is_armed() && self.snd_una < self.snd_max {
+            self.arm_timer(now); // Linux's tcp_rearm_rto after its reordering timer
+        }
+    }
+
     /// A segment carrying data from the peer (the client's request) acknowledged `ack`:
     /// only new data counts, as it is never a duplicate ACK (RFC 5681 §2, condition (b)).
     pub fn on_data_segment_ack(&mut self, now: Time, ack: u64, wnd: u64, ts: Time, out: &mut Vec<Segment>) {
@@ -325,7 +426,11 @@ impl TcpSender {
             self.cwnd = self.cwnd.min(self.cfg.init_cwnd);
         }
         self.app_limit += bytes;
+        let sent_before = self.snd_max;
         self.send_new_data(now, out);
+        if self.snd_max > sent_before {
+            self.schedule_probe(now);
+        }
     }
 
     /// Put one segment on the wire and do the bookkeeping every transmission needs.
@@ -337,6 +442,9 @@ impl TcpSender {
         let retransmit = seq < self.snd_max;
         if self.cfg.rules == TcpRules::Ns3 {
             self.rtt_history.on_send(seq, len, now, retransmit);
+        }
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.on_send(seq, len, now);
         }
         if retransmit {
             self.stats.retransmits += 1;
@@ -388,9 +496,13 @@ impl TcpSender {
         let recovering = self.in_recovery || self.snd_una < self.recover;
         self.congestion.on_ack_ecn(&mut self.cwnd, &mut self.ssthresh, acked, ece, self.snd_una, self.snd_nxt, recovering);
         // the recovery acts on the sender that holds it: lend it out for the call
+        let sent_before = self.snd_max;
         let mut recovery = std::mem::take(&mut self.recovery);
         recovery.on_ack(self, now, ack, acked, sack, out);
         self.recovery = recovery;
+        if acked > 0 || self.snd_max > sent_before {
+            self.schedule_probe(now);
+        }
     }
 
     /// Bookkeeping for an ACK of new data: RTT sample (Karn), snd_una, DART. Returns the
@@ -445,7 +557,17 @@ impl TcpSender {
     /// timeout (not an expiry with nothing outstanding, which only ns-2's rules have).
     pub fn on_timer_event(&mut self, now: Time, out: &mut Vec<Segment>) -> bool {
         match self.timer.on_event(now) {
-            Fired::Expired => self.on_timeout(now, out),
+            Fired::Expired => match self.timer_mode {
+                TimerMode::Rto => self.on_timeout(now, out),
+                TimerMode::Probe => {
+                    self.on_probe_timeout(now, out);
+                    false
+                }
+                TimerMode::Reorder => {
+                    self.on_reorder_timeout(now, out);
+                    false
+                }
+            },
             Fired::Reschedule(t) => {
                 self.timer_request = Some(t);
                 false
@@ -478,6 +600,9 @@ impl TcpSender {
         let window = self.cwnd.min(self.rwnd);
         self.congestion.on_timeout(&mut self.cwnd, &mut self.ssthresh, in_flight, window, repeated);
         self.recovery.on_timeout();
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.on_timeout();
+        }
         self.in_recovery = false;
         self.recover = self.snd_max; // RFC 6582 §3.2 step 4 (after a timeout)
         self.dupacks = 0;
@@ -543,6 +668,8 @@ pub(crate) mod tests {
             rto_backoff: RtoBackoff::Sample,
             rules: TcpRules::Rfc,
             cc: Cc::Newreno,
+            prr: false,
+            rack_tlp: false,
         }
     }
 

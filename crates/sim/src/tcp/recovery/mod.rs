@@ -4,7 +4,8 @@
 //! one arm each:
 //! - `reno`: RFC 5681 §3.2 fast retransmit and fast recovery (FAST'08's "TCP Reno");
 //! - `newreno`: RFC 6582, Reno's recovery carried on through partial ACKs;
-//! - `sack`: RFC 6675 on the blocks of RFC 2018 (its scoreboard: `scoreboard`);
+//! - `sack`: RFC 6675 on the blocks of RFC 2018 (its scoreboard: `scoreboard`), optionally
+//!   paced by PRR (`prr`, RFC 6937) and with RACK-TLP's loss detection (`rack`, RFC 8985);
 //! - `ns3`: ns-3.44's classic recovery on SACKs emulated from duplicate ACKs
 //!   (`TcpRules::Ns3`, for differential testing against the ns-3 peer).
 //!
@@ -14,6 +15,10 @@
 
 pub mod newreno;
 pub mod ns3;
+pub mod prr;
+pub mod rack;
+#[cfg(test)]
+mod rack_tlp_tests;
 pub mod reno;
 pub mod sack;
 pub mod scoreboard;
@@ -84,6 +89,13 @@ impl Recovery {
         match self {
             Recovery::Ns3(r) => r.after_timeout,
             _ => false,
+        }
+    }
+
+    /// RACK's reordering timer expired (RFC 8985 §6.2 step 5); only SACK arms it.
+    pub(crate) fn on_rack_timer(&mut self, s: &mut TcpSender, now: Time, out: &mut Vec<Segment>) {
+        if let Recovery::Sack(r) = self {
+            r.on_rack_timer(s, now, out);
         }
     }
 

@@ -14,11 +14,15 @@
 //!   1), else new data (rule 2), else the lowest unSACKed hole above HighRxt (rule 3);
 //!   rule 4 (rescue retransmission) is not implemented;
 //! - recovery ends when the cumulative ACK reaches RecoveryPoint;
-//! - after a timeout the scoreboard is cleared (RFC 2018 §8) and the sender goes back N.
+//! - after a timeout the scoreboard is cleared (RFC 2018 §8) and the sender goes back N;
+//! - with `prr`, PRR-SSRB (RFC 6937 §3, `prr`) sets how much each ACK in recovery lets go;
+//! - with `rack_tlp`, RACK's time-based marks (RFC 8985 §6, `rack`) replace IsLost and
+//!   DupThresh, and tail loss probes (§7) are scheduled by the sender.
 //!
 //! Only holes are ever retransmitted in recovery: bytes the receiver reported are not sent
 //! again.
 
+use crate::tcp::recovery::prr::Prr;
 use crate::tcp::recovery::scoreboard::Scoreboard;
 use crate::tcp::sender::{Segment, TcpSender};
 use crate::time::Time;
@@ -31,6 +35,8 @@ pub struct Sack {
     high_rxt: u64,
     /// `snd_max` when recovery began (RFC 6675 RecoveryPoint).
     recovery_point: u64,
+    /// RFC 6937's counters, used when `prr` is on.
+    prr: Prr,
 }
 
 impl Sack {
@@ -45,7 +51,17 @@ impl Sack {
         out: &mut Vec<Segment>,
     ) {
         let new_data = acked > 0;
+        let sacked_before = if s.cfg.prr { self.scoreboard.sacked_bytes() } else { 0 };
         let new_sack = self.scoreboard.update(s.snd_una, blocks);
+        // RFC 6937 §3 DeliveredData: change in SND.UNA plus change in SACKed bytes
+        let delivered =
+            if s.cfg.prr { (acked + self.scoreboard.sacked_bytes()).saturating_sub(sacked_before) } else { 0 };
+        let una = s.snd_una;
+        let echo = if s.cfg.timestamps { s.echo } else { None }; // TSecr only with RFC 7323 on
+        if let Some(r) = s.rack.as_deref_mut() {
+            r.on_ack(now, una, blocks, echo);
+            tlp_on_ack(s, ack, acked, blocks);
+        }
         if s.in_recovery {
             if s.snd_una >= self.recovery_point {
                 s.leave_recovery();
@@ -57,16 +73,35 @@ impl Sack {
                 } else if new_sack {
                     s.dart += 1;
                 }
-                self.send_in_recovery(s, now, out);
+                self.rack_detect(s, now);
+                self.send_in_recovery(s, now, delivered, out);
             }
             return;
         }
         if new_data {
             s.on_new_ack_open(now, acked);
             s.send_new_data(now, out);
+            if s.rack.is_none() {
+                return;
+            }
+        }
+        let duplicate = ack == s.snd_una && s.snd_una < s.snd_max && new_sack && !new_data;
+        if s.rack.is_some() {
+            // RFC 8985: losses are RACK's marks, found on any ACK, instead of DupThresh
+            if duplicate {
+                s.dart += 1;
+                s.dupacks += 1;
+            }
+            self.rack_detect(s, now);
+            let lost = s.rack.as_deref().is_some_and(|r| r.any_lost());
+            if lost && s.covers_recover() {
+                self.enter(s, now, delivered, out);
+            } else if duplicate && s.dupacks < s.cfg.dupack_threshold {
+                s.limited_transmit(now, out);
+            }
             return;
         }
-        if ack != s.snd_una || s.snd_una >= s.snd_max || !new_sack {
+        if !duplicate {
             return; // not a duplicate ACK in the RFC 6675 sense
         }
         s.dart += 1;
@@ -74,27 +109,63 @@ impl Sack {
         let mss = s.cfg.mss;
         let lost = self.scoreboard.is_lost(s.snd_una, s.cfg.dupack_threshold, mss);
         if (s.dupacks >= s.cfg.dupack_threshold || lost) && s.covers_recover() {
-            self.enter(s, now, out);
+            self.enter(s, now, delivered, out);
         } else if s.dupacks < s.cfg.dupack_threshold {
             s.limited_transmit(now, out);
         }
     }
 
-    /// RFC 6675 §5 step 4: enter recovery and retransmit the first hole.
-    fn enter(&mut self, s: &mut TcpSender, now: Time, out: &mut Vec<Segment>) {
+    /// RFC 8985 §6.2 steps 4-5: mark losses, and arm the reordering timer for segments
+    /// that may yet turn out lost.
+    fn rack_detect(&mut self, s: &mut TcpSender, now: Time) {
+        let recovering = s.in_recovery || s.snd_una < s.recover;
+        let (th, srtt) = (s.cfg.dupack_threshold, s.rto.srtt);
+        let Some(r) = s.rack.as_deref_mut() else { return };
+        let reo_wnd = r.reo_wnd(recovering, th, srtt);
+        let (marked, wait) = r.detect_loss(now, reo_wnd);
+        s.stats.rack_marked_lost += marked as u64;
+        if let Some(w) = wait {
+            s.arm_reorder_timer(Time(now.0 + w.0));
+        }
+    }
+
+    /// RACK's reordering timer expired: look again, and repair what it finds.
+    pub(super) fn on_rack_timer(&mut self, s: &mut TcpSender, now: Time, out: &mut Vec<Segment>) {
+        self.rack_detect(s, now);
+        if !s.rack.as_deref().is_some_and(|r| r.any_lost()) {
+            return;
+        }
+        if s.in_recovery {
+            self.send_in_recovery(s, now, 0, out);
+        } else if s.covers_recover() {
+            self.enter(s, now, 0, out);
+        }
+    }
+
+    /// RFC 6675 §5 step 4: enter recovery and retransmit the first hole (with RACK, the
+    /// first segment marked lost).
+    fn enter(&mut self, s: &mut TcpSender, now: Time, delivered: u64, out: &mut Vec<Segment>) {
         let mss = s.cfg.mss;
         self.recovery_point = s.snd_max;
         s.recover = s.snd_max;
         s.ssthresh = s.loss_ssthresh();
+        self.prr.enter(s.flight_size());
         s.cwnd = s.ssthresh;
         s.in_recovery = true;
         s.stats.fast_retransmits += 1;
-        let (seq, hole_end) = self.scoreboard.hole_at_or_after(s.snd_una);
-        let len = mss.min(hole_end.unwrap_or(s.snd_max).min(s.snd_max) - seq);
+        let first_lost = s.rack.as_deref().and_then(|r| r.first_lost());
+        let (seq, len) = match first_lost {
+            Some(g) => (g.start, g.end - g.start),
+            None => {
+                let (seq, hole_end) = self.scoreboard.hole_at_or_after(s.snd_una);
+                (seq, mss.min(hole_end.unwrap_or(s.snd_max).min(s.snd_max) - seq))
+            }
+        };
         s.emit(now, seq, len, out);
+        self.prr.on_sent(len);
         s.restart_timer(now);
         self.high_rxt = seq + len;
-        self.send_in_recovery(s, now, out);
+        self.send_in_recovery(s, now, delivered, out);
     }
 
     /// RFC 2018 §8: after a timeout, SACK information is no longer trusted.
@@ -102,8 +173,11 @@ impl Sack {
         self.scoreboard.clear();
     }
 
-    /// RFC 6675 SetPipe: bytes believed to be in the network.
+    /// RFC 6675 SetPipe: bytes believed to be in the network (with RACK, its own count).
     fn pipe(&self, s: &TcpSender) -> u64 {
+        if let Some(r) = s.rack.as_deref() {
+            return r.pipe();
+        }
         let (mss, th) = (s.cfg.mss, s.cfg.dupack_threshold);
         let mut pipe = 0;
         let mut seq = s.snd_una;
@@ -125,13 +199,21 @@ impl Sack {
         pipe
     }
 
-    /// Send what NextSeg allows while cwnd - pipe >= 1 SMSS (RFC 6675 §5 step C).
-    fn send_in_recovery(&mut self, s: &mut TcpSender, now: Time, out: &mut Vec<Segment>) {
+    /// Send what NextSeg allows while cwnd - pipe >= 1 SMSS (RFC 6675 §5 step C). With
+    /// PRR, this ACK's `delivered` bytes set cwnd = pipe + sndcnt (RFC 6937 §3), and
+    /// segments go while sndcnt is not used up.
+    fn send_in_recovery(&mut self, s: &mut TcpSender, now: Time, delivered: u64, out: &mut Vec<Segment>) {
         let mss = s.cfg.mss;
         let mut pipe = self.pipe(s);
-        while s.cwnd >= pipe + mss {
+        let prr = s.cfg.prr;
+        if prr {
+            let sndcnt = self.prr.sndcnt(delivered, pipe, s.ssthresh, mss);
+            s.cwnd = pipe + sndcnt;
+        }
+        while if prr { s.cwnd > pipe } else { s.cwnd >= pipe + mss } {
             let Some((seq, len, new)) = self.next_seg(s) else { break };
             s.emit(now, seq, len, out);
+            self.prr.on_sent(len);
             if new {
                 s.snd_nxt = seq + len;
                 s.snd_max = s.snd_max.max(s.snd_nxt);
@@ -145,19 +227,28 @@ impl Sack {
     /// RFC 6675 NextSeg: (sequence, length, is new data).
     fn next_seg(&self, s: &TcpSender) -> Option<(u64, u64, bool)> {
         let (mss, th) = (s.cfg.mss, s.cfg.dupack_threshold);
-        let highest = self.scoreboard.highest_sacked().unwrap_or(0);
         let start = self.high_rxt.max(s.snd_una);
-        // rules 1 and 3: the lowest hole above HighRxt below the highest SACKed byte
-        let (hole, hole_end) = self.scoreboard.hole_at_or_after(start);
-        let hole_seg = (hole < highest && hole < s.snd_max).then(|| {
-            let end = hole_end.unwrap_or(s.snd_max).min(s.snd_max).min(hole + mss);
-            (hole, end - hole)
-        });
-        if let Some((seq, len)) = hole_seg {
-            if self.scoreboard.is_lost(seq, th, mss) {
-                return Some((seq, len, false)); // rule 1
+        let hole_seg = if let Some(r) = s.rack.as_deref() {
+            // rule 1 with RACK's marks: any segment marked lost and not sent since
+            if let Some(g) = r.first_lost() {
+                return Some((g.start, g.end - g.start, false));
             }
-        }
+            r.first_unsacked_from(start).map(|g| (g.start, g.end - g.start))
+        } else {
+            let highest = self.scoreboard.highest_sacked().unwrap_or(0);
+            // rules 1 and 3: the lowest hole above HighRxt below the highest SACKed byte
+            let (hole, hole_end) = self.scoreboard.hole_at_or_after(start);
+            let hole_seg = (hole < highest && hole < s.snd_max).then(|| {
+                let end = hole_end.unwrap_or(s.snd_max).min(s.snd_max).min(hole + mss);
+                (hole, end - hole)
+            });
+            if let Some((seq, len)) = hole_seg {
+                if self.scoreboard.is_lost(seq, th, mss) {
+                    return Some((seq, len, false)); // rule 1
+                }
+            }
+            hole_seg
+        };
         // rule 2: new data, if the receive window allows
         if s.snd_nxt < s.app_limit {
             let len = mss.min(s.app_limit - s.snd_nxt);
@@ -166,6 +257,28 @@ impl Sack {
             }
         }
         hole_seg.map(|(seq, len)| (seq, len, false)) // rule 3
+    }
+}
+
+/// RFC 8985 §7.4: an ACK at or beyond TLP.end_seq ends the probe's episode. A probe of new
+/// data, or one answered by a pure duplicate ACK (original and probe both arrived), saw
+/// no loss; when a later ACK shows the retransmitted probe repaired one, the sender reacts
+/// to that loss as to a recovery's, with cwnd = ssthresh at once (Linux's CWR episode).
+/// Without DSACK a spurious probe answered out of order also counts as a repaired loss.
+fn tlp_on_ack(s: &mut TcpSender, ack: u64, acked: u64, blocks: &[(u64, u64)]) {
+    let Some(r) = s.rack.as_deref_mut() else { return };
+    let Some(end) = r.tlp_end else { return };
+    if ack < end {
+        return;
+    }
+    if !r.tlp_is_retrans || (acked == 0 && blocks.is_empty()) {
+        r.tlp_end = None;
+    } else if ack > end {
+        r.tlp_end = None;
+        if !s.in_recovery && s.snd_una >= s.recover {
+            s.ssthresh = s.loss_ssthresh();
+            s.cwnd = s.ssthresh;
+        }
     }
 }
 

@@ -40,7 +40,8 @@ impl Scoreboard {
         gained
     }
 
-    fn sacked_bytes(&self) -> u64 {
+    /// Bytes SACKed above the cumulative ACK.
+    pub fn sacked_bytes(&self) -> u64 {
         self.ranges.iter().map(|(s, e)| e - s).sum()
     }
 

@@ -1,0 +1,242 @@
+//! The sender with RACK-TLP (RFC 8985) and PRR (RFC 6937) on: probes, their timer, and
+//! how recovery uses RACK's marks and PRR's pacing. Hand-computed from the RFCs' rules.
+
+use crate::scenario::TcpVariant;
+use crate::tcp::sender::tests::{ack_of, config, seg_numbers, MSS};
+use crate::tcp::sender::{Segment, TcpSender, TimeoutKind, TimerMode};
+use crate::time::Time;
+
+/// [start, end) of segments a..b as SACK block bytes.
+fn blk(a: u64, b: u64) -> (u64, u64) {
+    (ack_of(a), ack_of(b))
+}
+
+/// A SACK sender (in congestion avoidance at `window` segments) that wrote `total` segments at 0.
+fn sender(window: u64, total: u64, rack_tlp: bool, prr: bool) -> TcpSender {
+    let mut cfg = config();
+    cfg.variant = TcpVariant::Sack;
+    cfg.rack_tlp = rack_tlp;
+    cfg.prr = prr;
+    let mut s = TcpSender::new(cfg);
+    s.cwnd = window * MSS;
+    s.ssthresh = window * MSS;
+    let mut out = vec![];
+    s.write(Time::ZERO, total * MSS, &mut out);
+    assert_eq!(out.len() as u64, window.min(total));
+    s
+}
+
+fn us(t: u64) -> Time {
+    Time::from_us(t)
+}
+
+/// Deliver timer events as the world does (each pending event fires, and one that comes
+/// early is rescheduled) until the timer's deadline; returns that time and whether it was
+/// a retransmission timeout.
+fn expire(s: &mut TcpSender, out: &mut Vec<Segment>) -> (Time, bool) {
+    let deadline = s.timer_deadline().expect("armed");
+    let mut t = s.take_timer_request().expect("an event pending");
+    loop {
+        let timeout = s.on_timer_event(t, out);
+        if t >= deadline {
+            return (t, timeout);
+        }
+        t = s.take_timer_request().expect("rescheduled");
+    }
+}
+
+#[test]
+fn without_rack_tlp_a_sack_sender_keeps_no_log_and_arms_no_probe() {
+    let mut s = sender(4, 4, false, false);
+    assert!(s.rack.is_none(), "NewReno/Reno and plain SACK senders carry no per-segment log");
+    s.on_ack(us(100), ack_of(1), &[], &mut vec![]);
+    assert_eq!(s.timer_mode, TimerMode::Rto);
+}
+
+#[test]
+fn a_probe_fires_at_pto_after_the_last_ack_and_resends_the_last_segment_7_2_7_3() {
+    // all 4 segments sent at 0; segment 0's ACK at 100 us gives SRTT = 100 us; 3 segments
+    // in flight, so PTO = 2 SRTT = 200 us: the probe is due at 300 us, well before the RTO
+    let mut s = sender(4, 4, true, false);
+    let mut out = vec![];
+    s.on_ack(us(100), ack_of(1), &[], &mut out);
+    assert_eq!(s.rto.srtt, Some(us(100)));
+    assert_eq!((s.timer_mode, s.timer_deadline()), (TimerMode::Probe, Some(us(300))));
+    assert!(out.is_empty());
+    // no new data to send: the probe is the highest segment sent, whatever cwnd says
+    assert_eq!(expire(&mut s, &mut out), (us(300), false), "a probe, not a timeout");
+    assert_eq!(seg_numbers(&out), vec![3]);
+    assert!(out[0].retransmit);
+    assert_eq!((s.stats.tail_loss_probes, s.stats.timeouts), (1, 0));
+    // §7.3: after the probe the RTO runs, not another PTO
+    assert_eq!((s.timer_mode, s.timer_deadline()), (TimerMode::Rto, Some(us(300) + s.rto.rto)));
+}
+
+#[test]
+fn a_probe_sends_new_data_when_there_is_some_7_3() {
+    // 8 segments written, cwnd 4: segment 0's ACK grows cwnd to 4.25 and lets segment 4
+    // go; the probe at 100 + 200 us is segment 5, new data beyond cwnd
+    let mut s = sender(4, 8, true, false);
+    let mut out = vec![];
+    s.on_ack(us(100), ack_of(1), &[], &mut out);
+    assert_eq!(seg_numbers(&out), vec![4]);
+    out.clear();
+    assert_eq!(expire(&mut s, &mut out).0, us(300));
+    assert_eq!(seg_numbers(&out), vec![5]);
+    assert!(!out[0].retransmit);
+    assert_eq!(s.rack.as_ref().unwrap().tlp_end, Some(ack_of(6)), "TLP.end_seq = SND.NXT");
+}
+
+#[test]
+fn the_pto_is_rearmed_by_acks_not_during_an_episode_and_stops_with_nothing_outstanding_7_2() {
+    let mut s = sender(4, 8, true, false);
+    let mut out = vec![];
+    s.on_ack(us(100), ack_of(1), &[], &mut out);
+    s.on_ack(us(150), ack_of(2), &[], &mut out);
+    assert_eq!(s.timer_deadline(), Some(us(350)), "each ACK of new data moves the PTO");
+    assert_eq!(expire(&mut s, &mut out).0, us(350)); // probe: new data up to TLP.end_seq
+    let end = s.rack.as_ref().unwrap().tlp_end.unwrap();
+    s.on_ack(us(400), ack_of(3), &[], &mut out);
+    assert_eq!(s.timer_mode, TimerMode::Rto, "no second probe while one is outstanding");
+    // the ACK that covers the probe of new data ends the episode (§7.4): probes resume
+    s.on_ack(us(450), end, &[], &mut out);
+    assert_eq!(s.rack.as_ref().unwrap().tlp_end, None);
+    assert_eq!(s.timer_mode, TimerMode::Probe);
+    // everything acknowledged: no timer at all
+    s.on_ack(us(500), ack_of(8), &[], &mut out);
+    assert!(s.all_acked());
+    assert_eq!(s.timer_deadline(), None);
+}
+
+#[test]
+fn with_one_segment_in_flight_the_pto_waits_for_a_delayed_ack_and_is_capped_at_the_rto_7_2() {
+    // PTO = 2 SRTT + WCDelAckT = 200.2 ms from the ACK at 120 us; the RTO (200 ms) is
+    // sooner, and the probe takes its place
+    let mut s = sender(4, 4, true, false);
+    let mut out = vec![];
+    s.on_ack(us(100), ack_of(1), &[], &mut out);
+    s.on_ack(us(120), ack_of(3), &[], &mut out);
+    assert_eq!(s.timer_mode, TimerMode::Probe);
+    assert_eq!(s.timer_deadline(), Some(us(120) + s.rto.rto));
+}
+
+#[test]
+fn the_rto_still_fires_when_the_probe_is_lost_and_names_the_lost_last_packet() {
+    let mut s = sender(4, 4, true, false);
+    let mut out = vec![];
+    s.on_ack(us(100), ack_of(1), &[], &mut out);
+    s.on_ack(us(120), ack_of(3), &[], &mut out);
+    let (probe_at, timeout) = expire(&mut s, &mut out);
+    assert_eq!((probe_at, timeout), (us(120) + s.rto.rto, false));
+    assert_eq!(seg_numbers(&out), vec![3]);
+    out.clear();
+    let rto = s.rto.rto;
+    assert_eq!(expire(&mut s, &mut out), (probe_at + rto, true), "a timeout, one RTO after the probe");
+    assert_eq!(seg_numbers(&out), vec![3]);
+    assert_eq!(s.stats.timeouts, 1);
+    // FAST'08's category still says what was lost: the block's last packet
+    assert_eq!(s.stats.timeouts_by_kind[TimeoutKind::LastPacket as usize], 1);
+}
+
+#[test]
+fn the_probes_sack_lets_rack_repair_a_two_segment_tail_loss_without_a_timeout() {
+    // segments 2 and 3 (the tail) are lost; the probe resends 3 at 310 us and its SACK at
+    // 410 us shows segment 2, sent at 0, older than RACK.rtt + reo_wnd: lost (§6.2), so
+    // fast recovery resends it at once
+    let mut s = sender(4, 4, true, false);
+    let mut out = vec![];
+    s.on_ack(us(100), ack_of(1), &[], &mut out);
+    s.on_ack(us(110), ack_of(2), &[], &mut out);
+    assert_eq!(expire(&mut s, &mut out).0, us(310));
+    assert_eq!(seg_numbers(&out), vec![3]);
+    out.clear();
+    s.on_ack(us(410), ack_of(2), &[blk(3, 4)], &mut out);
+    assert!(s.in_recovery);
+    assert_eq!(seg_numbers(&out), vec![2]);
+    assert_eq!(s.stats.rack_marked_lost, 1);
+    s.on_ack(us(510), ack_of(4), &[], &mut out);
+    assert!(s.all_acked() && !s.in_recovery);
+    assert_eq!(s.stats.timeouts, 0);
+}
+
+#[test]
+fn rack_finds_a_lost_fast_retransmission_without_waiting_for_the_rto() {
+    // window 0..7, segment 0 lost; RACK marks it once segments sent after it are SACKed
+    // and resends it; that resend is lost too. New data sent later (segment 8, at 150 us)
+    // is SACKed at 300 us: the resend at 120 us is older than RACK.rtt + reo_wnd (0 in
+    // recovery): lost again, resent at once (DupThresh's RFC 6675 would wait for the RTO)
+    let mut s = sender(8, 12, true, false);
+    let mut out = vec![];
+    for k in 1..4 {
+        s.on_ack(us(100 + k), ack_of(0), &[blk(1, 1 + k)], &mut out);
+    }
+    assert!(s.in_recovery);
+    assert_eq!(seg_numbers(&out)[0], 0, "RACK: segment 0 sent before the SACKed ones");
+    let resent_at = us(103);
+    assert_eq!(s.rack.as_ref().unwrap().first_lost(), None);
+    out.clear();
+    for k in 4..8 {
+        s.on_ack(us(140 + k), ack_of(0), &[blk(1, 1 + k)], &mut out);
+    }
+    let new: Vec<u64> = seg_numbers(&out);
+    assert!(new.contains(&8), "recovery sent new data: {new:?}");
+    out.clear();
+    s.on_ack(resent_at + us(300), ack_of(0), &[blk(8, 9), blk(1, 8)], &mut out);
+    assert_eq!(seg_numbers(&out)[0], 0, "the lost retransmission is sent again");
+    assert_eq!(s.stats.timeouts, 0);
+}
+
+#[test]
+fn prr_sends_one_segment_every_other_ack_where_rfc6675_waits_for_pipe_to_drain() {
+    // 20 segments out, segment 0 lost, limited transmit off; the third SACK enters
+    // recovery: ssthresh = 10, RecoverFS = 20. RFC 6675: cwnd = 10 against pipe = 20 - k
+    // after the k-th SACK, so nothing goes until k = 11. PRR (RFC 6937 §3, proportional
+    // part while pipe > ssthresh): prr_delivered = (k - 2) segments, sndcnt =
+    // CEIL(prr_delivered / 2) - prr_out with the fast retransmit in prr_out: one new
+    // segment at k = 5, 7, 9, ...
+    for prr in [false, true] {
+        let mut s = sender(20, 40, false, prr);
+        let mut sent_at = vec![];
+        for k in 1..=10 {
+            let mut out = vec![];
+            s.on_ack(us(100 + k), ack_of(0), &[blk(1, 1 + k)], &mut out);
+            sent_at.push(seg_numbers(&out));
+        }
+        assert_eq!(s.ssthresh, 10 * MSS);
+        let empty = Vec::<u64>::new;
+        let expected = if prr {
+            vec![empty(), empty(), vec![0], empty(), vec![20], empty(), vec![21], empty(), vec![22], empty()]
+        } else {
+            vec![empty(), empty(), vec![0], empty(), empty(), empty(), empty(), empty(), empty(), empty()]
+        };
+        assert_eq!(sent_at, expected, "prr {prr}");
+    }
+}
+
+#[test]
+fn a_retransmitted_probe_that_repaired_a_loss_reduces_cwnd_and_a_duplicate_answer_does_not_7_4() {
+    // the probe resends segment 3 at 300 us (TLP.end_seq = end of 3); the ACK of 3 at
+    // 400 us reaches TLP.end_seq without telling whether the original or the probe arrived
+    for duplicate_answer in [false, true] {
+        let mut s = sender(4, 4, true, false);
+        let mut out = vec![];
+        s.on_ack(us(100), ack_of(1), &[], &mut out);
+        expire(&mut s, &mut out);
+        s.on_ack(us(400), ack_of(4), &[], &mut out);
+        assert_eq!(s.rack.as_ref().unwrap().tlp_end, Some(ack_of(4)), "the episode goes on");
+        let cwnd = s.cwnd;
+        if duplicate_answer {
+            // a pure duplicate ACK: the receiver got the segment twice, no loss
+            s.on_ack(us(410), ack_of(4), &[], &mut out);
+            assert_eq!((s.rack.as_ref().unwrap().tlp_end, s.cwnd), (None, cwnd));
+        } else {
+            // the next block's first ACK passes TLP.end_seq: the probe repaired a loss
+            s.write(us(500), 4 * MSS, &mut out);
+            s.on_ack(us(600), ack_of(5), &[], &mut out);
+            assert_eq!(s.rack.as_ref().unwrap().tlp_end, None);
+            // ssthresh = max(FlightSize / 2, 2 SMSS) = max(3000 / 2, 2000) and cwnd = ssthresh,
+            // which this ACK's new data then grows by SMSS^2 / cwnd = 500 (RFC 5681 §3.1)
+            assert_eq!((s.ssthresh, s.cwnd), (2 * MSS, 2 * MSS + MSS / 2), "cwnd was {cwnd}");
+        }
+    }
+}
