@@ -259,11 +259,23 @@ impl EventQueue {
         self.peak = self.peak.max(self.len);
     }
 
-    /// Put an event where it belongs: the current slot (in order), the wheel, or the heap.
-    #[inline]
+    /// Put an event where it belongs: the wheel (most events: a later slot within its span),
+    /// the current slot (in order), or the heap.
+    #[inline(always)]
     fn file(&mut self, e: Entry) {
-        let ahead = e.slot() - self.base;
-        if ahead == 0 {
+        let ahead = e.slot().wrapping_sub(self.base).wrapping_sub(1);
+        if ahead < SLOTS as u64 - 1 {
+            self.file_in_wheel(e);
+        } else {
+            self.file_current_or_far(e);
+        }
+    }
+
+    /// An event of the current slot, or beyond the wheel's span; out of line, so the
+    /// common path of [`EventQueue::file`] stays small where it is inlined.
+    #[inline(never)]
+    fn file_current_or_far(&mut self, e: Entry) {
+        if e.slot() == self.base {
             // usually the latest of its slot: appended; else inserted among the unpopped
             match self.current.last() {
                 Some(b) if b.key() > e.key() => {
@@ -272,8 +284,6 @@ impl EventQueue {
                 }
                 _ => self.current.push(e),
             }
-        } else if ahead < SLOTS as u64 {
-            self.file_in_wheel(e);
         } else {
             self.far.push(Far(e));
         }
@@ -307,20 +317,17 @@ impl EventQueue {
     fn advance(&mut self) {
         self.current.clear();
         self.head = 0;
-        let wheel = self.next_occupied();
-        let far = self.far.peek().map(|f| f.0.slot());
-        self.base = match (wheel, far) {
-            (Some(w), Some(f)) => w.min(f),
-            (Some(w), None) => w,
-            (None, Some(f)) => f,
-            (None, None) => unreachable!("len > 0 means some event is pending"),
-        };
-        while let Some(&Far(e)) = self.far.peek() {
-            if e.slot() - self.base >= SLOTS as u64 {
-                break;
+        let far = self.far.peek().map_or(u64::MAX, |f| f.0.slot());
+        self.base = self.next_occupied().unwrap_or(u64::MAX).min(far);
+        debug_assert!(self.base != u64::MAX, "len > 0 means some event is pending");
+        if far - self.base < SLOTS as u64 {
+            while let Some(&Far(e)) = self.far.peek() {
+                if e.slot() - self.base >= SLOTS as u64 {
+                    break;
+                }
+                self.far.pop();
+                self.file_in_wheel(e);
             }
-            self.far.pop();
-            self.file_in_wheel(e);
         }
         let i = (self.base % SLOTS as u64) as usize;
         self.occupied[i / 64] &= !(1 << (i % 64));
