@@ -321,19 +321,28 @@ impl EventQueue {
         self.base = self.next_occupied().unwrap_or(u64::MAX).min(far);
         debug_assert!(self.base != u64::MAX, "len > 0 means some event is pending");
         if far - self.base < SLOTS as u64 {
-            while let Some(&Far(e)) = self.far.peek() {
-                if e.slot() - self.base >= SLOTS as u64 {
-                    break;
-                }
-                self.far.pop();
-                self.file_in_wheel(e);
-            }
+            self.pull_far();
         }
         let i = (self.base % SLOTS as u64) as usize;
         self.occupied[i / 64] &= !(1 << (i % 64));
         // the emptied current vector becomes the slot's, keeping both allocations
         std::mem::swap(&mut self.current, &mut self.slots[i]);
-        sort_by_key(&mut self.current);
+        if self.current.len() > 1 {
+            sort_by_key(&mut self.current);
+        }
+    }
+
+    /// Bring the heap's events that are now within the wheel's span into it; out of line,
+    /// so the common `advance` (nothing to bring) stays small.
+    #[inline(never)]
+    fn pull_far(&mut self) {
+        while let Some(&Far(e)) = self.far.peek() {
+            if e.slot() - self.base >= SLOTS as u64 {
+                break;
+            }
+            self.far.pop();
+            self.file_in_wheel(e);
+        }
     }
 
     /// File an event of slot `base` or later into the wheel (never the heap).
