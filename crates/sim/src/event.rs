@@ -145,8 +145,8 @@ impl Ord for Far {
 }
 
 /// Sort a slot's few events by key. A slot holds a handful (often one or two), where an
-/// insertion sort beats the general sort's set-up; keys are distinct, so any correct sort
-/// gives the same order.
+/// insertion sort beats the general sort's set-up; keys are distinct (a counter; or 64-bit
+/// random draws, equal with negligible probability), so any correct sort gives the same order.
 #[inline]
 fn sort_by_key(v: &mut [Entry]) {
     if v.len() > 16 {
@@ -391,6 +391,12 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pending_entries_stay_24_bytes() {
+        assert_eq!(std::mem::size_of::<Event>(), 8);
+        assert_eq!(std::mem::size_of::<Entry>(), 24);
+    }
 
     #[test]
     fn earliest_time_comes_first() {
