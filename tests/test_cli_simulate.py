@@ -164,12 +164,19 @@ BENCH_FIELDS = {"name", "servers", "events_per_s", "packet_hops_per_s", "wall_se
 def test_bench_quick_json_fields():
     lines = _json_lines(incastlab("bench", "--quick", "--json", timeout=600))
     recs = [json.loads(line) for line in lines]
-    assert [r["name"] for r in recs] == ["fast08-64-2s", "oneshot-10g-64", "oneshot-10g-256"]
+    assert [r["name"] for r in recs] == ["fast08-1-2s", "fast08-64-2s", "oneshot-10g-64", "oneshot-10g-256"]
     for rec in recs:
         assert BENCH_FIELDS <= set(rec)
         assert rec["events"] > 0 and rec["events_per_s"] > 0 and rec["max_rss_mib"] > 0
-    oneshot = recs[1]
+    oneshot = recs[2]
     assert oneshot["servers"] == 64
+    # issue 15's references: ns-3 at 1 server (100x asked), htsim on the one-shot points (2x asked)
+    assert (recs[0]["servers"], recs[0]["reference_tool"], recs[0]["target_speedup"]) == (1, "ns-3", 100)
+    assert recs[0]["speedup_target_wall_s"] == pytest.approx(0.0217)
+    assert (oneshot["reference_tool"], oneshot["target_speedup"], oneshot["target_events_per_s"]) == ("htsim", 2, 25e6)
+    assert recs[3]["speedup_target_wall_s"] == pytest.approx(0.047)
+    assert recs[1]["reference_tool"] is None and recs[1]["speedup"] is None
+    assert recs[0]["speedup"] == pytest.approx(2.17 / recs[0]["wall_seconds"])
 
 
 def test_version_names_the_installed_package():

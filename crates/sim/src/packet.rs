@@ -125,6 +125,9 @@ impl std::ops::Deref for SackBlocks {
 #[derive(Default)]
 pub struct PacketPool {
     slots: Vec<Packet>,
+    /// Which slots hold a packet, for the checks of debug builds only: release builds know
+    /// it from `free` when asked ([`PacketPool::live_packets`]), not on every packet.
+    #[cfg(debug_assertions)]
     live: Vec<bool>,
     free: Vec<PktId>,
 }
@@ -133,41 +136,54 @@ impl PacketPool {
     /// Store `p`; return its id.
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> PktId {
-        if let Some(id) = self.free.pop() {
+        let id = if let Some(id) = self.free.pop() {
             self.slots[id as usize] = p;
-            self.live[id as usize] = true;
             id
         } else {
             self.slots.push(p);
-            self.live.push(true);
             (self.slots.len() - 1) as PktId
+        };
+        #[cfg(debug_assertions)]
+        {
+            self.live.resize(self.slots.len(), false);
+            self.live[id as usize] = true;
         }
+        id
     }
 
     #[inline]
     pub fn get(&self, id: PktId) -> &Packet {
-        debug_assert!(self.live[id as usize], "use of a released packet");
+        #[cfg(debug_assertions)]
+        assert!(self.live[id as usize], "use of a released packet");
         &self.slots[id as usize]
     }
 
     #[inline]
     pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
-        debug_assert!(self.live[id as usize], "use of a released packet");
+        #[cfg(debug_assertions)]
+        assert!(self.live[id as usize], "use of a released packet");
         &mut self.slots[id as usize]
     }
 
     /// Return `id` to the pool; its contents are copied out first.
     #[inline]
     pub fn release(&mut self, id: PktId) -> Packet {
-        debug_assert!(self.live[id as usize], "double release of packet {id}");
-        self.live[id as usize] = false;
+        #[cfg(debug_assertions)]
+        {
+            assert!(self.live[id as usize], "double release of packet {id}");
+            self.live[id as usize] = false;
+        }
         self.free.push(id);
         self.slots[id as usize]
     }
 
     /// Every packet still alive (in a queue or on a link).
     pub fn live_packets(&self) -> impl Iterator<Item = &Packet> {
-        self.slots.iter().zip(&self.live).filter(|(_, &l)| l).map(|(p, _)| p)
+        let mut live = vec![true; self.slots.len()];
+        for &id in &self.free {
+            live[id as usize] = false;
+        }
+        self.slots.iter().zip(live).filter(|&(_, l)| l).map(|(p, _)| p)
     }
 
     /// Slots ever allocated: the pool's high-water mark.

@@ -21,7 +21,7 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 
 use crate::event::{Key, PktId};
-use crate::time::{serialization_time, Time};
+use crate::time::{serialization_time, Time, PS_PER_S};
 
 /// How a switch port decides whether a packet fits in its buffer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,6 +60,9 @@ pub enum Offer {
 #[derive(Clone, Debug)]
 pub struct OutputPort {
     rate_bps: u64,
+    /// Picoseconds per byte when `rate_bps` divides 8 x 10^12 ps/s (1, 10, 25, 40, 100 Gbps...):
+    /// a serialization time is then a multiplication, not a division on every packet; 0: divide.
+    ps_per_byte: u64,
     delay: Time,
     /// Capacity in bytes (`Bytes`, `MtuSlots`); `u64::MAX` for a host NIC that never drops.
     buffer_bytes: u64,
@@ -91,8 +94,10 @@ pub struct OutputPort {
 
 impl OutputPort {
     fn with(rate_bps: u64, delay: Time, admission: Admission, buffer_bytes: u64, buffer_packets: u64, mtu: u64) -> Self {
+        let exact = rate_bps > 0 && (8 * PS_PER_S) % rate_bps == 0 && 8 * PS_PER_S / rate_bps <= u32::MAX as u64;
         OutputPort {
             rate_bps,
+            ps_per_byte: if exact { 8 * PS_PER_S / rate_bps } else { 0 },
             delay,
             buffer_bytes,
             buffer_packets,
@@ -193,7 +198,7 @@ impl OutputPort {
     /// for the moment it ends. Returns when its last bit reaches the far end.
     #[inline]
     fn start(&mut self, now: Time, wire_bytes: u32, done: Key) -> Time {
-        let end = now + serialization_time(wire_bytes as u64, self.rate_bps);
+        let end = self.end_of(now, wire_bytes);
         debug_assert_eq!(crate::event::key_time(done), end);
         self.done = done;
         self.on_wire = wire_bytes;
@@ -204,6 +209,10 @@ impl OutputPort {
     /// When a transmission of `wire_bytes` starting at `now` would end.
     #[inline]
     pub fn end_of(&self, now: Time, wire_bytes: u32) -> Time {
+        if self.ps_per_byte != 0 {
+            // exact: bytes x 8e12 / rate with no remainder (both factors < 2^32: no overflow)
+            return now + Time(wire_bytes as u64 * self.ps_per_byte);
+        }
         now + serialization_time(wire_bytes as u64, self.rate_bps)
     }
 
@@ -276,6 +285,17 @@ mod tests {
     }
 
     const GIG: u64 = 1_000_000_000;
+
+    #[test]
+    fn end_of_is_the_serialization_time_whether_multiplied_or_divided() {
+        // 1, 10, 25, 100, 400 Gbps take the multiplication; 3 Gbps and 7 bps the division
+        for rate in [GIG, 10 * GIG, 25 * GIG, 100 * GIG, 400 * GIG, 3 * GIG, 7] {
+            let port = OutputPort::unbounded(rate, Time::ZERO);
+            for bytes in [1, 40, 64, 1500, 9000, 65_535] {
+                assert_eq!(port.end_of(Time(5), bytes), Time(5) + serialization_time(bytes as u64, rate), "{rate} {bytes}");
+            }
+        }
+    }
 
     /// A driver standing in for the world: offers packets at given instants, runs the
     /// link-free events, and records when each packet reaches the far end.
