@@ -3,7 +3,11 @@
 use serde::Serialize;
 
 use crate::event::TieBreak;
-use crate::net::Admission;
+use crate::net::{Admission, TopologyKind};
+
+fn is_star(t: &TopologyKind) -> bool {
+    *t == TopologyKind::Star
+}
 use crate::scenario::{RtoBackoff, TcpRules};
 use crate::tcp::congestion::Cc;
 use crate::tcp::sender::TimeoutKind;
@@ -32,6 +36,9 @@ pub struct SimResult {
     pub cc: Cc,
     pub rto_backoff: RtoBackoff,
     pub tie_break: TieBreak,
+    /// The fabric; left out of the output on the star, so star results read as before.
+    #[serde(skip_serializing_if = "is_star")]
+    pub topology: TopologyKind,
     /// Application payload delivered to the client, in Mbit per simulated second.
     pub goodput_mbps: f64,
     pub blocks: u64,
@@ -128,6 +135,7 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         cc: s.cc,
         rto_backoff: s.rto_backoff,
         tie_break: s.tie_break,
+        topology: s.topology,
         goodput_mbps: if sim_seconds > 0.0 { c.app_bytes as f64 * 8.0 / sim_seconds / 1e6 } else { 0.0 },
         blocks: w.client.blocks_done,
         block_time_p50_s: secs(percentile(times, 50.0)),

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::app::serialization_model::serialization_model;
 use crate::event::TieBreak;
-use crate::net::Admission;
+use crate::net::{Admission, TopologyKind};
 use crate::schema::{self, format_bytes, format_ps};
 use crate::tcp::congestion::Cc;
 use crate::time::{Time, PS_PER_MS, PS_PER_S, PS_PER_US};
@@ -183,6 +183,7 @@ pub struct ScenarioSpec {
     pub condition_i: ConditionI,
     pub udp_fraction: f64,
     pub udp_packet_bytes: u32,
+    pub topology: TopologyKind,
 }
 
 impl Default for ScenarioSpec {
@@ -243,6 +244,8 @@ impl Default for ScenarioSpec {
             condition_i: ConditionI::Sent,
             udp_fraction: 0.0,
             udp_packet_bytes: 1500,
+            // FAST'08 Fig. 1: one switch
+            topology: TopologyKind::Star,
         }
     }
 }

@@ -194,6 +194,8 @@ pub const FIELDS: &[Field] = &[
         "at most half the link"),
     field("udp_packet_bytes", "udp_packet", Bytes, whole(28, 65_535),
         "UDP background datagram size on the wire (Osada et al. do not say; full-size packets)"),
+    choice("topology", "topology", &["star", "two_switch"],
+        "one switch (FAST'08 Fig. 1) or two joined by a trunk, the client and half the servers on the first"),
 ];
 
 /// The field whose core name is `name`.

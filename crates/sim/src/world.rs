@@ -20,7 +20,7 @@ use crate::app::schedule::{Action, Scheduler};
 use crate::app::sync_read::Progress;
 use crate::app::SyncReadClient;
 use crate::event::{Event, EventQueue, FlowId, PktId, PortId};
-use crate::net::{Admission, Offer, OutputPort};
+use crate::net::{Admission, HostId, Node, Offer, OutputPort, Topology, TopologyKind};
 use crate::packet::{Kind, Packet, PacketPool, CE, ECE, ECT, MAX_SACK_BLOCKS};
 use crate::scenario::{Mitigation, Scenario, StopAt, TcpVariant};
 use crate::tcp::congestion::Cc;
@@ -84,39 +84,12 @@ pub struct WorldCounters {
     pub udp_dropped: u64,
 }
 
-/// Where each port of the star sits in [`World::ports`], and what its link leads to.
-#[derive(Clone, Copy, Debug)]
-struct Layout {
-    servers: u32,
-}
-
-impl Layout {
-    fn server_nic(self, f: FlowId) -> PortId {
-        f
-    }
-    fn client_nic(self) -> PortId {
-        self.servers
-    }
-    fn to_client(self) -> PortId {
-        self.servers + 1
-    }
-    fn to_server(self, f: FlowId) -> PortId {
-        self.servers + 2 + f
-    }
-    fn ports(self) -> usize {
-        2 * self.servers as usize + 2
-    }
-    /// The event of a packet's last bit reaching the far end of `port`'s link.
-    #[inline]
-    fn arrival(self, port: PortId, id: PktId) -> Event {
-        if port <= self.client_nic() {
-            Event::ArriveSwitch(id)
-        } else if port == self.to_client() {
-            Event::ArriveClient(id)
-        } else {
-            Event::ArriveServer(id)
-        }
-    }
+/// What the far end of a port's link is: the event a packet's arrival there is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FarEnd {
+    Switch,
+    Client,
+    Server,
 }
 
 /// Everything that exists in one simulation.
@@ -124,9 +97,18 @@ pub struct World {
     pub now: Time,
     queue: EventQueue,
     pool: PacketPool,
-    /// Every output port: the servers' NICs, the client's NIC, the switch's ports (`Layout`).
+    /// Every output port, numbered as `topo` numbers them: host NICs, then switch ports.
     ports: Vec<OutputPort>,
-    layout: Layout,
+    topo: Topology,
+    /// The far end of each port's link.
+    far: Vec<FarEnd>,
+    /// The client's host id (= the number of servers).
+    client_host: HostId,
+    /// The switch port towards the client: the shallow buffer where incast happens.
+    bottleneck: PortId,
+    /// Per packet id: the port whose link brought it to the switch it is at (its ingress
+    /// there: routing and PAUSE read it). Beside the pool, which keeps packets 72 bytes.
+    via: Vec<PortId>,
     /// Host send jitter: when each server's last jittered packet enters its NIC (packets
     /// of one host enter in the order TCP sent them).
     jitter_entered: Vec<Time>,
@@ -202,23 +184,44 @@ impl World {
             window: sc.rwnd_bytes,
             dctcp_echo: s.cc == Cc::Dctcp,
         };
-        let switch_port = || {
+        let switch_port = |rate_bps, delay| {
             let mut port = match sc.admission {
-                Admission::Packets => OutputPort::with_packet_limit(s.rate_bps, delay, sc.buffer_packets),
-                Admission::Bytes => OutputPort::new(s.rate_bps, delay, s.buffer_bytes),
-                Admission::MtuSlots => OutputPort::with_mtu_slots(s.rate_bps, delay, s.buffer_bytes, s.mss_bytes + s.header_bytes),
+                Admission::Packets => OutputPort::with_packet_limit(rate_bps, delay, sc.buffer_packets),
+                Admission::Bytes => OutputPort::new(rate_bps, delay, s.buffer_bytes),
+                Admission::MtuSlots => {
+                    OutputPort::with_mtu_slots(rate_bps, delay, s.buffer_bytes, s.mss_bytes + s.header_bytes)
+                }
             };
             if let Some(k) = s.ecn_threshold_packets {
                 port.set_ecn_threshold(k);
             }
             port
         };
-        let layout = Layout { servers: n as u32 };
-        let mut ports = Vec::with_capacity(layout.ports());
-        ports.extend((0..n).map(|_| OutputPort::unbounded(s.rate_bps, delay)));
-        ports.push(OutputPort::unbounded(s.rate_bps, delay)); // the client's NIC
-        ports.push(switch_port()); // towards the client: the shallow buffer
-        ports.extend((0..n).map(|_| switch_port()));
+        let topo = match s.topology {
+            TopologyKind::Star => Topology::star(n as u32, 0, s.rate_bps, delay),
+            TopologyKind::TwoSwitch => Topology::two_switch(n as u32, &[], s.rate_bps, s.rate_bps, delay),
+        };
+        let client_host = n as HostId;
+        let ports: Vec<OutputPort> = topo
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(i, spec)| match topo.is_switch_port(i as PortId) {
+                true => switch_port(spec.rate_bps, spec.delay),
+                false => OutputPort::unbounded(spec.rate_bps, spec.delay), // a host's NIC
+            })
+            .collect();
+        let far = topo
+            .ports
+            .iter()
+            .map(|spec| match spec.to {
+                Node::Switch(_) => FarEnd::Switch,
+                Node::Host(h) if h == client_host => FarEnd::Client,
+                Node::Host(_) => FarEnd::Server,
+            })
+            .collect();
+        let client_switch = topo.far_switch(topo.nic(client_host)).expect("the client hangs off a switch");
+        let bottleneck = topo.route(client_switch, client_host);
         let ictcp = (sc.mitigation == Mitigation::Ictcp).then(|| Ictcp::new(s.rate_bps, s.mss_bytes as u64, base_rtt, n));
         let udp_interval = (s.udp_fraction > 0.0).then(|| {
             let per_server_bps = s.rate_bps as f64 * s.udp_fraction / n as f64;
@@ -229,7 +232,11 @@ impl World {
             queue: EventQueue::new(4 * n + 64, s.tie_break, s.seed),
             pool: PacketPool::default(),
             ports,
-            layout,
+            topo,
+            far,
+            client_host,
+            bottleneck,
+            via: Vec::new(),
             jitter_entered: vec![Time::ZERO; if s.send_jitter_ps > 0 { n } else { 0 }],
             flows: Vec::with_capacity(n),
             sender_cfg,
@@ -262,8 +269,9 @@ impl World {
         for i in 0..n as FlowId {
             let mut sender = w.new_sender(i, 0);
             // A pre-established connection's SYN / SYN-ACK gave the first RTT sample
-            // (RFC 6298 §2.2).
-            sender.rto.sample(base_rtt);
+            // (RFC 6298 §2.2): its path's, out and back.
+            let one_way = w.topo.one_way(i, client_host, s.header_bytes as u64);
+            sender.rto.sample(Time(2 * one_way.0));
             let state = if s.handshake { ConnState::Closed } else { ConnState::Open };
             let receiver = TcpReceiver::new(w.receiver_cfg.clone());
             let window = w.receiver_cfg.window;
@@ -340,7 +348,7 @@ impl World {
             Event::LinkFree(port) => self.on_link_free(port),
             Event::NicEnter(p) => {
                 let f = self.pool.get(p).flow;
-                self.offer(self.layout.server_nic(f), p);
+                self.offer(self.topo.nic(f), p);
             }
             Event::RtoTimer(f) => {
                 let mut out = std::mem::take(&mut self.scratch);
@@ -471,7 +479,7 @@ impl World {
     fn send_from_client(&mut self, pkt: Packet) {
         self.recorder.capture(self.now, &pkt, false);
         let id = self.pool.alloc(pkt);
-        let admitted = self.offer(self.layout.client_nic(), id);
+        let admitted = self.offer(self.topo.nic(self.client_host), id);
         debug_assert!(admitted, "host queues are unbounded");
     }
 
@@ -491,12 +499,13 @@ impl World {
             self.pool.get_mut(id).ecn |= CE;
             self.ports[port as usize].note_ce_mark();
         }
-        if self.recorder.events && port == self.layout.to_client() {
+        if self.recorder.events && port == self.bottleneck {
             self.bottleneck_event(offer, id);
         }
         match offer {
             Offer::Started(arrive) => {
-                self.queue.push(arrive, self.layout.arrival(port, id));
+                let ev = self.arrival(port, id);
+                self.queue.push(arrive, ev);
                 true
             }
             Offer::Waiting { first } => {
@@ -529,18 +538,37 @@ impl World {
         }
     }
 
+    /// The event of packet `id`'s last bit reaching the far end of `port`'s link; a packet
+    /// bound for a switch remembers the port it came in by.
+    #[inline]
+    fn arrival(&mut self, port: PortId, id: PktId) -> Event {
+        match self.far[port as usize] {
+            FarEnd::Switch => {
+                let i = id as usize;
+                if i >= self.via.len() {
+                    self.via.resize(i + 1, 0);
+                }
+                self.via[i] = port;
+                Event::ArriveSwitch(id)
+            }
+            FarEnd::Client => Event::ArriveClient(id),
+            FarEnd::Server => Event::ArriveServer(id),
+        }
+    }
+
     /// `port`'s transmission ended and packets wait: the next one starts.
     fn on_link_free(&mut self, port: PortId) {
         let queue = &mut self.queue;
         let (id, arrive, more) = self.ports[port as usize].next(self.now, |end| queue.reserve(end));
-        if self.recorder.events && port == self.layout.to_client() {
+        if self.recorder.events && port == self.bottleneck {
             let p = self.pool.get(id);
             if p.kind == Kind::Data {
                 let waiting = self.to_client().waiting_packets() as u64;
                 self.recorder.event(self.now, EventKind::Deq, p.flow, p.seq, p.len as u64, Some(waiting));
             }
         }
-        self.queue.push(arrive, self.layout.arrival(port, id));
+        let ev = self.arrival(port, id);
+        self.queue.push(arrive, ev);
         if more {
             self.queue.push_key(self.ports[port as usize].free_at(), Event::LinkFree(port));
         }
@@ -686,9 +714,12 @@ impl World {
             let p = self.pool.get(id);
             (p.kind, p.flow, p.len, p.seq, p.after_timeout)
         };
-        let port = if kind.to_client() { self.layout.to_client() } else { self.layout.to_server(flow) };
+        let via = self.via[id as usize];
+        let sw = self.topo.far_switch(via).expect("a packet arriving at a switch came over a link to it");
+        let dst = if kind.to_client() { self.client_host } else { flow };
+        let port = self.topo.route(sw, dst);
         let admitted = self.offer(port, id);
-        if kind.to_client() {
+        if kind.to_client() && port == self.bottleneck {
             // a mirror of the client's port sees everything offered to it (data, SYN-ACKs,
             // background UDP), dropped or not
             self.recorder.capture(self.now, self.pool.get(id), !admitted);
@@ -709,7 +740,7 @@ impl World {
                     // Requests, SYNs and ACKs share a port with nothing faster than the
                     // client's own link, so this port never fills; a drop here would
                     // hang the block.
-                    _ => panic!("reverse-path drop: every port runs at one rate in the star topology"),
+                    _ => panic!("reverse-path drop: every port runs at one rate and ACKs never fill a port"),
                 }
             }
         }
@@ -799,7 +830,7 @@ impl World {
     /// Server `f` puts `pkt` on its NIC now.
     fn send_from_server(&mut self, f: FlowId, pkt: Packet) {
         let id = self.pool.alloc(pkt);
-        let admitted = self.offer(self.layout.server_nic(f), id);
+        let admitted = self.offer(self.topo.nic(f), id);
         debug_assert!(admitted, "host queues are unbounded");
     }
 
@@ -931,14 +962,14 @@ impl World {
         self.flows.iter().map(|fl| f(&fl.receiver)).sum()
     }
 
-    /// The switch's ports (the client's first).
+    /// Every switch port (host NICs come first).
     fn switch_ports(&self) -> &[OutputPort] {
-        &self.ports[self.layout.to_client() as usize..]
+        &self.ports[self.topo.hosts as usize..]
     }
 
     /// The switch port towards the client: the shallow buffer where incast happens.
     pub fn to_client(&self) -> &OutputPort {
-        &self.ports[self.layout.to_client() as usize]
+        &self.ports[self.bottleneck as usize]
     }
 
     /// Drops at every switch port.
@@ -1045,5 +1076,27 @@ mod tests {
         let bit = serialization_time(1, 1_000_000_000);
         let extra = short_write_arrives(TcpRules::Ns2) - short_write_arrives(TcpRules::Rfc);
         assert_eq!(extra, Time(1360 * bit.0));
+    }
+
+    #[test]
+    fn on_two_switches_the_far_servers_traffic_and_only_it_crosses_the_trunk() {
+        // 4 servers: 0, 1 and the client on switch 0, 2 and 3 on switch 1. Every packet the
+        // far servers' NICs sent was offered to the trunk towards switch 0 (sent or dropped
+        // there), and everything that crossed the other way was for them.
+        let topology = TopologyKind::TwoSwitch;
+        let spec = ScenarioSpec { servers: 4, blocks: Some(5), topology, ..ScenarioSpec::default() };
+        let mut w = World::new(&spec.validate().unwrap());
+        w.run();
+        let t = &w.topo;
+        let (up, down) = (t.route(1, 4), t.route(0, 2));
+        let sent = |p: PortId| w.ports[p as usize].sent_packets;
+        let offered = |p: PortId| sent(p) + w.ports[p as usize].drops;
+        assert_eq!(offered(up), sent(t.nic(2)) + sent(t.nic(3)));
+        // (the run ends when the last ACK arrives: nothing is in flight)
+        assert_eq!(sent(down), offered(t.route(1, 2)) + offered(t.route(1, 3)));
+        assert!(sent(up) > 0 && w.client.blocks_done == 5);
+        // a far server's first RTT sample is its 6-link path's, out and back
+        let one_way = t.one_way(2, 4, 40);
+        assert_eq!(one_way, Time(3 * (25 * PS_PER_US + serialization_time(40, 1_000_000_000).0)));
     }
 }

@@ -4,7 +4,7 @@
 
 use incast_sim::world::World;
 use incast_sim::event::TieBreak;
-use incast_sim::net::Admission;
+use incast_sim::net::{Admission, TopologyKind};
 use incast_sim::scenario::{RtoBackoff, Scheme, TcpRules};
 use incast_sim::tcp::congestion::Cc;
 use incast_sim::{ScenarioSpec, SimResult, TcpVariant};
@@ -70,6 +70,15 @@ fn scenarios() -> Vec<ScenarioSpec> {
         v.push(ScenarioSpec { mitigation, ..osada.clone() });
         v.push(ScenarioSpec { mitigation, handshake: false, tcp: TcpVariant::Sack, ..osada.clone() });
     }
+    // multi-hop routes: two switches and a trunk, the far half of the servers three links
+    // from the client, with handshakes, UDP and random ties too
+    let two = ScenarioSpec { topology: TopologyKind::TwoSwitch, ..base.clone() };
+    for servers in [1, 2, 7, 32] {
+        v.push(ScenarioSpec { servers, ..two.clone() });
+        v.push(ScenarioSpec { servers, blocks: Some(3), duration_ps: None, rto_min_ps: Some(1 * MS), ..two.clone() });
+    }
+    v.push(ScenarioSpec { topology: TopologyKind::TwoSwitch, ..osada.clone() });
+    v.push(ScenarioSpec { servers: 16, tie_break: TieBreak::Random, seed: 9, ..two.clone() });
     v
 }
 

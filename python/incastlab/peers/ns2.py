@@ -194,6 +194,7 @@ INEXPRESSIBLE: dict[str, str] = {
     "udp_packet": "a UDP background datagram size (it has no UDP)",
     "cc": "DCTCP or CUBIC congestion control (the script runs Agent/TCP's AIMD)",
     "ecn_threshold": "ECN marking (its DropTail queues drop, they never mark CE)",
+    "topology": "a fabric other than its one-switch star",
 }
 
 FIELDS = FieldMap("ns-2", "peers/ns2.py", MAPPED, HARD_WIRED, INEXPRESSIBLE)

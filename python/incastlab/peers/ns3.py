@@ -243,6 +243,7 @@ INEXPRESSIBLE: dict[str, str] = {
     "cc": "DCTCP or CUBIC congestion control (the script runs TcpNewReno; ns-3's TcpDctcp and TcpCubic are "
           "not wired in)",
     "ecn_threshold": "ECN marking (its queues drop, they never mark CE: no RedQueueDisc, no ECN)",
+    "topology": "a fabric other than its one-switch star",
 }
 
 
