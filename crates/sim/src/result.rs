@@ -39,6 +39,11 @@ pub struct SimResult {
     /// The fabric; left out of the output on the star, so star results read as before.
     #[serde(skip_serializing_if = "is_star")]
     pub topology: TopologyKind,
+    /// 802.3x PAUSE frames the switches sent: XOFF and XON (only when PAUSE is on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pause_xoff_frames: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pause_xon_frames: Option<u64>,
     /// Application payload delivered to the client, in Mbit per simulated second.
     pub goodput_mbps: f64,
     pub blocks: u64,
@@ -136,6 +141,8 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         rto_backoff: s.rto_backoff,
         tie_break: s.tie_break,
         topology: s.topology,
+        pause_xoff_frames: w.pause_frames().map(|f| f.0),
+        pause_xon_frames: w.pause_frames().map(|f| f.1),
         goodput_mbps: if sim_seconds > 0.0 { c.app_bytes as f64 * 8.0 / sim_seconds / 1e6 } else { 0.0 },
         blocks: w.client.blocks_done,
         block_time_p50_s: secs(percentile(times, 50.0)),

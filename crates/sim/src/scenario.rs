@@ -184,6 +184,10 @@ pub struct ScenarioSpec {
     pub udp_fraction: f64,
     pub udp_packet_bytes: u32,
     pub topology: TopologyKind,
+    pub pause: bool,
+    pub pause_xoff_bytes: u64,
+    pub pause_xon_bytes: u64,
+    pub pause_quanta: u32,
 }
 
 impl Default for ScenarioSpec {
@@ -246,6 +250,14 @@ impl Default for ScenarioSpec {
             udp_packet_bytes: 1500,
             // FAST'08 Fig. 1: one switch
             topology: TopologyKind::Star,
+            // 802.3x PAUSE off, as FAST'08's runs but those of §5.2 / Fig. 14
+            pause: false,
+            // FAST'08 does not give the Procurve 2848's thresholds: XOFF above two full
+            // frames of one ingress waiting, XON at one (docs/model.md, "PAUSE")
+            pause_xoff_bytes: 3000,
+            pause_xon_bytes: 1500,
+            // the largest pause a frame asks for (802.3 §31B.2); XON ends it early
+            pause_quanta: 0xFFFF,
         }
     }
 }
@@ -404,6 +416,11 @@ impl ScenarioSpec {
         let largest = s.mtu().max(1500);
         check(s.udp_packet_bytes as u64 <= largest, || {
             ScenarioError::new("udp_packet_bytes", format_bytes(s.udp_packet_bytes as u64), format!("28B to the MTU ({largest}B)"))
+        })?;
+        check(s.pause_xon_bytes < s.pause_xoff_bytes, || {
+            let (on, off) = (format_bytes(s.pause_xon_bytes), format_bytes(s.pause_xoff_bytes));
+            let e = ScenarioError::new("pause_xon_bytes", on, format!("below pause_xoff ({off})"));
+            e.with_related(&["pause_xoff_bytes"])
         })?;
         check(s.tcp_rules != TcpRules::Ns3 || s.tcp == TcpVariant::Newreno, || {
             ScenarioError::new("tcp_rules", "ns3", "rfc or ns2 unless tcp is newreno (ns-3's rules are modelled for NewReno without SACK)")

@@ -20,6 +20,7 @@ use crate::app::schedule::{Action, Scheduler};
 use crate::app::sync_read::Progress;
 use crate::app::SyncReadClient;
 use crate::event::{Event, EventQueue, FlowId, PktId, PortId};
+use crate::net::pause::{frame_arrival, pause_time, Frame, IngressPause, PauseConfig};
 use crate::net::{Admission, HostId, Node, Offer, OutputPort, Topology, TopologyKind};
 use crate::packet::{Kind, Packet, PacketPool, CE, ECE, ECT, MAX_SACK_BLOCKS};
 use crate::scenario::{Mitigation, Scenario, StopAt, TcpVariant};
@@ -109,6 +110,8 @@ pub struct World {
     /// Per packet id: the port whose link brought it to the switch it is at (its ingress
     /// there: routing and PAUSE read it). Beside the pool, which keeps packets 72 bytes.
     via: Vec<PortId>,
+    /// 802.3x PAUSE at every switch ingress (`net::pause`), when on.
+    pause: Option<IngressPause>,
     /// Host send jitter: when each server's last jittered packet enters its NIC (packets
     /// of one host enter in the order TCP sent them).
     jitter_entered: Vec<Time>,
@@ -202,6 +205,7 @@ impl World {
             TopologyKind::TwoSwitch => Topology::two_switch(n as u32, &[], s.rate_bps, s.rate_bps, delay),
         };
         let client_host = n as HostId;
+        let topo_ports = topo.ports.len();
         let ports: Vec<OutputPort> = topo
             .ports
             .iter()
@@ -237,6 +241,11 @@ impl World {
             client_host,
             bottleneck,
             via: Vec::new(),
+            pause: s.pause.then(|| {
+                let (xoff_bytes, xon_bytes, quanta) = (s.pause_xoff_bytes, s.pause_xon_bytes, s.pause_quanta as u16);
+                let cfg = PauseConfig { xoff_bytes, xon_bytes, quanta };
+                IngressPause::new(cfg, topo_ports)
+            }),
             jitter_entered: vec![Time::ZERO; if s.send_jitter_ps > 0 { n } else { 0 }],
             flows: Vec::with_capacity(n),
             sender_cfg,
@@ -368,6 +377,9 @@ impl World {
             Event::SynTimer(f) => self.on_syn_timer(f),
             Event::UdpSend(f) => self.send_udp(f),
             Event::IctcpSlot => self.on_ictcp_slot(),
+            Event::PauseOn(port) => self.on_pause(port, true),
+            Event::PauseOff(port) => self.on_pause(port, false),
+            Event::PauseEnd(port) => self.resume(port),
         }
     }
 
@@ -488,6 +500,12 @@ impl World {
     /// Offer packet `id` to `port` now; false if the port dropped it (the caller frees it).
     #[inline]
     fn offer(&mut self, port: PortId, id: PktId) -> bool {
+        self.offer_to(port, id) != Offer::Dropped
+    }
+
+    /// Offer packet `id` to `port` now: what the port did with it.
+    #[inline]
+    fn offer_to(&mut self, port: PortId, id: PktId) -> Offer {
         let p = self.pool.get(id);
         let (wire, ect) = (p.wire_bytes, p.has(ECT));
         let now = self.queue.current();
@@ -506,16 +524,14 @@ impl World {
             Offer::Started(arrive) => {
                 let ev = self.arrival(port, id);
                 self.queue.push(arrive, ev);
-                true
             }
-            Offer::Waiting { first } => {
-                if first {
-                    self.queue.push_key(self.ports[port as usize].free_at(), Event::LinkFree(port));
-                }
-                true
+            // (a paused idle port has no transmission to end: its pause's end starts it)
+            Offer::Waiting { first: true } if self.ports[port as usize].free_at() > now => {
+                self.queue.push_key(self.ports[port as usize].free_at(), Event::LinkFree(port));
             }
-            Offer::Dropped => false,
+            Offer::Waiting { .. } | Offer::Dropped => {}
         }
+        offer
     }
 
     /// The per-event trace of data packets at the client's port, as ns-3's device queue
@@ -556,10 +572,23 @@ impl World {
         }
     }
 
-    /// `port`'s transmission ended and packets wait: the next one starts.
+    /// `port`'s transmission ended and packets wait: the next one starts, unless the port
+    /// is paused (then its pause's end starts it).
     fn on_link_free(&mut self, port: PortId) {
+        if self.ports[port as usize].paused(self.now) {
+            return;
+        }
         let queue = &mut self.queue;
         let (id, arrive, more) = self.ports[port as usize].next(self.now, |end| queue.reserve(end));
+        if let Some(pause) = &mut self.pause {
+            if port >= self.topo.hosts {
+                // a switch port: the packet leaves the bytes of the ingress it came in by
+                let ingress = self.via[id as usize];
+                if pause.dequeued(ingress, self.pool.get(id).wire_bytes as u64) == Some(Frame::Xon) {
+                    self.send_pause_frame(ingress, Frame::Xon);
+                }
+            }
+        }
         if self.recorder.events && port == self.bottleneck {
             let p = self.pool.get(id);
             if p.kind == Kind::Data {
@@ -709,6 +738,39 @@ impl World {
 
     // ---- the switch ------------------------------------------------------------------
 
+    /// The switch at the far end of `ingress` sends `frame` to `ingress`'s upstream end:
+    /// on the reverse link, after the frame on its wire (`net::pause`).
+    fn send_pause_frame(&mut self, ingress: PortId, frame: Frame) {
+        let back = self.topo.reverse[ingress as usize];
+        let spec = self.topo.ports[back as usize];
+        let wire_free = crate::event::key_time(self.ports[back as usize].free_at());
+        let at = frame_arrival(self.now, wire_free, spec.rate_bps, spec.delay);
+        let ev = if frame == Frame::Xoff { Event::PauseOn(ingress) } else { Event::PauseOff(ingress) };
+        self.queue.push(at, ev);
+    }
+
+    /// A PAUSE frame reached `port`: XOFF stops it for the configured quanta, XON resumes it.
+    fn on_pause(&mut self, port: PortId, xoff: bool) {
+        let Some(pause) = &self.pause else { return };
+        if xoff {
+            let until = self.now + pause_time(pause.cfg.quanta, self.topo.ports[port as usize].rate_bps);
+            self.ports[port as usize].pause_until(until);
+            self.queue.push(until, Event::PauseEnd(port));
+        } else {
+            self.ports[port as usize].pause_until(self.now);
+            self.resume(port);
+        }
+    }
+
+    /// `port`'s pause may have ended: start its next packet if its link is idle.
+    fn resume(&mut self, port: PortId) {
+        let p = &self.ports[port as usize];
+        // a link still transmitting has its "link free" event pending
+        if !p.paused(self.now) && p.waiting_packets() > 0 && p.free_at() < self.queue.current() {
+            self.on_link_free(port);
+        }
+    }
+
     fn at_switch(&mut self, id: PktId) {
         let (kind, flow, len, seq, after_timeout) = {
             let p = self.pool.get(id);
@@ -718,7 +780,15 @@ impl World {
         let sw = self.topo.far_switch(via).expect("a packet arriving at a switch came over a link to it");
         let dst = if kind.to_client() { self.client_host } else { flow };
         let port = self.topo.route(sw, dst);
-        let admitted = self.offer(port, id);
+        let wire = self.pool.get(id).wire_bytes as u64;
+        let offer = self.offer_to(port, id);
+        let admitted = offer != Offer::Dropped;
+        if let (Some(pause), Offer::Waiting { .. }) = (&mut self.pause, offer) {
+            let time = pause_time(pause.cfg.quanta, self.topo.ports[via as usize].rate_bps);
+            if pause.enqueued(via, wire, self.now, time) == Some(Frame::Xoff) {
+                self.send_pause_frame(via, Frame::Xoff);
+            }
+        }
         if kind.to_client() && port == self.bottleneck {
             // a mirror of the client's port sees everything offered to it (data, SYN-ACKs,
             // background UDP), dropped or not
@@ -992,6 +1062,11 @@ impl World {
         self.switch_ports().iter().map(|p| p.max_occupancy).max().unwrap_or(0)
     }
 
+    /// PAUSE frames sent (XOFF, XON), when PAUSE is on.
+    pub fn pause_frames(&self) -> Option<(u64, u64)> {
+        self.pause.as_ref().map(|p| (p.xoff_frames, p.xon_frames))
+    }
+
     /// Number of active servers per block.
     pub fn active_per_block(&self) -> usize {
         self.active_servers
@@ -1098,5 +1173,62 @@ mod tests {
         // a far server's first RTT sample is its 6-link path's, out and back
         let one_way = t.one_way(2, 4, 40);
         assert_eq!(one_way, Time(3 * (25 * PS_PER_US + serialization_time(40, 1_000_000_000).0)));
+    }
+
+    /// Two servers on the star with PAUSE (XOFF above 1000 B of one ingress waiting, XON
+    /// at 500 B or below); each writes two full segments at 0; server 1 sends a datagram at
+    /// 70 us. The world runs to `end` (a fresh one each time: a run consumes the first
+    /// event past its end).
+    fn paused_pair(end: Time) -> World {
+        let (pause_xoff_bytes, pause_xon_bytes) = (1000, 500);
+        let spec = ScenarioSpec { servers: 2, pause: true, pause_xoff_bytes, pause_xon_bytes, ..ScenarioSpec::default() };
+        let mut w = World::new(&spec.validate().unwrap());
+        let mss = w.sender_cfg.mss;
+        w.pending_request = vec![2 * mss, 2 * mss];
+        w.queue.push(Time::ZERO, Event::ServerRespond(0));
+        w.queue.push(Time::ZERO, Event::ServerRespond(1));
+        w.udp_interval = Some(Time(PS_PER_S));
+        w.queue.push(Time(70 * PS_PER_US), Event::UdpSend(1));
+        w.run_events(end);
+        w
+    }
+
+    #[test]
+    fn pause_frames_leave_and_land_when_hand_computed() {
+        // 1 Gbps, 25 us links, 1500 B frames (12 us). Each NIC sends its two segments at 0
+        // and 12 us; they reach the switch at 37 and 49 us. At 37 server 0's first starts
+        // towards the client, server 1's waits: 1500 B of ingress 1 > 1000: XOFF, 64 B
+        // (0.512 us) + 25 us: it lands at 62.512 us and pauses NIC 1 for 0xFFFF x 512 ns.
+        // At 49 server 0's second waits: XOFF to NIC 0, landing at 74.512. Server 1's first
+        // starts at 49, server 0's second at 61 (ingress 0 empties: XON, lands at 86.512),
+        // server 1's second at 73 (XON to NIC 1, lands at 98.512).
+        let us = |x: u64| Time(x * PS_PER_US);
+        let frame = Time(512_000);
+        let full = Time(65_535 * 512 * 1000);
+        let paused = |end: Time, port: FlowId, at: Time| paused_pair(end).ports[port as usize].paused(at);
+        assert!(!paused(us(62) + frame - Time(1), 1, us(62) + frame));
+        assert!(paused(us(62) + frame, 1, us(62) + frame + full - Time(1)));
+        assert!(!paused(us(62) + frame, 1, us(62) + frame + full));
+        assert!(!paused(us(74) + frame - Time(1), 0, us(75)));
+        assert!(paused(us(74) + frame, 0, us(75)));
+        assert!(paused(us(86) + frame - Time(1), 0, us(87)));
+        assert!(!paused(us(86) + frame, 0, us(86) + frame), "XON resumes at once");
+        assert!(paused(us(98) + frame - Time(1), 1, us(99)));
+        assert!(!paused(us(98) + frame, 1, us(98) + frame));
+        assert_eq!(paused_pair(us(98) + frame).pause_frames(), Some((2, 2)));
+    }
+
+    #[test]
+    fn a_paused_nic_holds_its_packets_until_the_xon_lands() {
+        // the datagram server 1 sends at 70 us, while its NIC is paused (62.512 to 98.512
+        // us), starts when the XON lands, and its last bit leaves 12 us later
+        let us = |x: u64| Time(x * PS_PER_US);
+        let frame = Time(512_000);
+        let nic1 = 1;
+        assert_eq!(paused_pair(us(70)).ports[nic1].waiting_packets(), 1);
+        assert_eq!(paused_pair(us(98) + frame - Time(1)).ports[nic1].sent_packets, 2, "nothing starts while paused");
+        let w = paused_pair(us(98) + frame);
+        assert_eq!(w.ports[nic1].sent_packets, 3, "the datagram starts as the XON lands");
+        assert_eq!(crate::event::key_time(w.ports[nic1].free_at()), us(110) + frame);
     }
 }

@@ -79,6 +79,15 @@ fn scenarios() -> Vec<ScenarioSpec> {
     }
     v.push(ScenarioSpec { topology: TopologyKind::TwoSwitch, ..osada.clone() });
     v.push(ScenarioSpec { servers: 16, tie_break: TieBreak::Random, seed: 9, ..two.clone() });
+    // 802.3x PAUSE on one switch and across two, persistent and with handshakes
+    for topology in [TopologyKind::Star, TopologyKind::TwoSwitch] {
+        for servers in [2, 16, 64] {
+            v.push(ScenarioSpec { servers, topology, pause: true, ..base.clone() });
+        }
+        let few = ScenarioSpec { blocks: Some(4), duration_ps: None, ..base.clone() };
+        v.push(ScenarioSpec { servers: 8, topology, pause: true, pause_quanta: 50, ..few });
+        v.push(ScenarioSpec { topology, pause: true, ..osada.clone() });
+    }
     v
 }
 

@@ -195,6 +195,10 @@ INEXPRESSIBLE: dict[str, str] = {
     "cc": "DCTCP or CUBIC congestion control (the script runs Agent/TCP's AIMD)",
     "ecn_threshold": "ECN marking (its DropTail queues drop, they never mark CE)",
     "topology": "a fabric other than its one-switch star",
+    "pause": "802.3x PAUSE (its links have no flow control)",
+    "pause_xoff": "a PAUSE threshold (its links have no flow control)",
+    "pause_xon": "a PAUSE threshold (its links have no flow control)",
+    "pause_quanta": "PAUSE quanta (its links have no flow control)",
 }
 
 FIELDS = FieldMap("ns-2", "peers/ns2.py", MAPPED, HARD_WIRED, INEXPRESSIBLE)

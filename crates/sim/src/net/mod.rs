@@ -1,6 +1,7 @@
-//! Network elements: output ports (a FIFO with a buffer feeding a link) and the topology
-//! that joins them.
+//! Network elements: output ports (a FIFO with a buffer feeding a link), the topology
+//! that joins them, and 802.3x PAUSE between them.
 
+pub mod pause;
 pub mod port;
 pub mod topology;
 
