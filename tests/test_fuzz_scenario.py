@@ -134,6 +134,7 @@ PLAUSIBLE = {
     "condition_i": st.sampled_from(CONDITION_I), "udp": FRACTIONS, "udp_packet": SIZES,
     "topology": st.sampled_from(BY_PUBLIC["topology"].choices),
     "pause": st.booleans(), "pause_xoff": SIZES, "pause_xon": SIZES, "pause_quanta": st.integers(0, 70_000),
+    "victim": st.booleans(),
 }
 assert set(PLAUSIBLE) == set(FIELDS), "a new Scenario field needs a strategy here"
 

@@ -188,6 +188,7 @@ pub struct ScenarioSpec {
     pub pause_xoff_bytes: u64,
     pub pause_xon_bytes: u64,
     pub pause_quanta: u32,
+    pub victim: bool,
 }
 
 impl Default for ScenarioSpec {
@@ -258,6 +259,8 @@ impl Default for ScenarioSpec {
             pause_xon_bytes: 1500,
             // the largest pause a frame asks for (802.3 §31B.2); XON ends it early
             pause_quanta: 0xFFFF,
+            // no background flow, as FAST'08's incast runs
+            victim: false,
         }
     }
 }

@@ -85,8 +85,13 @@ fn scenarios() -> Vec<ScenarioSpec> {
             v.push(ScenarioSpec { servers, topology, pause: true, ..base.clone() });
         }
         let few = ScenarioSpec { blocks: Some(4), duration_ps: None, ..base.clone() };
-        v.push(ScenarioSpec { servers: 8, topology, pause: true, pause_quanta: 50, ..few });
+        v.push(ScenarioSpec { servers: 8, topology, pause: true, pause_quanta: 50, ..few.clone() });
         v.push(ScenarioSpec { topology, pause: true, ..osada.clone() });
+        // a victim bulk flow beside the incast, with PAUSE and without
+        for pause in [false, true] {
+            v.push(ScenarioSpec { servers: 16, topology, pause, victim: true, ..base.clone() });
+            v.push(ScenarioSpec { servers: 6, topology, pause, victim: true, tcp: TcpVariant::Sack, ..few.clone() });
+        }
     }
     v
 }

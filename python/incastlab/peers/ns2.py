@@ -199,6 +199,7 @@ INEXPRESSIBLE: dict[str, str] = {
     "pause_xoff": "a PAUSE threshold (its links have no flow control)",
     "pause_xon": "a PAUSE threshold (its links have no flow control)",
     "pause_quanta": "PAUSE quanta (its links have no flow control)",
+    "victim": "a background bulk flow beside the incast",
 }
 
 FIELDS = FieldMap("ns-2", "peers/ns2.py", MAPPED, HARD_WIRED, INEXPRESSIBLE)

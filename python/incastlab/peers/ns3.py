@@ -248,6 +248,7 @@ INEXPRESSIBLE: dict[str, str] = {
     "pause_xoff": "a PAUSE threshold (its links have no flow control)",
     "pause_xon": "a PAUSE threshold (its links have no flow control)",
     "pause_quanta": "PAUSE quanta (its links have no flow control)",
+    "victim": "a background bulk flow beside the incast",
 }
 
 
