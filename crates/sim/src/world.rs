@@ -1,5 +1,9 @@
 //! The simulated world and its event loop: N servers and one client on one
-//! output-queued switch (FAST'08 Fig. 1, Osada et al. Fig. 1).
+//! output-queued switch (FAST'08 Fig. 1, Osada et al. Fig. 1), or on the other fabrics
+//! `net::topology` builds (two switches and a trunk), with 802.3x PAUSE between switches
+//! and their upstream ports when asked (`net::pause`) and an optional victim bulk flow.
+//! The path below is the star's; elsewhere a packet crosses one more switch per hop of
+//! its route.
 //!
 //! Path of a data packet: server NIC (unbounded host queue) -> link -> switch port
 //! towards the client (the shallow drop-tail buffer where incast happens) -> link ->

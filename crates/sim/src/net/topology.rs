@@ -31,7 +31,7 @@ pub enum TopologyKind {
 }
 
 /// A node: where a link ends.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Node {
     Host(HostId),
     Switch(SwitchId),
@@ -187,11 +187,22 @@ impl Builder {
         for &(sw, to, rate_bps) in &self.switch_ports {
             ports.push(PortSpec { from: Node::Switch(sw), to, rate_bps, delay: self.delay });
         }
-        let find = |from: Node, to: Node| ports.iter().position(|p| p.from == from && p.to == to).map(|i| i as PortId);
+        // (from, to) -> port, so building stays linear in the ports (a star of 2^20 servers)
+        let index: std::collections::HashMap<(Node, Node), PortId> =
+            ports.iter().enumerate().map(|(i, p)| ((p.from, p.to), i as PortId)).collect();
+        let find = |from: Node, to: Node| index.get(&(from, to)).copied();
         let reverse = ports.iter().map(|p| find(p.to, p.from).expect("every link has both directions")).collect();
         // next_hop[a][b]: the port switch a forwards on towards switch b (breadth first from
         // b over the trunks, so every route is a shortest path; ties go to the trunk added
         // first)
+        let trunks: Vec<(usize, SwitchId, SwitchId)> = ports
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| match (p.from, p.to) {
+                (Node::Switch(a), Node::Switch(b)) => Some((i, a, b)),
+                _ => None,
+            })
+            .collect();
         let mut next_hop = vec![vec![PortId::MAX; switches as usize]; switches as usize];
         for b in 0..switches {
             let mut frontier = vec![b];
@@ -200,13 +211,11 @@ impl Builder {
             while !frontier.is_empty() {
                 let mut next = vec![];
                 for &x in &frontier {
-                    for (i, p) in ports.iter().enumerate() {
-                        if let (Node::Switch(a), Node::Switch(to)) = (p.from, p.to) {
-                            if to == x && !seen[a as usize] {
-                                seen[a as usize] = true;
-                                next_hop[a as usize][b as usize] = i as PortId;
-                                next.push(a);
-                            }
+                    for &(i, a, to) in &trunks {
+                        if to == x && !seen[a as usize] {
+                            seen[a as usize] = true;
+                            next_hop[a as usize][b as usize] = i as PortId;
+                            next.push(a);
                         }
                     }
                 }
