@@ -204,7 +204,7 @@ pub const FIELDS: &[Field] = &[
     because(field("pause_quanta", "pause_quanta", Count, whole(1, 0xFFFF),
         "PAUSE: quanta of 512 bit times an XOFF asks for, refreshed while above XOFF (802.3 §31B: at most 0xFFFF)"),
         "a 16-bit field, 802.3 §31B"),
-    flag("victim", "a bulk TCP flow beside the incast, its own sender to its own receiver; on two switches through the trunk"),
+    flag("victim", "a bulk TCP flow beside the incast, own sender to own receiver (two switches: via the trunk)"),
 ];
 
 /// The field whose core name is `name`.

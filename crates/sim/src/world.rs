@@ -1331,8 +1331,8 @@ mod tests {
     /// 70 us. The world runs to `end` (a fresh one each time: a run consumes the first
     /// event past its end).
     fn paused_pair(end: Time) -> World {
-        let (pause_xoff_bytes, pause_xon_bytes) = (1000, 500);
-        let spec = ScenarioSpec { servers: 2, pause: true, pause_xoff_bytes, pause_xon_bytes, ..ScenarioSpec::default() };
+        let (pause, pause_xoff_bytes, pause_xon_bytes) = (true, 1000, 500);
+        let spec = ScenarioSpec { servers: 2, pause, pause_xoff_bytes, pause_xon_bytes, ..Default::default() };
         let mut w = World::new(&spec.validate().unwrap());
         let mss = w.sender_cfg.mss;
         w.pending_request = vec![2 * mss, 2 * mss];
