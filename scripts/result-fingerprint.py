@@ -3,7 +3,7 @@
 
     PYTHONPATH=<worktree>/python python scripts/result-fingerprint.py run before.jsonl [--jobs J]
     PYTHONPATH=<worktree>/python python scripts/result-fingerprint.py run after.jsonl
-    python scripts/result-fingerprint.py diff before.jsonl after.jsonl
+    python scripts/result-fingerprint.py diff before.jsonl after.jsonl [--new-field topology=star]
     python scripts/result-fingerprint.py csv-diff reproduce-before/ reproduce-after/
 
 ``run`` simulates every point of the grid (TCP variant x rule set x limited transmit x
@@ -149,7 +149,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
             print(f"ONLY IN {'B' if name in b else 'A'}  {name}")
             differ += 1
             continue
-        pa, pb = a[name], b[name]
+        pa, pb = a[name], _without_new_fields(a[name], b[name], args.new_field)
         same = pa["sha256"] == pb["sha256"] and pa.get("events_sha256") == pb.get("events_sha256")
         if args.verbose or not same:
             ev = f" events {pa['events_sha256'][:12]}" if "events_sha256" in pa else ""
@@ -166,6 +166,21 @@ def cmd_diff(args: argparse.Namespace) -> int:
     traced = sum("events_sha256" in p for p in a.values())
     print(f"{len(a)} points ({traced} with event traces): {differ} differ")
     return 1 if differ else 0
+
+
+def _without_new_fields(pa: dict, pb: dict, new_fields: list[str]) -> dict:
+    """``pb`` without each NAME=VALUE field that ``pa``'s result lacks and ``pb``'s holds
+    with exactly that value (a scenario field added since ``a`` was run, at its default),
+    its hash recomputed; any other difference still shows."""
+    result = dict(pb["result"])
+    for spec in new_fields:
+        name, _, value = spec.partition("=")
+        if name not in pa["result"] and name in result and str(result[name]) == value:
+            del result[name]
+    if result == pb["result"]:
+        return pb
+    sha = hashlib.sha256(json.dumps(result, sort_keys=True).encode()).hexdigest()
+    return {**pb, "result": result, "sha256": sha}
 
 
 def cmd_csv_diff(args: argparse.Namespace) -> int:
@@ -229,6 +244,8 @@ def main() -> int:
     d.add_argument("a")
     d.add_argument("b")
     d.add_argument("-v", "--verbose", action="store_true", help="print every point's hash, not only differences")
+    d.add_argument("--new-field", action="append", default=[], metavar="NAME=VALUE",
+                   help="a scenario field added since A was run: ignored where B has it at VALUE and A lacks it")
     d.set_defaults(func=cmd_diff)
     c = sub.add_parser("csv-diff", help="compare two 'incastlab reproduce' output directories")
     c.add_argument("a")

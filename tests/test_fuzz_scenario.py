@@ -133,6 +133,9 @@ PLAUSIBLE = {
     "active_servers": st.one_of(st.none(), st.integers(0, 100)), "handshake": st.booleans(), "syn_timeout": TIMES,
     "mitigation": st.sampled_from(MITIGATIONS), "nccs_k": st.integers(0, 16),
     "condition_i": st.sampled_from(CONDITION_I), "udp": FRACTIONS, "udp_packet": SIZES,
+    "topology": st.sampled_from(BY_PUBLIC["topology"].choices),
+    "pause": st.booleans(), "pause_xoff": SIZES, "pause_xon": SIZES, "pause_quanta": st.integers(0, 70_000),
+    "victim": st.booleans(),
 }
 assert set(PLAUSIBLE) == set(FIELDS), "a new Scenario field needs a strategy here"
 

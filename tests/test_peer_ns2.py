@@ -126,7 +126,8 @@ NOT_EXPRESSIBLE = {
     "blocks": 5, "delayed_ack": "40ms", "timer_ticks": True, "timestamps": True, "rto_random": 0.5,
     "slow_start": False, "slow_start_after_idle": True, "active_servers": 2, "handshake": True,
     "syn_timeout": "1s", "mitigation": "ictcp", "nccs_k": 2, "condition_i": "delivered", "udp": 0.001,
-    "udp_packet": 500, "cc": "cubic", "ecn_threshold": 20,
+    "udp_packet": 500, "cc": "cubic", "ecn_threshold": 20, "topology": "two_switch",
+    "pause": True, "pause_xoff": 6000, "pause_xon": 1000, "pause_quanta": 100, "victim": True,
 }
 
 

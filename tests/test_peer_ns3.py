@@ -144,6 +144,8 @@ NOT_EXPRESSIBLE = {
     "send_jitter": "1us", "slow_start": False, "slow_start_after_idle": True, "buffer_packets": 20,
     "active_servers": 2, "handshake": True, "syn_timeout": "1s", "mitigation": "ictcp", "nccs_k": 2,
     "condition_i": "delivered", "udp": 0.001, "udp_packet": 500, "cc": "cubic", "ecn_threshold": 20,
+    "topology": "two_switch",
+    "pause": True, "pause_xoff": 6000, "pause_xon": 1000, "pause_quanta": 100, "victim": True,
 }
 
 

@@ -63,6 +63,12 @@ pub enum Event {
     UdpSend(FlowId),
     /// The client's ICTCP time slot ends.
     IctcpSlot,
+    /// An 802.3x PAUSE frame (XOFF) reaches the upstream end of a port: it stops.
+    PauseOn(PortId),
+    /// A PAUSE frame of zero quanta (XON) reaches a port: it resumes.
+    PauseOff(PortId),
+    /// A port's pause time may have run out (lazy: a refreshed pause ends later).
+    PauseEnd(PortId),
 }
 
 /// How events at exactly the same instant are ordered.

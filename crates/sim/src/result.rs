@@ -3,7 +3,11 @@
 use serde::Serialize;
 
 use crate::event::TieBreak;
-use crate::net::Admission;
+use crate::net::{Admission, TopologyKind};
+
+fn is_star(t: &TopologyKind) -> bool {
+    *t == TopologyKind::Star
+}
 use crate::scenario::{RtoBackoff, TcpRules};
 use crate::tcp::congestion::Cc;
 use crate::tcp::sender::TimeoutKind;
@@ -35,6 +39,19 @@ pub struct SimResult {
     pub cc: Cc,
     pub rto_backoff: RtoBackoff,
     pub tie_break: TieBreak,
+    /// The fabric; left out of the output on the star, so star results read as before.
+    #[serde(skip_serializing_if = "is_star")]
+    pub topology: TopologyKind,
+    /// 802.3x PAUSE frames the switches sent: XOFF and XON (only when PAUSE is on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pause_xoff_frames: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pause_xon_frames: Option<u64>,
+    /// The victim flow's goodput (Mbps) and payload bytes dropped, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub victim_goodput_mbps: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub victim_bytes_dropped: Option<u64>,
     /// Application payload delivered to the client, in Mbit per simulated second.
     pub goodput_mbps: f64,
     pub blocks: u64,
@@ -137,6 +154,11 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         cc: s.cc,
         rto_backoff: s.rto_backoff,
         tie_break: s.tie_break,
+        topology: s.topology,
+        pause_xoff_frames: w.pause_frames().map(|f| f.0),
+        pause_xon_frames: w.pause_frames().map(|f| f.1),
+        victim_goodput_mbps: w.victim_goodput_mbps(),
+        victim_bytes_dropped: w.victim_goodput_mbps().map(|_| w.counters.victim_bytes_dropped),
         goodput_mbps: if sim_seconds > 0.0 { c.app_bytes as f64 * 8.0 / sim_seconds / 1e6 } else { 0.0 },
         blocks: w.client.blocks_done,
         block_time_p50_s: secs(percentile(times, 50.0)),

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::app::serialization_model::serialization_model;
 use crate::event::TieBreak;
-use crate::net::Admission;
+use crate::net::{Admission, TopologyKind};
 use crate::schema::{self, format_bytes, format_ps};
 use crate::tcp::congestion::Cc;
 use crate::time::{Time, PS_PER_MS, PS_PER_S, PS_PER_US};
@@ -187,6 +187,12 @@ pub struct ScenarioSpec {
     pub condition_i: ConditionI,
     pub udp_fraction: f64,
     pub udp_packet_bytes: u32,
+    pub topology: TopologyKind,
+    pub pause: bool,
+    pub pause_xoff_bytes: u64,
+    pub pause_xon_bytes: u64,
+    pub pause_quanta: u32,
+    pub victim: bool,
 }
 
 impl Default for ScenarioSpec {
@@ -250,6 +256,18 @@ impl Default for ScenarioSpec {
             condition_i: ConditionI::Sent,
             udp_fraction: 0.0,
             udp_packet_bytes: 1500,
+            // FAST'08 Fig. 1: one switch
+            topology: TopologyKind::Star,
+            // 802.3x PAUSE off, as FAST'08's runs but those of §5.2 / Fig. 14
+            pause: false,
+            // FAST'08 does not give the Procurve 2848's thresholds: XOFF above two full
+            // frames of one ingress waiting, XON at one (docs/model.md, "PAUSE")
+            pause_xoff_bytes: 3000,
+            pause_xon_bytes: 1500,
+            // the largest pause a frame asks for (802.3 §31B.2); XON ends it early
+            pause_quanta: 0xFFFF,
+            // no background flow, as FAST'08's incast runs
+            victim: false,
         }
     }
 }
@@ -416,6 +434,11 @@ impl ScenarioSpec {
                     .with_related(&["tcp"])
             })?;
         }
+        check(s.pause_xon_bytes < s.pause_xoff_bytes, || {
+            let (on, off) = (format_bytes(s.pause_xon_bytes), format_bytes(s.pause_xoff_bytes));
+            let e = ScenarioError::new("pause_xon_bytes", on, format!("below pause_xoff ({off})"));
+            e.with_related(&["pause_xoff_bytes"])
+        })?;
         check(s.tcp_rules != TcpRules::Ns3 || s.tcp == TcpVariant::Newreno, || {
             ScenarioError::new("tcp_rules", "ns3", "rfc or ns2 unless tcp is newreno (ns-3's rules are modelled for NewReno without SACK)")
                 .with_related(&["tcp"])

@@ -196,6 +196,17 @@ pub const FIELDS: &[Field] = &[
         "at most half the link"),
     field("udp_packet_bytes", "udp_packet", Bytes, whole(28, 65_535),
         "UDP background datagram size on the wire (Osada et al. do not say; full-size packets)"),
+    choice("topology", "topology", &["star", "two_switch"],
+        "one switch (FAST'08 Fig. 1) or two joined by a trunk, the client and half the servers on the first"),
+    flag("pause", "802.3x PAUSE: a switch pauses an ingress's upstream port past pause_xoff (FAST'08 §5.2)"),
+    field("pause_xoff_bytes", "pause_xoff", Bytes, whole(1, NO_MAX),
+        "PAUSE: XOFF when the bytes waiting that came in over one ingress exceed this (FAST'08 gives none)"),
+    field("pause_xon_bytes", "pause_xon", Bytes, whole(0, NO_MAX),
+        "PAUSE: send XON (zero quanta) when they fall to this or below; below pause_xoff"),
+    because(field("pause_quanta", "pause_quanta", Count, whole(1, 0xFFFF),
+        "PAUSE: quanta of 512 bit times an XOFF asks for, refreshed while above XOFF (802.3 §31B: at most 0xFFFF)"),
+        "a 16-bit field, 802.3 §31B"),
+    flag("victim", "a bulk TCP flow beside the incast, own sender to own receiver (two switches: via the trunk)"),
 ];
 
 /// The field whose core name is `name`.

@@ -4,7 +4,7 @@
 
 use incast_sim::world::World;
 use incast_sim::event::TieBreak;
-use incast_sim::net::Admission;
+use incast_sim::net::{Admission, TopologyKind};
 use incast_sim::scenario::{RtoBackoff, Scheme, TcpRules};
 use incast_sim::tcp::congestion::Cc;
 use incast_sim::{ScenarioSpec, SimResult, TcpVariant};
@@ -75,6 +75,29 @@ fn scenarios() -> Vec<ScenarioSpec> {
     for mitigation in [Scheme::Ntcp, Scheme::Ictcp, Scheme::Ccs, Scheme::Nccs, Scheme::Ocs] {
         v.push(ScenarioSpec { mitigation, ..osada.clone() });
         v.push(ScenarioSpec { mitigation, handshake: false, tcp: TcpVariant::Sack, ..osada.clone() });
+    }
+    // multi-hop routes: two switches and a trunk, the far half of the servers three links
+    // from the client, with handshakes, UDP and random ties too
+    let two = ScenarioSpec { topology: TopologyKind::TwoSwitch, ..base.clone() };
+    for servers in [1, 2, 7, 32] {
+        v.push(ScenarioSpec { servers, ..two.clone() });
+        v.push(ScenarioSpec { servers, blocks: Some(3), duration_ps: None, rto_min_ps: Some(1 * MS), ..two.clone() });
+    }
+    v.push(ScenarioSpec { topology: TopologyKind::TwoSwitch, ..osada.clone() });
+    v.push(ScenarioSpec { servers: 16, tie_break: TieBreak::Random, seed: 9, ..two.clone() });
+    // 802.3x PAUSE on one switch and across two, persistent and with handshakes
+    for topology in [TopologyKind::Star, TopologyKind::TwoSwitch] {
+        for servers in [2, 16, 64] {
+            v.push(ScenarioSpec { servers, topology, pause: true, ..base.clone() });
+        }
+        let few = ScenarioSpec { blocks: Some(4), duration_ps: None, ..base.clone() };
+        v.push(ScenarioSpec { servers: 8, topology, pause: true, pause_quanta: 50, ..few.clone() });
+        v.push(ScenarioSpec { topology, pause: true, ..osada.clone() });
+        // a victim bulk flow beside the incast, with PAUSE and without
+        for pause in [false, true] {
+            v.push(ScenarioSpec { servers: 16, topology, pause, victim: true, ..base.clone() });
+            v.push(ScenarioSpec { servers: 6, topology, pause, victim: true, tcp: TcpVariant::Sack, ..few.clone() });
+        }
     }
     v
 }

@@ -27,6 +27,7 @@ REGISTRY: dict[str, str] = {
     "fast08-table3": "fast08_table3",
     "fast08-fig12": "fast08_fig12",
     "fast08-fig13": "fast08_fig13",
+    "fast08-fig14": "fast08_fig14",
     "sigcomm09-fixed-block": "sigcomm09_fixed_block",
     "wren09-delack": "wren09_delack",
     "wren09-timers": "wren09_timers",

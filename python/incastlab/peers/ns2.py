@@ -194,6 +194,12 @@ INEXPRESSIBLE: dict[str, str] = {
     "udp_packet": "a UDP background datagram size (it has no UDP)",
     "cc": "DCTCP or CUBIC congestion control (the script runs Agent/TCP's AIMD)",
     "ecn_threshold": "ECN marking (its DropTail queues drop, they never mark CE)",
+    "topology": "a fabric other than its one-switch star",
+    "pause": "802.3x PAUSE (its links have no flow control)",
+    "pause_xoff": "a PAUSE threshold (its links have no flow control)",
+    "pause_xon": "a PAUSE threshold (its links have no flow control)",
+    "pause_quanta": "PAUSE quanta (its links have no flow control)",
+    "victim": "a background bulk flow beside the incast",
 }
 
 FIELDS = FieldMap("ns-2", "peers/ns2.py", MAPPED, HARD_WIRED, INEXPRESSIBLE)

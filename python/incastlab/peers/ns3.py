@@ -243,6 +243,12 @@ INEXPRESSIBLE: dict[str, str] = {
     "cc": "DCTCP or CUBIC congestion control (the script runs TcpNewReno; ns-3's TcpDctcp and TcpCubic are "
           "not wired in)",
     "ecn_threshold": "ECN marking (its queues drop, they never mark CE: no RedQueueDisc, no ECN)",
+    "topology": "a fabric other than its one-switch star",
+    "pause": "802.3x PAUSE (its links have no flow control)",
+    "pause_xoff": "a PAUSE threshold (its links have no flow control)",
+    "pause_xon": "a PAUSE threshold (its links have no flow control)",
+    "pause_quanta": "PAUSE quanta (its links have no flow control)",
+    "victim": "a background bulk flow beside the incast",
 }
 
 

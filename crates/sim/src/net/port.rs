@@ -90,6 +90,8 @@ pub struct OutputPort {
     ecn_threshold: u64,
     /// Packets marked CE.
     pub ce_marks: u64,
+    /// 802.3x PAUSE: the port starts no transmission before this instant (`pause`).
+    paused_until: Time,
 }
 
 impl OutputPort {
@@ -114,6 +116,7 @@ impl OutputPort {
             sent_packets: 0,
             ecn_threshold: u64::MAX,
             ce_marks: 0,
+            paused_until: Time::ZERO,
         }
     }
 
@@ -234,7 +237,7 @@ impl OutputPort {
             self.dropped_bytes += wire_bytes as u64;
             return Offer::Dropped;
         }
-        let offer = if self.busy(now_key) {
+        let offer = if self.busy(now_key) || self.paused(now) {
             self.waiting.push_back((id, wire_bytes));
             self.waiting_bytes += wire_bytes as u64;
             Offer::Waiting { first: self.waiting.len() == 1 }
@@ -257,6 +260,19 @@ impl OutputPort {
         let done = reserve_done(self.end_of(now, wire));
         let arrive = self.start(now, wire, done);
         (id, arrive, !self.waiting.is_empty())
+    }
+
+    /// IEEE 802.3x PAUSE: start no transmission before `until` (a frame already on the wire
+    /// finishes; `until` = now resumes at once, as a pause of zero quanta does). While
+    /// paused, offered packets wait; the owner restarts the link when the pause ends.
+    pub fn pause_until(&mut self, until: Time) {
+        self.paused_until = until;
+    }
+
+    /// The port is paused at `now` (it may start nothing).
+    #[inline]
+    pub fn paused(&self, now: Time) -> bool {
+        now < self.paused_until
     }
 
     /// Packets waiting (not counting the one on the wire).
@@ -452,6 +468,20 @@ mod tests {
         let mut p = OutputPort::new(GIG, Time::ZERO, 1 << 20);
         p.offer(at(Time::ZERO, 0), 0, 1500, |t| key(t, 2));
         assert!(matches!(p.offer(at(Time::from_us(12), 3), 1, 1500, |t| key(t, 9)), Offer::Started(_)));
+    }
+
+    #[test]
+    fn a_paused_port_queues_what_it_would_have_started() {
+        // IEEE 802.3x: a paused MAC starts no frame; the one on the wire finishes
+        let mut p = OutputPort::new(GIG, Time::ZERO, 1 << 20);
+        p.pause_until(Time::from_us(50));
+        assert!(p.paused(Time::from_us(49)) && !p.paused(Time::from_us(50)));
+        assert_eq!(p.offer(at(Time::from_us(10), 1), 0, 1500, |t| key(t, 2)), Offer::Waiting { first: true });
+        // at the pause's end the owner starts it: it leaves 12 us later
+        let (id, arrive, more) = p.next(Time::from_us(50), |t| key(t, 3));
+        assert_eq!((id, arrive, more), (0, Time::from_us(62), false));
+        // an idle, unpaused port starts at once again
+        assert!(matches!(p.offer(at(Time::from_us(70), 4), 1, 1500, |t| key(t, 5)), Offer::Started(_)));
     }
 
     #[test]
