@@ -20,6 +20,7 @@ use crate::app::schedule::{Action, Scheduler};
 use crate::app::sync_read::Progress;
 use crate::app::SyncReadClient;
 use crate::event::{Event, EventQueue, FlowId, PktId, PortId};
+use crate::net::buffer::SwitchBuffers;
 use crate::net::{Admission, Offer, OutputPort};
 use crate::packet::{Kind, Packet, PacketPool, CE, ECE, ECT, MAX_SACK_BLOCKS};
 use crate::scenario::{Mitigation, Scenario, StopAt, TcpVariant};
@@ -202,10 +203,11 @@ impl World {
             window: sc.rwnd_bytes,
             dctcp_echo: s.cc == Cc::Dctcp,
         };
+        let buffers = SwitchBuffers::of(sc);
         let switch_port = || {
             let mut port = match sc.admission {
                 Admission::Packets => OutputPort::with_packet_limit(s.rate_bps, delay, sc.buffer_packets),
-                Admission::Bytes => OutputPort::new(s.rate_bps, delay, s.buffer_bytes),
+                Admission::Bytes => buffers.fit(OutputPort::new(s.rate_bps, delay, buffers.static_bytes())),
                 Admission::MtuSlots => OutputPort::with_mtu_slots(s.rate_bps, delay, s.buffer_bytes, s.mss_bytes + s.header_bytes),
             };
             if let Some(k) = s.ecn_threshold_packets {
