@@ -205,7 +205,7 @@ impl Default for ScenarioSpec {
             buffer_admission: None,
             buffer_sharing: BufferSharing::Static,
             buffer_pool_bytes: None,
-            // Choudhury & Hahne 1998 §IV: alpha = 1 (a power of two is cheap in hardware)
+            // Choudhury & Hahne's alpha; 1 lets one congested queue take half the pool
             dt_alpha: 1.0,
             qos_classes: 1,
             rate_bps: 1_000_000_000,
@@ -436,7 +436,7 @@ impl ScenarioSpec {
                 .with_related(&["buffer_sharing"])
         })?;
         check(s.buffer_bytes / n >= mtu, || {
-            let most = s.buffer_bytes / mtu;
+            let most = (s.buffer_bytes / mtu).min(8);
             ScenarioError::new("qos_classes", n, format!("1 to {most}: each class holds a full packet ({mtu} B)"))
                 .with_related(&["buffer_bytes"])
         })?;

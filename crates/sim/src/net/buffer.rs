@@ -5,7 +5,7 @@
 //! FAST'08 (`000_315d806dde942a9f.txt` §4.1): "most switches dynamically allocate each
 //! link's output buffer from a shared memory pool". The rule such switches use is
 //! Choudhury & Hahne's dynamic threshold (DT; "Dynamic queue length thresholds for
-//! shared-memory packet switches", IEEE/ACM Trans. Networking 6(2), 1998, §II): with B
+//! shared-memory packet switches", IEEE/ACM Trans. Networking 6(2), 1998): with B
 //! bytes of memory of which Q(t) are held by all queues, a queue may grow while its length
 //! is below T(t) = alpha x (B - Q(t)); a packet arriving at a queue at or above T is
 //! dropped. One congested queue alone then settles where q = alpha (B - q), at
@@ -74,11 +74,6 @@ impl SwitchBuffers {
             return port;
         }
         port.with_buffer(PortBuffer { pool: self.pool.clone(), classes })
-    }
-
-    /// Most bytes the pool held at once (0 without a pool).
-    pub fn pool_max_held(&self) -> u64 {
-        self.pool.as_ref().map_or(0, |p| p.borrow().max_held)
     }
 }
 
