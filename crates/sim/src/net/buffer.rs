@@ -276,6 +276,9 @@ mod tests {
         assert_eq!(fill(&mut p, Time::ZERO, 10, 1500, 0, &mut o), 5);
         assert_eq!(fill(&mut p, Time::ZERO, 10, 1500, 2, &mut o), 5);
         assert_eq!(p.waiting_packets(), 9, "one of the ten is on the wire");
+        // a packet of no bytes (header_bytes 0, a bare ACK) still takes the classes' path
+        assert_eq!(fill(&mut p, Time::ZERO, 1, 0, 3, &mut o), 1);
+        assert_eq!(p.waiting_packets(), 10);
     }
 
     #[test]

@@ -16,8 +16,9 @@
 //! wire included), by packets held (ns-2's DropTail), or while one more MTU fits beside
 //! the waiting packets (ns-3's device queue with flow control). A port may also have a
 //! [`PortBuffer`] (`net::buffer`): a share of its switch's pool, or QoS classes that order
-//! its waiting packets (`net::qos`). Such a port takes its own path through `offer` and
-//! `next`, so the static buffer's hot path pays one untaken branch in each.
+//! its waiting packets (`net::qos`). Such a port's static admission test refuses every
+//! packet, which sends it down the port's own path where a static port would drop it: the
+//! static buffer's hot path tests for a `PortBuffer` only there, and once per `next`.
 
 use std::collections::VecDeque;
 
@@ -143,6 +144,9 @@ impl OutputPort {
     /// buffer in bytes (a pool's port has an unbounded one: [`OutputPort::unbounded`]).
     pub fn with_buffer(mut self, extra: PortBuffer) -> Self {
         assert_eq!(self.admission, Admission::Bytes, "pools and classes count bytes");
+        // `offer`'s test "fewer than 0 packets held" fails for every packet, whatever its
+        // size, and sends it to `offer_in_class`, which counts bytes against `buffer_bytes`
+        (self.admission, self.buffer_packets) = (Admission::Packets, 0);
         self.extra = Some(Box::new(extra));
         self
     }
@@ -234,11 +238,11 @@ impl OutputPort {
     /// its transmission (`EventQueue::reserve`).
     #[inline]
     pub fn offer(&mut self, now_key: Key, id: PktId, wire_bytes: u32, reserve_done: impl FnOnce(Time) -> Key) -> Offer {
-        if self.extra.is_some() {
-            return self.offer_in_class(now_key, id, wire_bytes, 0, reserve_done);
-        }
         let now = crate::event::key_time(now_key);
         if !self.admits(now, wire_bytes) {
+            if self.extra.is_some() {
+                return self.offer_in_class(now_key, id, wire_bytes, 0, reserve_done); // `with_buffer`
+            }
             return self.drop(wire_bytes);
         }
         let offer = if self.busy(now_key) {
@@ -261,7 +265,9 @@ impl OutputPort {
 
     /// [`OutputPort::offer`] for a packet of QoS class `class` at a port with a
     /// [`PortBuffer`]: that admits it beside the static limit, and its classes, if any,
-    /// order the waiting packets (`waiting` still counts them, in arrival order).
+    /// order the waiting packets (`waiting` still counts them, in arrival order). Kept out
+    /// of line so the static path's `offer` stays as small as it was.
+    #[inline(never)]
     pub fn offer_in_class(
         &mut self,
         now_key: Key,
@@ -315,6 +321,7 @@ impl OutputPort {
 
     /// [`OutputPort::next`] at a port with a [`PortBuffer`]: its classes, if any, choose the
     /// packet, and its pool learns when the packet will have left.
+    #[inline(never)]
     fn next_of_extra(&mut self, now: Time, reserve_done: impl FnOnce(Time) -> Key) -> (PktId, Time, bool) {
         let oldest = self.waiting.pop_front().expect("a link-free event is scheduled only while packets wait");
         let extra = self.extra.as_deref_mut().expect("a port with a PortBuffer");
