@@ -132,6 +132,8 @@ PLAUSIBLE = {
     "active_servers": st.one_of(st.none(), st.integers(0, 100)), "handshake": st.booleans(), "syn_timeout": TIMES,
     "mitigation": st.sampled_from(MITIGATIONS), "nccs_k": st.integers(0, 16),
     "condition_i": st.sampled_from(CONDITION_I), "udp": FRACTIONS, "udp_packet": SIZES,
+    "buffer_sharing": st.sampled_from(BY_PUBLIC["buffer_sharing"].choices), "buffer_pool": st.one_of(st.none(), SIZES),
+    "dt_alpha": st.one_of(FRACTIONS, st.floats(0, 100)), "qos_classes": st.integers(0, 9),
 }
 assert set(PLAUSIBLE) == set(FIELDS), "a new Scenario field needs a strategy here"
 
