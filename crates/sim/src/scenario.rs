@@ -442,7 +442,25 @@ impl ScenarioSpec {
         })?;
         // unset: the pool holds what the switch's static buffers would, one per port (the
         // client's and each server's)
-        Ok(dynamic.then(|| s.buffer_pool_bytes.unwrap_or(s.buffer_bytes.saturating_mul(s.servers as u64 + 1))))
+        if !dynamic {
+            return Ok(None);
+        }
+        let pool = s.buffer_pool_bytes.unwrap_or(s.buffer_bytes.saturating_mul(s.servers as u64 + 1));
+        // The congested port settles at alpha / (1 + alpha) of the pool, one packet over at
+        // most; what it leaves must still let another port take a full packet (free >= MTU
+        // and alpha x free >= MTU), or the star's ACK ports, which the world never lets drop
+        // (`World::at_switch`), could find the pool full.
+        let alpha = s.dt_alpha;
+        let least = ((1.0 + alpha) * (mtu as f64) * (1.0 + 1f64.max(1.0 / alpha))).ceil() as u64;
+        check(pool >= least, || {
+            let allowed = format!(
+                "at least {least} B at dt_alpha {alpha}: a port congested at alpha/(1+alpha) of the pool \
+                 must leave a full packet ({mtu} B) for another"
+            );
+            ScenarioError::new("buffer_pool_bytes", format_bytes(pool), allowed)
+                .with_related(&["dt_alpha", "buffer_sharing", "buffer_bytes"])
+        })?;
+        Ok(Some(pool))
     }
 
     /// Constraints between fields that derive nothing.
@@ -656,6 +674,16 @@ mod tests {
     #[test]
     fn switch_buffer_combinations_are_refused_naming_the_field() {
         let dynamic = ScenarioSpec { buffer_sharing: BufferSharing::Dynamic, ..spec() };
+        // alpha 1 leaves half the pool: it must hold two full packets beyond the congested
+        // port's overshoot, 2 x (1500 + 1500) B; alpha 3 leaves a quarter, 4 x 3000
+        let small = |pool, dt_alpha| {
+            ScenarioSpec { buffer_pool_bytes: Some(pool), dt_alpha, ..dynamic.clone() }.validate()
+        };
+        assert!(small(6000, 1.0).is_ok() && small(11_999, 3.0).is_err() && small(12_000, 3.0).is_ok());
+        assert_eq!(small(5999, 1.0).unwrap_err().param, "buffer_pool_bytes");
+        // alpha 1/4: another port may take a quarter of what is free, which must be a packet:
+        // 1.25 x 1500 x (1 + 4) = 9375 B
+        assert!(small(9374, 0.25).is_err() && small(9375, 0.25).is_ok());
         // unset pool: 9 ports x 32 KiB
         assert_eq!(dynamic.validate().unwrap().buffer_pool_bytes, Some(9 * 32 * 1024));
         let pool = ScenarioSpec { buffer_pool_bytes: Some(1 << 20), ..spec() };
