@@ -136,6 +136,8 @@ PLAUSIBLE = {
     "topology": st.sampled_from(BY_PUBLIC["topology"].choices),
     "pause": st.booleans(), "pause_xoff": SIZES, "pause_xon": SIZES, "pause_quanta": st.integers(0, 70_000),
     "victim": st.booleans(),
+    "buffer_sharing": st.sampled_from(BY_PUBLIC["buffer_sharing"].choices), "buffer_pool": st.one_of(st.none(), SIZES),
+    "dt_alpha": st.one_of(FRACTIONS, st.floats(0, 100)), "qos_classes": st.integers(0, 9),
 }
 assert set(PLAUSIBLE) == set(FIELDS), "a new Scenario field needs a strategy here"
 

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::app::serialization_model::serialization_model;
 use crate::event::TieBreak;
+use crate::net::buffer::BufferSharing;
 use crate::net::{Admission, TopologyKind};
 use crate::schema::{self, format_bytes, format_ps};
 use crate::tcp::congestion::Cc;
@@ -143,6 +144,12 @@ pub struct ScenarioSpec {
     pub buffer_bytes: u64,
     pub buffer_packets: Option<u32>,
     pub buffer_admission: Option<Admission>,
+    /// Static per-port buffers, or one pool per switch with dynamic thresholds (`net::buffer`).
+    pub buffer_sharing: BufferSharing,
+    pub buffer_pool_bytes: Option<u64>,
+    pub dt_alpha: f64,
+    /// QoS classes partitioning each switch port's buffer (`net::qos`); 1 = no QoS.
+    pub qos_classes: u32,
     pub rate_bps: u64,
     /// Round-trip propagation; each of the star's four links (server -> switch -> client
     /// and back) delays a packet by a quarter of it.
@@ -206,6 +213,11 @@ impl Default for ScenarioSpec {
             buffer_bytes: 32 * 1024,
             buffer_packets: None,
             buffer_admission: None,
+            buffer_sharing: BufferSharing::Static,
+            buffer_pool_bytes: None,
+            // Choudhury & Hahne's alpha; 1 lets one congested queue take half the pool
+            dt_alpha: 1.0,
+            qos_classes: 1,
             rate_bps: 1_000_000_000,
             rtt_ps: 100 * PS_PER_US,
             mss_bytes: 1460,
@@ -343,6 +355,9 @@ pub struct Scenario {
     /// The packet limit under [`Admission::Packets`]: `buffer_packets`, or as many full
     /// packets as `buffer_bytes` holds.
     pub buffer_packets: u32,
+    /// Under dynamic sharing, the bytes of the switch's pool (`buffer_pool_bytes`, or every
+    /// switch port's static buffer together); `None` for static buffers.
+    pub buffer_pool_bytes: Option<u64>,
     /// Bytes each server returns for one block, index = server.
     pub per_server_bytes: Vec<u64>,
     pub stop: StopAt,
@@ -366,6 +381,7 @@ impl ScenarioSpec {
         let s = self;
         schema::check_fields(&serde_json::to_value(s).expect("a spec serializes"))?;
         let (admission, buffer_packets) = s.buffer()?;
+        let buffer_pool_bytes = s.switch_buffers(admission)?;
         s.check_combinations()?;
         let rto_min_ps = s.rto_min()?;
         let stop = s.stop()?;
@@ -375,6 +391,7 @@ impl ScenarioSpec {
             sru_bytes: s.block_bytes.is_none().then_some(per_server_bytes[0]),
             rto_min_ps: Some(rto_min_ps),
             rwnd_bytes: Some(rwnd_bytes),
+            buffer_pool_bytes,
             duration_ps: match stop {
                 StopAt::Time(t) => Some(t.0),
                 StopAt::Blocks(_) => None,
@@ -385,6 +402,7 @@ impl ScenarioSpec {
             spec,
             admission,
             buffer_packets,
+            buffer_pool_bytes,
             per_server_bytes,
             stop,
             link_delay: Time(s.rtt_ps / LINKS_PER_RTT),
@@ -413,6 +431,61 @@ impl ScenarioSpec {
         }
         let admission = s.buffer_admission.unwrap_or(if s.buffer_packets.is_some() { Admission::Packets } else { Admission::Bytes });
         Ok((admission, s.buffer_packets.unwrap_or((s.buffer_bytes / mtu).min(u32::MAX as u64) as u32)))
+    }
+
+    /// The shared pool's bytes under dynamic sharing, after checking that the buffer fields
+    /// agree: a pool and QoS classes count bytes, a pool needs dynamic sharing, each class
+    /// holds at least one full packet, and classes partition a static port (FAST'08 §4.1).
+    fn switch_buffers(&self, admission: Admission) -> Result<Option<u64>, ScenarioError> {
+        let (s, mtu) = (self, self.mtu());
+        let dynamic = s.buffer_sharing == BufferSharing::Dynamic;
+        let bytes_only = "bytes (buffer_packets unset) under a shared pool or QoS classes";
+        check(admission == Admission::Bytes || (!dynamic && s.qos_classes == 1), || {
+            let related: &'static [&'static str] =
+                if dynamic { &["buffer_sharing", "buffer_packets"] } else { &["qos_classes", "buffer_packets"] };
+            ScenarioError::new("buffer_admission", admission_word(Some(admission)), bytes_only).with_related(related)
+        })?;
+        if let Some(pool) = s.buffer_pool_bytes {
+            check(dynamic, || {
+                ScenarioError::new("buffer_pool_bytes", format_bytes(pool), "unset unless buffer_sharing is dynamic")
+                    .with_related(&["buffer_sharing"])
+            })?;
+            check(pool >= mtu, || {
+                let allowed = format!("at least one full packet ({mtu} B)");
+                ScenarioError::new("buffer_pool_bytes", format_bytes(pool), allowed)
+            })?;
+        }
+        let n = s.qos_classes as u64;
+        check(n == 1 || !dynamic, || {
+            ScenarioError::new("qos_classes", n, "1 under a shared pool (classes partition a static port buffer)")
+                .with_related(&["buffer_sharing"])
+        })?;
+        check(s.buffer_bytes / n >= mtu, || {
+            let most = (s.buffer_bytes / mtu).min(8);
+            ScenarioError::new("qos_classes", n, format!("1 to {most}: each class holds a full packet ({mtu} B)"))
+                .with_related(&["buffer_bytes"])
+        })?;
+        // unset: the pool holds what the switch's static buffers would, one per port (the
+        // client's and each server's)
+        if !dynamic {
+            return Ok(None);
+        }
+        let pool = s.buffer_pool_bytes.unwrap_or(s.buffer_bytes.saturating_mul(s.servers as u64 + 1));
+        // The congested port settles at alpha / (1 + alpha) of the pool, one packet over at
+        // most; what it leaves must still let another port take a full packet (free >= MTU
+        // and alpha x free >= MTU), or the star's ACK ports, which the world never lets drop
+        // (`World::at_switch`), could find the pool full.
+        let alpha = s.dt_alpha;
+        let least = ((1.0 + alpha) * (mtu as f64) * (1.0 + 1f64.max(1.0 / alpha))).ceil() as u64;
+        check(pool >= least, || {
+            let allowed = format!(
+                "at least {least} B at dt_alpha {alpha}: a port congested at alpha/(1+alpha) of the pool \
+                 must leave a full packet ({mtu} B) for another"
+            );
+            ScenarioError::new("buffer_pool_bytes", format_bytes(pool), allowed)
+                .with_related(&["dt_alpha", "buffer_sharing", "buffer_bytes"])
+        })?;
+        Ok(Some(pool))
     }
 
     /// Constraints between fields that derive nothing.
@@ -550,6 +623,7 @@ impl Scenario {
             "link_delay_ps": self.link_delay.0,
             "buffer_admission": self.admission,
             "buffer_packets": self.buffer_packets,
+            "buffer_pool_bytes": self.buffer_pool_bytes,
             "per_server_bytes_first": self.per_server_bytes[0],
             "mitigation": self.mitigation,
         })
@@ -643,6 +717,34 @@ mod tests {
         let e = rto.validate().unwrap_err();
         assert_eq!((e.param, e.value.as_str(), e.related), ("rto_min_ps", "200ms", &["rto_max_ps"][..]));
         assert_eq!(e.allowed, "rto_min (200ms) at most rto_max (1ms); a bare number is seconds");
+    }
+
+    #[test]
+    fn switch_buffer_combinations_are_refused_naming_the_field() {
+        let dynamic = ScenarioSpec { buffer_sharing: BufferSharing::Dynamic, ..spec() };
+        // alpha 1 leaves half the pool: it must hold two full packets beyond the congested
+        // port's overshoot, 2 x (1500 + 1500) B; alpha 3 leaves a quarter, 4 x 3000
+        let small = |pool, dt_alpha| {
+            ScenarioSpec { buffer_pool_bytes: Some(pool), dt_alpha, ..dynamic.clone() }.validate()
+        };
+        assert!(small(6000, 1.0).is_ok() && small(11_999, 3.0).is_err() && small(12_000, 3.0).is_ok());
+        assert_eq!(small(5999, 1.0).unwrap_err().param, "buffer_pool_bytes");
+        // alpha 1/4: another port may take a quarter of what is free, which must be a packet:
+        // 1.25 x 1500 x (1 + 4) = 9375 B
+        assert!(small(9374, 0.25).is_err() && small(9375, 0.25).is_ok());
+        // unset pool: 9 ports x 32 KiB
+        assert_eq!(dynamic.validate().unwrap().buffer_pool_bytes, Some(9 * 32 * 1024));
+        let pool = ScenarioSpec { buffer_pool_bytes: Some(1 << 20), ..spec() };
+        assert_eq!(pool.validate().unwrap_err().param, "buffer_pool_bytes", "a pool needs dynamic sharing");
+        let packets = ScenarioSpec { buffer_packets: Some(20), ..dynamic.clone() };
+        assert_eq!(packets.validate().unwrap_err().param, "buffer_admission");
+        let both = ScenarioSpec { qos_classes: 2, ..dynamic };
+        assert_eq!(both.validate().unwrap_err().param, "qos_classes");
+        // 32 KiB in 22 classes leaves 1489 B each, less than a 1500 B packet
+        let many = ScenarioSpec { qos_classes: 22, ..spec() }.validate();
+        assert!(many.is_err(), "schema range 1-8 or the packet rule refuses it");
+        let e = ScenarioSpec { qos_classes: 8, buffer_bytes: 8 * 1500 - 1, ..spec() }.validate().unwrap_err();
+        assert_eq!((e.param, e.allowed.as_str()), ("qos_classes", "1 to 7: each class holds a full packet (1500 B)"));
     }
 
     #[test]

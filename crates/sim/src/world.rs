@@ -24,6 +24,7 @@ use crate::app::schedule::{Action, Scheduler};
 use crate::app::sync_read::Progress;
 use crate::app::SyncReadClient;
 use crate::event::{Event, EventQueue, FlowId, PktId, PortId};
+use crate::net::buffer::SwitchBuffers;
 use crate::net::pause::{frame_arrival, pause_time, Frame, IngressPause, PauseConfig};
 use crate::net::{Admission, HostId, Node, Offer, OutputPort, Topology, TopologyKind};
 use crate::packet::{Kind, Packet, PacketPool, CE, ECE, ECT, MAX_SACK_BLOCKS};
@@ -214,10 +215,11 @@ impl World {
             window: sc.rwnd_bytes,
             dctcp_echo: s.cc == Cc::Dctcp,
         };
-        let switch_port = |rate_bps, delay| {
+        // each switch has its own pool (if any); a port takes its switch's share or classes
+        let switch_port = |rate_bps, delay, buffers: &SwitchBuffers| {
             let mut port = match sc.admission {
                 Admission::Packets => OutputPort::with_packet_limit(rate_bps, delay, sc.buffer_packets),
-                Admission::Bytes => OutputPort::new(rate_bps, delay, s.buffer_bytes),
+                Admission::Bytes => buffers.fit(OutputPort::new(rate_bps, delay, buffers.static_bytes())),
                 Admission::MtuSlots => {
                     OutputPort::with_mtu_slots(rate_bps, delay, s.buffer_bytes, s.mss_bytes + s.header_bytes)
                 }
@@ -239,13 +241,13 @@ impl World {
         };
         let client_host = n as HostId;
         let topo_ports = topo.ports.len();
+        let buffers: Vec<SwitchBuffers> = (0..topo.switches).map(|_| SwitchBuffers::of(sc)).collect();
         let ports: Vec<OutputPort> = topo
             .ports
             .iter()
-            .enumerate()
-            .map(|(i, spec)| match topo.is_switch_port(i as PortId) {
-                true => switch_port(spec.rate_bps, spec.delay),
-                false => OutputPort::unbounded(spec.rate_bps, spec.delay), // a host's NIC
+            .map(|spec| match spec.from {
+                Node::Switch(sw) => switch_port(spec.rate_bps, spec.delay, &buffers[sw as usize]),
+                Node::Host(_) => OutputPort::unbounded(spec.rate_bps, spec.delay), // a host's NIC
             })
             .collect();
         let far = topo

@@ -4,6 +4,7 @@
 
 use incast_sim::world::World;
 use incast_sim::event::TieBreak;
+use incast_sim::net::buffer::BufferSharing;
 use incast_sim::net::{Admission, TopologyKind};
 use incast_sim::scenario::{RtoBackoff, Scheme, TcpRules};
 use incast_sim::tcp::congestion::Cc;
@@ -41,6 +42,12 @@ fn scenarios() -> Vec<ScenarioSpec> {
         v.push(ScenarioSpec { servers: 16, buffer_admission: Some(buffer_admission), limited_transmit: true, ..base.clone() });
     }
     v.push(ScenarioSpec { servers: 16, rto_backoff: RtoBackoff::NewAck, ..base.clone() });
+    // switch buffers: a shared pool with dynamic thresholds, QoS classes (net::buffer, net::qos)
+    for (servers, alpha) in [(16, 1.0), (64, 0.5), (64, 4.0)] {
+        let (buffer_sharing, buffer_pool_bytes) = (BufferSharing::Dynamic, Some(256 * 1024));
+        v.push(ScenarioSpec { servers, buffer_sharing, buffer_pool_bytes, dt_alpha: alpha, ..base.clone() });
+    }
+    v.push(ScenarioSpec { servers: 16, qos_classes: 4, buffer_bytes: 64 * 1024, ..base.clone() });
     for tcp in [TcpVariant::Reno, TcpVariant::Newreno, TcpVariant::Sack] {
         v.push(ScenarioSpec { servers: 16, tcp, tcp_rules: TcpRules::Ns2, limited_transmit: true, ..base.clone() });
     }
@@ -85,6 +92,10 @@ fn scenarios() -> Vec<ScenarioSpec> {
     }
     v.push(ScenarioSpec { topology: TopologyKind::TwoSwitch, ..osada.clone() });
     v.push(ScenarioSpec { servers: 16, tie_break: TieBreak::Random, seed: 9, ..two.clone() });
+    // each switch with its own pool, or its ports split in classes, across the trunk too
+    let (buffer_sharing, buffer_pool_bytes) = (BufferSharing::Dynamic, Some(256 * 1024));
+    v.push(ScenarioSpec { servers: 32, buffer_sharing, buffer_pool_bytes, ..two.clone() });
+    v.push(ScenarioSpec { servers: 16, qos_classes: 2, buffer_bytes: 64 * 1024, pause: true, ..two.clone() });
     // 802.3x PAUSE on one switch and across two, persistent and with handshakes
     for topology in [TopologyKind::Star, TopologyKind::TwoSwitch] {
         for servers in [2, 16, 64] {
@@ -129,6 +140,12 @@ fn no_switch_queue_ever_exceeds_its_buffer() {
         let mtu = (spec.mss_bytes + spec.header_bytes) as u64;
         match sc.admission {
             Admission::Packets => assert!(r.max_queue_packets <= sc.buffer_packets as u64, "{spec:?}"),
+            // a shared pool: one queue alone reaches alpha / (1 + alpha) of it, and never the whole
+            Admission::Bytes if sc.buffer_pool_bytes.is_some() => {
+                let (pool, alpha) = (sc.buffer_pool_bytes.unwrap(), spec.dt_alpha);
+                let bound = (alpha / (1.0 + alpha) * pool as f64) as u64 + mtu;
+                assert!(w.max_switch_occupancy() <= bound.min(pool), "{spec:?}");
+            }
             Admission::Bytes => {
                 assert!(r.max_queue_bytes <= spec.buffer_bytes, "{spec:?}");
                 assert!(w.max_switch_occupancy() <= spec.buffer_bytes, "{spec:?}");

@@ -18,6 +18,7 @@ from .spec import Check, Experiment, Plot, Series
 
 # reproduction name -> module under incastlab.experiments (one line per reproduction)
 REGISTRY: dict[str, str] = {
+    "fast08-fig3": "fast08_fig3",
     "fast08-fig4": "fast08_fig4",
     "fast08-fig6": "fast08_fig6",
     "fast08-fig7": "fast08_fig7",

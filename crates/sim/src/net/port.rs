@@ -14,12 +14,17 @@
 //!
 //! Which packets the buffer admits is [`Admission`]: by bytes held (the packet on the
 //! wire included), by packets held (ns-2's DropTail), or while one more MTU fits beside
-//! the waiting packets (ns-3's device queue with flow control).
+//! the waiting packets (ns-3's device queue with flow control). A port may also have a
+//! [`PortBuffer`] (`net::buffer`): a share of its switch's pool, or QoS classes that order
+//! its waiting packets (`net::qos`). Such a port's static admission test refuses every
+//! packet, which sends it down the port's own path where a static port would drop it: the
+//! static buffer's hot path tests for a `PortBuffer` only there, and once per `next`.
 
 use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
+use super::buffer::PortBuffer;
 use crate::event::{Key, PktId};
 use crate::time::{serialization_time, Time, PS_PER_S};
 
@@ -92,6 +97,8 @@ pub struct OutputPort {
     pub ce_marks: u64,
     /// 802.3x PAUSE: the port starts no transmission before this instant (`pause`).
     paused_until: Time,
+    /// A share of a switch's pool or QoS classes (`net::buffer`); `None`: the static buffer.
+    extra: Option<Box<PortBuffer>>,
 }
 
 impl OutputPort {
@@ -117,6 +124,7 @@ impl OutputPort {
             ecn_threshold: u64::MAX,
             ce_marks: 0,
             paused_until: Time::ZERO,
+            extra: None,
         }
     }
 
@@ -138,6 +146,17 @@ impl OutputPort {
     /// A host's NIC queue: unbounded (the sending host throttles itself rather than drop).
     pub fn unbounded(rate_bps: u64, delay: Time) -> Self {
         Self::new(rate_bps, delay, u64::MAX)
+    }
+
+    /// Admit by `extra` (a share of a switch's pool, QoS classes) as well as by the static
+    /// buffer in bytes (a pool's port has an unbounded one: [`OutputPort::unbounded`]).
+    pub fn with_buffer(mut self, extra: PortBuffer) -> Self {
+        assert_eq!(self.admission, Admission::Bytes, "pools and classes count bytes");
+        // `offer`'s test "fewer than 0 packets held" fails for every packet, whatever its
+        // size, and sends it to `offer_in_class`, which counts bytes against `buffer_bytes`
+        (self.admission, self.buffer_packets) = (Admission::Packets, 0);
+        self.extra = Some(Box::new(extra));
+        self
     }
 
     /// Mark ECN-capable packets CE when `k` packets are held on their arrival.
@@ -233,9 +252,10 @@ impl OutputPort {
     pub fn offer(&mut self, now_key: Key, id: PktId, wire_bytes: u32, reserve_done: impl FnOnce(Time) -> Key) -> Offer {
         let now = crate::event::key_time(now_key);
         if !self.admits(now, wire_bytes) {
-            self.drops += 1;
-            self.dropped_bytes += wire_bytes as u64;
-            return Offer::Dropped;
+            if self.extra.is_some() {
+                return self.offer_in_class(now_key, id, wire_bytes, 0, reserve_done); // `with_buffer`
+            }
+            return self.drop(wire_bytes);
         }
         let offer = if self.busy(now_key) || self.paused(now) {
             self.waiting.push_back((id, wire_bytes));
@@ -249,12 +269,61 @@ impl OutputPort {
         offer
     }
 
+    fn drop(&mut self, wire_bytes: u32) -> Offer {
+        self.drops += 1;
+        self.dropped_bytes += wire_bytes as u64;
+        Offer::Dropped
+    }
+
+    /// [`OutputPort::offer`] for a packet of QoS class `class` at a port with a
+    /// [`PortBuffer`]: that admits it beside the static limit, and its classes, if any,
+    /// order the waiting packets (`waiting` still counts them, in arrival order). Kept out
+    /// of line so the static path's `offer` stays as small as it was.
+    #[inline(never)]
+    pub fn offer_in_class(
+        &mut self,
+        now_key: Key,
+        id: PktId,
+        wire_bytes: u32,
+        class: usize,
+        reserve_done: impl FnOnce(Time) -> Key,
+    ) -> Offer {
+        let now = crate::event::key_time(now_key);
+        let mut extra = self.extra.take().expect("a port with a PortBuffer");
+        let on_wire = self.on_wire_at(now);
+        let held = self.waiting_bytes + on_wire;
+        let fits = held + wire_bytes as u64 <= self.buffer_bytes && extra.admits(now, held, on_wire, wire_bytes, class);
+        let offer = if !fits {
+            self.drop(wire_bytes)
+        } else if self.busy(now_key) || self.paused(now) {
+            extra.admit(wire_bytes);
+            extra.push(class, id, wire_bytes);
+            self.waiting.push_back((id, wire_bytes));
+            self.waiting_bytes += wire_bytes as u64;
+            Offer::Waiting { first: self.waiting.len() == 1 }
+        } else {
+            extra.admit(wire_bytes);
+            let end = self.end_of(now, wire_bytes);
+            extra.started(end, wire_bytes, class);
+            let done = reserve_done(end);
+            Offer::Started(self.start(now, wire_bytes, done))
+        };
+        self.extra = Some(extra);
+        if fits {
+            self.note_occupancy(now);
+        }
+        offer
+    }
+
     /// The link became free at `now` (its "link free" event): start the oldest waiting
     /// packet. Returns it with the time its last bit reaches the far end, and whether
     /// packets still wait (then the owner schedules the next "link free" at
     /// [`OutputPort::free_at`]).
     #[inline]
     pub fn next(&mut self, now: Time, reserve_done: impl FnOnce(Time) -> Key) -> (PktId, Time, bool) {
+        if self.extra.is_some() {
+            return self.next_of_extra(now, reserve_done);
+        }
         let (id, wire) = self.waiting.pop_front().expect("a link-free event is scheduled only while packets wait");
         self.waiting_bytes -= wire as u64;
         let done = reserve_done(self.end_of(now, wire));
@@ -273,6 +342,21 @@ impl OutputPort {
     #[inline]
     pub fn paused(&self, now: Time) -> bool {
         now < self.paused_until
+    }
+
+    /// [`OutputPort::next`] at a port with a [`PortBuffer`]: its classes, if any, choose the
+    /// packet, and its pool learns when the packet will have left.
+    #[inline(never)]
+    fn next_of_extra(&mut self, now: Time, reserve_done: impl FnOnce(Time) -> Key) -> (PktId, Time, bool) {
+        let oldest = self.waiting.pop_front().expect("a link-free event is scheduled only while packets wait");
+        let extra = self.extra.as_deref_mut().expect("a port with a PortBuffer");
+        let (id, wire, class) = extra.pop().unwrap_or((oldest.0, oldest.1, 0));
+        let end = now + serialization_time(wire as u64, self.rate_bps);
+        extra.started(end, wire, class);
+        self.waiting_bytes -= wire as u64;
+        let done = reserve_done(end);
+        let arrive = self.start(now, wire, done);
+        (id, arrive, !self.waiting.is_empty())
     }
 
     /// Packets waiting (not counting the one on the wire).
