@@ -65,7 +65,8 @@ fn scenarios() -> Vec<ScenarioSpec> {
     for (prr, rack_tlp) in [(true, false), (false, true), (true, true)] {
         v.push(ScenarioSpec { servers: 32, tcp: TcpVariant::Sack, prr, rack_tlp, ..base.clone() });
         let blocks = Some(3);
-        v.push(ScenarioSpec { servers: 32, tcp: TcpVariant::Sack, prr, rack_tlp, blocks, duration_ps: None, ..base.clone() });
+        let sack = ScenarioSpec { tcp: TcpVariant::Sack, ..base.clone() };
+        v.push(ScenarioSpec { servers: 32, prr, rack_tlp, blocks, duration_ps: None, ..sack });
     }
     // Osada et al.'s setting: missions with handshakes, active servers, UDP, packet buffers
     let osada = ScenarioSpec {

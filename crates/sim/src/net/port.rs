@@ -392,7 +392,8 @@ mod tests {
         for rate in [GIG, 10 * GIG, 25 * GIG, 100 * GIG, 400 * GIG, 3 * GIG, 7] {
             let port = OutputPort::unbounded(rate, Time::ZERO);
             for bytes in [1, 40, 64, 1500, 9000, 65_535] {
-                assert_eq!(port.end_of(Time(5), bytes), Time(5) + serialization_time(bytes as u64, rate), "{rate} {bytes}");
+                let expected = Time(5) + serialization_time(bytes as u64, rate);
+                assert_eq!(port.end_of(Time(5), bytes), expected, "{rate} {bytes}");
             }
         }
     }
