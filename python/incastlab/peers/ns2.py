@@ -200,6 +200,12 @@ INEXPRESSIBLE: dict[str, str] = {
     "pause_xon": "a PAUSE threshold (its links have no flow control)",
     "pause_quanta": "PAUSE quanta (its links have no flow control)",
     "victim": "a background bulk flow beside the incast",
+    "prr": "PRR (RFC 6937; Agent/TCP/Sack1 recovers as RFC 6675 without it)",
+    "rack_tlp": "RACK-TLP (RFC 8985; ns-2.35 has neither RACK nor tail-loss probes)",
+    "buffer_sharing": "a shared buffer pool (its DropTail queues each have their own limit)",
+    "buffer_pool": "a shared buffer pool's size (its queues have their own limits)",
+    "dt_alpha": "dynamic thresholds (its queues have their own limits)",
+    "qos_classes": "QoS classes (its queues are single FIFOs)",
 }
 
 FIELDS = FieldMap("ns-2", "peers/ns2.py", MAPPED, HARD_WIRED, INEXPRESSIBLE)

@@ -249,6 +249,12 @@ INEXPRESSIBLE: dict[str, str] = {
     "pause_xon": "a PAUSE threshold (its links have no flow control)",
     "pause_quanta": "PAUSE quanta (its links have no flow control)",
     "victim": "a background bulk flow beside the incast",
+    "prr": "PRR (the script could select TcpPrrRecovery with recovery=; not wired in or compared yet)",
+    "rack_tlp": "RACK-TLP (ns-3.44's TCP has no RACK or tail-loss probes)",
+    "buffer_sharing": "a shared buffer pool (its device queues each have their own limit)",
+    "buffer_pool": "a shared buffer pool's size (its queues have their own limits)",
+    "dt_alpha": "dynamic thresholds (its queues have their own limits)",
+    "qos_classes": "QoS classes (its queues are single FIFOs)",
 }
 
 
