@@ -24,6 +24,20 @@ from ..errors import UsageError
 from ..scenario import Scenario
 from ..schema import BY_PUBLIC
 
+# What neither peer's one-switch star of drop-tail FIFOs can express: its fabric and buffers.
+STAR_OF_FIFOS_LACKS: dict[str, str] = {
+    "topology": "a fabric other than its one-switch star",
+    "pause": "802.3x PAUSE (its links have no flow control)",
+    "pause_xoff": "a PAUSE threshold (its links have no flow control)",
+    "pause_xon": "a PAUSE threshold (its links have no flow control)",
+    "pause_quanta": "PAUSE quanta (its links have no flow control)",
+    "victim": "a background bulk flow beside the incast",
+    "buffer_sharing": "a shared buffer pool (its queues each have their own limit)",
+    "buffer_pool": "a shared buffer pool's size (its queues have their own limits)",
+    "dt_alpha": "dynamic thresholds (its queues have their own limits)",
+    "qos_classes": "QoS classes (its queues are single FIFOs)",
+}
+
 # A mapped field's options for one scenario.
 ToArgs = Callable[[Scenario], list[str]]
 # A hard-wired rule: the peer's value of the field for a scenario (None: our model has no

@@ -37,7 +37,7 @@ from ..errors import EnvironmentProblem, UsageError
 from ..scenario import Scenario
 from . import compare
 from .compare import LOST_RETRANSMITS, METRICS, Axis, Metric, Peer, Point
-from .fields import FieldMap, Rule, ToArgs
+from .fields import STAR_OF_FIFOS_LACKS, FieldMap, Rule, ToArgs
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_PEER = REPO_ROOT / "peers" / "ns2"
@@ -194,18 +194,9 @@ INEXPRESSIBLE: dict[str, str] = {
     "udp_packet": "a UDP background datagram size (it has no UDP)",
     "cc": "DCTCP or CUBIC congestion control (the script runs Agent/TCP's AIMD)",
     "ecn_threshold": "ECN marking (its DropTail queues drop, they never mark CE)",
-    "topology": "a fabric other than its one-switch star",
-    "pause": "802.3x PAUSE (its links have no flow control)",
-    "pause_xoff": "a PAUSE threshold (its links have no flow control)",
-    "pause_xon": "a PAUSE threshold (its links have no flow control)",
-    "pause_quanta": "PAUSE quanta (its links have no flow control)",
-    "victim": "a background bulk flow beside the incast",
     "prr": "PRR (RFC 6937; Agent/TCP/Sack1 recovers as RFC 6675 without it)",
     "rack_tlp": "RACK-TLP (RFC 8985; ns-2.35 has neither RACK nor tail-loss probes)",
-    "buffer_sharing": "a shared buffer pool (its DropTail queues each have their own limit)",
-    "buffer_pool": "a shared buffer pool's size (its queues have their own limits)",
-    "dt_alpha": "dynamic thresholds (its queues have their own limits)",
-    "qos_classes": "QoS classes (its queues are single FIFOs)",
+    **STAR_OF_FIFOS_LACKS,
 }
 
 FIELDS = FieldMap("ns-2", "peers/ns2.py", MAPPED, HARD_WIRED, INEXPRESSIBLE)

@@ -40,7 +40,7 @@ from .compare import (  # noqa: F401  the grid and its output, re-exported under
     AGREEMENT, LOST_RETRANSMITS, METRICS, Axis, Comparison, Peer, Point, agreement_line, agrees, by_point,
     heading, ours_only, ratio, render_means, render_table, run_ours, to_flat, to_record,
 )
-from .fields import FieldMap, Rule, ToArgs
+from .fields import STAR_OF_FIFOS_LACKS, FieldMap, Rule, ToArgs
 
 NS3_WHEEL = "ns3==3.44.post0"
 BINARY_NAME = "ns3-incast"
@@ -243,18 +243,9 @@ INEXPRESSIBLE: dict[str, str] = {
     "cc": "DCTCP or CUBIC congestion control (the script runs TcpNewReno; ns-3's TcpDctcp and TcpCubic are "
           "not wired in)",
     "ecn_threshold": "ECN marking (its queues drop, they never mark CE: no RedQueueDisc, no ECN)",
-    "topology": "a fabric other than its one-switch star",
-    "pause": "802.3x PAUSE (its links have no flow control)",
-    "pause_xoff": "a PAUSE threshold (its links have no flow control)",
-    "pause_xon": "a PAUSE threshold (its links have no flow control)",
-    "pause_quanta": "PAUSE quanta (its links have no flow control)",
-    "victim": "a background bulk flow beside the incast",
     "prr": "PRR (the script could select TcpPrrRecovery with recovery=; not wired in or compared yet)",
     "rack_tlp": "RACK-TLP (ns-3.44's TCP has no RACK or tail-loss probes)",
-    "buffer_sharing": "a shared buffer pool (its device queues each have their own limit)",
-    "buffer_pool": "a shared buffer pool's size (its queues have their own limits)",
-    "dt_alpha": "dynamic thresholds (its queues have their own limits)",
-    "qos_classes": "QoS classes (its queues are single FIFOs)",
+    **STAR_OF_FIFOS_LACKS,
 }
 
 
