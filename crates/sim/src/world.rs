@@ -115,6 +115,27 @@ enum FarEnd {
     Server,
 }
 
+/// The ACK receiver `r` of `flow` sends now: cumulative, TSecr, window, ECE (DCTCP's echo)
+/// and the SACK blocks it holds, each costing 8 bytes of option plus 2 for the option
+/// header (RFC 2018 §3).
+#[inline]
+fn ack_packet(flow: FlowId, r: &mut TcpReceiver, header: u32) -> Packet {
+    r.on_ack_sent();
+    let mut pkt = Packet::new(flow, Kind::Ack, header, 0, 0, r.ack_number());
+    pkt.ts = r.ts_echo();
+    pkt.set_window(r.window);
+    if r.ece() {
+        pkt.ecn = ECE;
+    }
+    let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
+    let n = r.sack_blocks(&mut blocks);
+    pkt.set_sack(&blocks[..n]);
+    if n > 0 {
+        pkt.wire_bytes += 2 + 8 * n as u32;
+    }
+    pkt
+}
+
 /// Everything that exists in one simulation.
 pub struct World {
     pub now: Time,
@@ -131,7 +152,11 @@ pub struct World {
     bottleneck: PortId,
     /// Per packet id: the port whose link brought it to the switch it is at (its ingress
     /// there: routing and PAUSE read it). Beside the pool, which keeps packets 72 bytes.
+    /// Kept only when something reads it (`track_ingress`): on a star without PAUSE every
+    /// packet is at switch 0 and no ingress is counted.
     via: Vec<PortId>,
+    /// More than one switch, or PAUSE: `via` is kept.
+    track_ingress: bool,
     /// 802.3x PAUSE at every switch ingress (`net::pause`), when on.
     pause: Option<IngressPause>,
     /// The background bulk flow, when there is one; its flow id is the number of servers.
@@ -240,7 +265,7 @@ impl World {
             }
         };
         let client_host = n as HostId;
-        let topo_ports = topo.ports.len();
+        let (topo_ports, topo_switches) = (topo.ports.len(), topo.switches);
         let buffers: Vec<SwitchBuffers> = (0..topo.switches).map(|_| SwitchBuffers::of(sc)).collect();
         let ports: Vec<OutputPort> = topo
             .ports
@@ -277,6 +302,7 @@ impl World {
             client_host,
             bottleneck,
             via: Vec::new(),
+            track_ingress: s.pause || topo_switches > 1,
             victim: None,
             victim_flow: if s.victim { n as FlowId } else { FlowId::MAX },
             pause: s.pause.then(|| {
@@ -625,11 +651,13 @@ impl World {
     fn arrival(&mut self, port: PortId, id: PktId) -> Event {
         match self.far[port as usize] {
             FarEnd::Switch => {
-                let i = id as usize;
-                if i >= self.via.len() {
-                    self.via.resize(i + 1, 0);
+                if self.track_ingress {
+                    let i = id as usize;
+                    if i >= self.via.len() {
+                        self.via.resize(i + 1, 0);
+                    }
+                    self.via[i] = port;
                 }
-                self.via[i] = port;
                 Event::ArriveSwitch(id)
             }
             FarEnd::Client => Event::ArriveClient(id),
@@ -766,23 +794,8 @@ impl World {
 
     fn send_ack(&mut self, flow: FlowId) {
         let fl = &mut self.flows[flow as usize];
-        let r = &mut fl.receiver;
-        r.on_ack_sent();
-        let mut pkt = Packet::new(flow, Kind::Ack, self.header, 0, 0, r.ack_number());
+        let mut pkt = ack_packet(flow, &mut fl.receiver, self.header);
         pkt.conn = fl.conn;
-        pkt.ts = r.ts_echo();
-        pkt.set_window(r.window);
-        if r.ece() {
-            pkt.ecn = ECE;
-        }
-        let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
-        let n = r.sack_blocks(&mut blocks);
-        pkt.set_sack(&blocks[..n]);
-        // RFC 2018 §3: each block costs 8 bytes of option, plus 2 for the option header
-        if n > 0 {
-            pkt.wire_bytes += 2 + 8 * n as u32;
-        }
-        debug_assert!(n <= MAX_SACK_BLOCKS);
         self.send_from_client(pkt);
     }
 
@@ -844,8 +857,12 @@ impl World {
             let p = self.pool.get(id);
             (p.kind, p.flow, p.len, p.seq, p.after_timeout)
         };
-        let via = self.via[id as usize];
-        let sw = self.topo.far_switch(via).expect("a packet arriving at a switch came over a link to it");
+        let (via, sw) = if self.track_ingress {
+            let via = self.via[id as usize];
+            (via, self.topo.far_switch(via).expect("a packet arriving at a switch came over a link to it"))
+        } else {
+            (PortId::MAX, 0) // one switch, no PAUSE: nothing reads the ingress
+        };
         let dst = match (flow == self.victim_flow, kind.to_client()) {
             (false, true) => self.client_host,
             (false, false) => flow,
@@ -853,10 +870,10 @@ impl World {
             (true, false) => self.client_host + 1,
         };
         let port = self.topo.route(sw, dst);
-        let wire = self.pool.get(id).wire_bytes as u64;
         let offer = self.offer_to(port, id);
         let admitted = offer != Offer::Dropped;
         if let (Some(pause), Offer::Waiting { .. }) = (&mut self.pause, offer) {
+            let wire = self.pool.get(id).wire_bytes as u64;
             let time = pause_time(pause.cfg.quanta, self.topo.ports[via as usize].rate_bps);
             if pause.enqueued(via, wire, self.now, time) == Some(Frame::Xoff) {
                 self.send_pause_frame(via, Frame::Xoff);
@@ -1128,17 +1145,7 @@ impl World {
 
     fn victim_ack(&mut self) {
         let v = self.victim.as_mut().expect("a victim flow");
-        let r = &mut v.receiver;
-        r.on_ack_sent();
-        let mut pkt = Packet::new(v.flow, Kind::Ack, self.header, 0, 0, r.ack_number());
-        pkt.ts = r.ts_echo();
-        pkt.set_window(r.window);
-        let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
-        let n = r.sack_blocks(&mut blocks);
-        pkt.set_sack(&blocks[..n]);
-        if n > 0 {
-            pkt.wire_bytes += 2 + 8 * n as u32; // RFC 2018 §3, as `send_ack`
-        }
+        let pkt = ack_packet(v.flow, &mut v.receiver, self.header);
         let nic = self.topo.nic(v.receiver_host);
         let id = self.pool.alloc(pkt);
         let admitted = self.offer(nic, id);
