@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from incastlab import presets, schema
+from incastlab import presets
+from incastlab.testbed import kernel
 from incastlab.errors import UsageError
 from incastlab.scenario import Scenario
 
@@ -86,8 +87,6 @@ def test_a_field_this_build_lacks_is_not_modelled_and_not_set(tmp_path):
 
 def test_the_feature_check_reads_the_schema_of_this_build():
     assert presets.in_this_build("timestamps") and not presets.in_this_build("no_such_field")
-    for name in ("rack_tlp", "prr"):
-        assert presets.in_this_build(name) == (name in schema.BY_PUBLIC)
 
 
 def test_rack_without_tlp_is_not_claimed_as_modelled(tmp_path):
@@ -118,8 +117,14 @@ def test_validate_prints_the_preset_table_without_root():
 
 
 def test_validate_refuses_a_cc_the_simulator_lacks_in_one_line():
-    out = subprocess.run(CLI + ["validate", "--servers", "1", "--cc", "bbr"], capture_output=True, text=True,
-                         timeout=60)
+    # a cc this kernel offers but the simulator does not model (here: bbr); a cc the kernel
+    # lacks is refused earlier by the testbed's own check, with the kernel's list
+    offered = kernel.available_congestion_controls() or []
+    unmodelled = [cc for cc in offered if cc not in presets.CC_OF_KERNEL]
+    if not unmodelled:
+        pytest.skip("this kernel offers no congestion control the simulator lacks")
+    out = subprocess.run(CLI + ["validate", "--servers", "1", "--cc", unmodelled[0]], capture_output=True,
+                         text=True, timeout=60)
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1 and "--cc" in out.stderr and "cubic or reno" in out.stderr
 

@@ -215,13 +215,10 @@ def scenario_fields(items: list[Item]) -> dict[str, Any]:
     return out
 
 
-def linux_scenario(*, cc: str | None, servers: int, sru: int, block: int | None, buffer: int, rate: int,
-                   rtt_s: float, rto_min_s: float | None, blocks: int, quickack: bool, rwnd_clamp: int | None,
-                   seed: int = 1, items: list[Item] | None = None):
-    """The testbed's scenario with the ``linux`` preset (`items`, else read now)."""
+def linux_scenario(items: list[Item], *, servers: int, sru: int, block: int | None, buffer: int, rate: int,
+                   rtt_s: float, blocks: int, seed: int = 1):
+    """The testbed's scenario with the ``linux`` preset's `items` (``linux(...)``)."""
     from .scenario import Scenario
-    items = items if items is not None else linux(cc=cc, quickack=quickack, rto_min_s=rto_min_s,
-                                                  rwnd_clamp=rwnd_clamp)
     part = dict(block=block) if block is not None else dict(sru=sru)  # fixed-block or fixed-SRU mode
     return Scenario(servers=servers, **part, buffer=buffer, rate=rate, rtt=rtt_s, blocks=blocks, duration=None,
                     seed=seed, **scenario_fields(items))

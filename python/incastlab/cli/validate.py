@@ -27,14 +27,9 @@ def _ratio(a, b):
     return None if not b else a / b
 
 
-def preset_rto_min(items) -> float:
-    """The RTOmin the preset gives the simulator (for the plot's title)."""
-    return next(it.fields["rto_min"] for it in items if "rto_min" in it.fields)
-
-
 def cmd_validate(args) -> int:
     from ..plots import check_plot_path, goodput_vs_servers
-    from ..presets import linux, linux_scenario, render
+    from ..presets import linux, linux_scenario, render, scenario_fields
     from ..sim import simulate
     from ..testbed import Topology, TopologySpec, Workload, run_point
     from ..testbed.shell import require_root
@@ -49,15 +44,13 @@ def cmd_validate(args) -> int:
         return 0
     plot = check_plot_path(args.plot) if args.plot else None
     require_root()
-    rto_min_s = preset_rto_min(preset)
+    rto_min_s = scenario_fields(preset)["rto_min"]  # the plot's title
     # the simulator side first: it cannot fail half-way through the testbed
     sims = {}
     for n in args.servers:
         with flag_names(_OWN_FLAGS):
-            scn = linux_scenario(cc=args.cc, servers=n, sru=args.sru, block=args.block, buffer=args.buffer,
-                                 rate=args.rate, rtt_s=args.rtt / PS_PER_S, rto_min_s=rto_min_set,
-                                 blocks=args.blocks, quickack=args.quickack, rwnd_clamp=args.rwnd_clamp,
-                                 items=preset)
+            scn = linux_scenario(preset, servers=n, sru=args.sru, block=args.block, buffer=args.buffer,
+                                 rate=args.rate, rtt_s=args.rtt / PS_PER_S, blocks=args.blocks)
             sims[n] = simulate(scn).to_dict()
     if not args.json:
         print("# the simulator runs the linux preset:")

@@ -42,7 +42,7 @@ from __future__ import annotations
 import math
 
 from ..scenario import Scenario
-from .measure import curve, link_payload_mbps, mbps
+from .measure import curve, first_below, link_payload_mbps, mbps
 from .sources import SIGCOMM09
 from .spec import Check, Series
 
@@ -79,8 +79,7 @@ def predicted_collapse(params: dict) -> tuple[int, int]:
 
 def first_collapse(c, cap: float):
     """The smallest N at which the curve is below COLLAPSED x capacity (None if never)."""
-    low = c[c < COLLAPSED * cap]
-    return int(low.index[0]) if len(low) else None
+    return first_below(c, COLLAPSED * cap)
 
 
 def holds_where_newreno_collapsed(exp_series: tuple):

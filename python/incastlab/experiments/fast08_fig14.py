@@ -16,7 +16,7 @@ one ingress waiting, XON at 1500 B, 0xFFFF quanta), RTT 100 us (FAST'08 Table 1)
 
 from __future__ import annotations
 
-from .measure import at, curve, fmt_x, mbps
+from .measure import at, curve, fmt_x, mbps, ratio
 from .sources import FAST08
 from .spec import Check, Experiment, Plot, Series
 
@@ -37,7 +37,7 @@ def pause_helps_where_the_buffer_holds_the_backlog(df):
     parts, ok = [], True
     for n in FEW:
         off, on = at(df, ONE_OFF, n), at(df, ONE_ON, n)
-        parts.append(f"{n} servers {mbps(off)} -> {mbps(on)} ({fmt_x(on / off if off else float('inf'))})")
+        parts.append(f"{n} servers {mbps(off)} -> {mbps(on)} ({fmt_x(ratio(on, off))})")
         # 2x: "significantly"; the model gives 4x or more at these points
         ok &= on >= 2 * off
     return "one switch, incast goodput PAUSE off -> on: " + ", ".join(parts), ok
@@ -68,7 +68,7 @@ def victim_blocked_across_two(df):
     per = ", ".join(f"{n}: {mbps(off[n])} -> {mbps(on[n])}" for n in off.index[sel])
     # 0.75x: a fall no run-to-run variation explains (one run per point)
     return (f"two switches, victim goodput PAUSE off -> on, mean over 2+ servers {mbps(a)} -> {mbps(b)} "
-            f"({fmt_x(b / a if a else float('inf'))}); per server count {per}", b < 0.75 * a)
+            f"({fmt_x(ratio(b, a))}); per server count {per}", b < 0.75 * a)
 
 
 def victim_table(df) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from . import measure
 from .measure import at, curve, mbps
 from .sources import FAST08, NS2_FAST08
 from .spec import Check, Experiment, Series
@@ -24,12 +25,8 @@ def label(kib: int) -> str:
 
 
 def onset(df, kib: int) -> int | None:
-    """Fewest servers whose goodput is below 75 % of one server's: where the curve bends
-    (Fig. 6's big-buffer curves level off at 60-70 % rather than collapse, so a 50 % rule
-    would miss them; the same rule as tests/test_fast08_validation.py)."""
-    c = curve(df, label(kib))
-    low = c[c < 0.75 * c.iloc[0]]
-    return int(low.index[0]) if len(low) else None
+    """`measure.onset` of the curve of buffer `kib` (Fig. 6's big-buffer curves level off)."""
+    return measure.onset(curve(df, label(kib)))
 
 
 def onsets_grow(df):

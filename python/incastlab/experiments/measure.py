@@ -55,6 +55,19 @@ def dart_histogram(df: pd.DataFrame, series: str) -> np.ndarray:
     return total / d["seed"].nunique()
 
 
+def first_below(c: pd.Series, level: float) -> int | None:
+    """The smallest x (server count) at which curve `c` is below `level`; None if never."""
+    low = c[c < level]
+    return int(low.index[0]) if len(low) else None
+
+
+def onset(c: pd.Series) -> int | None:
+    """Fewest servers whose goodput is below 75 % of one server's: where the curve bends
+    (large buffers' curves level off at 60-70 % rather than collapse, so a 50 % rule would
+    miss them; the same rule as tests/test_fast08_validation.py)."""
+    return first_below(c, 0.75 * c.iloc[0])
+
+
 def link_payload_mbps(df: pd.DataFrame) -> float:
     """Payload capacity of the client's link in Mbps (from the first point's rate)."""
     return float(df["rate_bps"].iloc[0]) / 1e6 * PAYLOAD_SHARE

@@ -14,7 +14,7 @@ shallow 100-packet (150,000 B) output queue.
 
 from __future__ import annotations
 
-from .measure import curve, fmt_x, link_payload_mbps, mbps, rows
+from .measure import curve, fmt_x, link_payload_mbps, mbps
 from .sources import NS2_FAST08, SIGCOMM09
 from .spec import Check, Experiment, Plot, Series
 

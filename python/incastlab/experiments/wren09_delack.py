@@ -12,7 +12,7 @@ is not given, 10x is our choice). Servers up to 48, the range of the talk's grap
 
 from __future__ import annotations
 
-from .measure import curve, fmt_x, mbps, per_run_total
+from .measure import curve, mbps, per_run_total
 from .sources import FAST08, WREN09
 from .spec import Check, Experiment, Series
 
