@@ -42,6 +42,18 @@ pub struct SimResult {
     /// The fabric; left out of the output on the star, so star results read as before.
     #[serde(skip_serializing_if = "is_star")]
     pub topology: TopologyKind,
+    /// The switch-to-switch links' rate (two_switch's trunk, leaf_spine's uplinks, derived
+    /// from oversubscription unless given); left out on the star.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trunk_rate_bps: Option<u64>,
+    /// leaf_spine's shape: leaves, spines and the oversubscription of its leaves (as given,
+    /// or as a given trunk rate makes it); left out on other fabrics.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub leaves: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spines: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oversubscription: Option<f64>,
     /// 802.3x PAUSE frames the switches sent: XOFF and XON (only when PAUSE is on).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pause_xoff_frames: Option<u64>,
@@ -155,6 +167,10 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         rto_backoff: s.rto_backoff,
         tie_break: s.tie_break,
         topology: s.topology,
+        trunk_rate_bps: sc.fabric.trunk_bps,
+        leaves: (sc.fabric.leaves > 0).then_some(sc.fabric.leaves),
+        spines: (sc.fabric.spines > 0).then_some(sc.fabric.spines),
+        oversubscription: sc.fabric.oversubscription,
         pause_xoff_frames: w.pause_frames().map(|f| f.0),
         pause_xon_frames: w.pause_frames().map(|f| f.1),
         victim_goodput_mbps: w.victim_goodput_mbps(),

@@ -11,7 +11,7 @@ use crate::app::serialization_model::serialization_model;
 use crate::event::TieBreak;
 use crate::net::buffer::BufferSharing;
 use crate::net::{Admission, TopologyKind};
-use crate::schema::{self, format_bytes, format_ps};
+use crate::schema::{self, format_bytes, format_ps, format_rate};
 use crate::tcp::congestion::Cc;
 use crate::time::{Time, PS_PER_MS, PS_PER_S, PS_PER_US};
 
@@ -195,6 +195,14 @@ pub struct ScenarioSpec {
     pub udp_fraction: f64,
     pub udp_packet_bytes: u32,
     pub topology: TopologyKind,
+    /// Switch-to-switch links' rate (two_switch's trunk, leaf_spine's uplinks); unset: the
+    /// host links' rate, or under leaf_spine the rate `oversubscription` gives.
+    pub trunk_rate_bps: Option<u64>,
+    /// leaf_spine: leaves (unset: 2), spines (unset: 1), and the ratio of a leaf's host
+    /// ports to its uplinks (unset: 1, unless `trunk_rate_bps` is set).
+    pub leaves: Option<u32>,
+    pub spines: Option<u32>,
+    pub oversubscription: Option<f64>,
     pub pause: bool,
     pub pause_xoff_bytes: u64,
     pub pause_xon_bytes: u64,
@@ -270,6 +278,12 @@ impl Default for ScenarioSpec {
             udp_packet_bytes: 1500,
             // FAST'08 Fig. 1: one switch
             topology: TopologyKind::Star,
+            // switch-to-switch links as fast as the hosts' unless given (FAST'08 §5.2 does
+            // not give its trunk's rate); leaf_spine's shape resolved at validation
+            trunk_rate_bps: None,
+            leaves: None,
+            spines: None,
+            oversubscription: None,
             // 802.3x PAUSE off, as FAST'08's runs but those of §5.2 / Fig. 14
             pause: false,
             // FAST'08 does not give the Procurve 2848's thresholds: XOFF above two full
@@ -367,7 +381,27 @@ pub struct Scenario {
     pub rwnd_bytes: u64,
     /// The scheduling scheme with its thresholds.
     pub mitigation: Mitigation,
+    /// The fabric's shape and its switch-to-switch rate.
+    pub fabric: Fabric,
 }
+
+/// The fabric as validation resolved it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fabric {
+    /// The switch-to-switch links' rate (a trunk, every uplink); `None` on the star.
+    pub trunk_bps: Option<u64>,
+    /// leaf_spine: leaves and spines (0 otherwise).
+    pub leaves: u32,
+    pub spines: u32,
+    /// leaf_spine: (servers per leaf x rate) / (spines x uplink rate), as given or as the
+    /// given trunk rate makes it.
+    pub oversubscription: Option<f64>,
+}
+
+/// Unset leaf_spine fields: the smallest leaf-spine, two leaves under one spine, at full
+/// bisection (every uplink as fast as the host ports below it together).
+pub const DEFAULT_LEAVES: u32 = 2;
+pub const DEFAULT_SPINES: u32 = 1;
 
 /// Largest supported fan-in; bounded so memory stays predictable.
 pub const MAX_SERVERS: u32 = 1 << 20;
@@ -387,6 +421,7 @@ impl ScenarioSpec {
         let stop = s.stop()?;
         let per_server_bytes = s.per_server_bytes()?;
         let (rwnd_bytes, mitigation) = s.scheduling(&per_server_bytes)?;
+        let fabric = s.fabric()?;
         let spec = ScenarioSpec {
             sru_bytes: s.block_bytes.is_none().then_some(per_server_bytes[0]),
             rto_min_ps: Some(rto_min_ps),
@@ -409,7 +444,94 @@ impl ScenarioSpec {
             rto_min: Time(rto_min_ps),
             rwnd_bytes,
             mitigation,
+            fabric,
         })
+    }
+
+    /// The fabric's shape and switch-to-switch rate: `trunk_rate` where there is a trunk,
+    /// the leaf-spine's fields only on a leaf-spine, and no link slower than a host's.
+    fn fabric(&self) -> Result<Fabric, ScenarioError> {
+        let s = self;
+        let on_leaf_spine = s.topology == TopologyKind::LeafSpine;
+        let topology = serde_json::to_value(s.topology).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        if let Some(t) = s.trunk_rate_bps {
+            check(s.topology != TopologyKind::Star, || {
+                ScenarioError::new("trunk_rate_bps", format_rate(t), "unset on the star (it has no switch-to-switch link)")
+                    .with_related(&["topology"])
+            })?;
+        }
+        let leaf_fields = [
+            ("leaves", s.leaves.map(|v| v.to_string())),
+            ("spines", s.spines.map(|v| v.to_string())),
+            ("oversubscription", s.oversubscription.map(|v| v.to_string())),
+        ];
+        for (name, value) in leaf_fields {
+            if let Some(v) = value {
+                check(on_leaf_spine, || {
+                    ScenarioError::new(name, v, format!("unset unless topology is leaf_spine (not {topology})"))
+                        .with_related(&["topology"])
+                })?;
+            }
+        }
+        if let (Some(o), Some(t)) = (s.oversubscription, s.trunk_rate_bps) {
+            return Err(ScenarioError::new("oversubscription", o, format!("unset when trunk_rate is given ({})", format_rate(t)))
+                .with_related(&["trunk_rate_bps"]));
+        }
+        // The world never lets the client's requests and ACKs drop (`World::at_switch`): a
+        // switch-to-switch link slower than the client's own could queue its burst of
+        // requests past a buffer. Datacenter uplinks are at least as fast as host links;
+        // oversubscription comes from having fewer of them.
+        let slower = "a switch-to-switch link slower than the host links would queue the client's \
+                      requests, which the model never drops";
+        if !on_leaf_spine {
+            let trunk_bps = (s.topology != TopologyKind::Star).then(|| s.trunk_rate_bps.unwrap_or(s.rate_bps));
+            if let Some(t) = trunk_bps {
+                check(t >= s.rate_bps, || {
+                    let allowed = format!("at least rate ({}): {slower}", format_rate(s.rate_bps));
+                    ScenarioError::new("trunk_rate_bps", format_rate(t), allowed).with_related(&["rate_bps"])
+                })?;
+            }
+            return Ok(Fabric { trunk_bps, leaves: 0, spines: 0, oversubscription: None });
+        }
+        let (leaves, spines) = (s.leaves.unwrap_or(DEFAULT_LEAVES), s.spines.unwrap_or(DEFAULT_SPINES));
+        let per_leaf = s.servers.div_ceil(leaves) as f64;
+        let host_side = per_leaf * s.rate_bps as f64; // one leaf's host ports together
+        let (trunk_bps, oversubscription) = match s.trunk_rate_bps {
+            Some(t) => (t, host_side / (spines as f64 * t as f64)),
+            None => {
+                let o = s.oversubscription.unwrap_or(1.0);
+                ((host_side / (spines as f64 * o)).round() as u64, o)
+            }
+        };
+        let max_rate = match schema::field_named("rate_bps").map(|f| f.range) {
+            Some(schema::Range::Whole { max, .. }) => max,
+            _ => u64::MAX,
+        };
+        if s.trunk_rate_bps.is_none() {
+            let most = host_side / (spines as f64 * s.rate_bps as f64);
+            let (name, value): (&'static str, String) = match s.oversubscription {
+                Some(o) => ("oversubscription", o.to_string()),
+                None => ("spines", spines.to_string()),
+            };
+            let shape = format!("{per_leaf} servers per leaf over {spines} spines at {}", format_rate(s.rate_bps));
+            check(trunk_bps >= s.rate_bps, || {
+                let allowed = match name {
+                    "spines" => format!("at most {} ({shape}): {slower}", per_leaf),
+                    _ => format!("at most {most} ({shape}): {slower}"),
+                };
+                ScenarioError::new(name, value.clone(), allowed).with_related(&["leaves", "servers", "rate_bps"])
+            })?;
+            check(trunk_bps <= max_rate, || {
+                let allowed = format!("uplinks of at most {} ({shape})", format_rate(max_rate));
+                ScenarioError::new(name, value.clone(), allowed).with_related(&["leaves", "servers", "rate_bps"])
+            })?;
+        } else {
+            check(trunk_bps >= s.rate_bps, || {
+                let allowed = format!("at least rate ({}): {slower}", format_rate(s.rate_bps));
+                ScenarioError::new("trunk_rate_bps", format_rate(trunk_bps), allowed).with_related(&["rate_bps"])
+            })?;
+        }
+        Ok(Fabric { trunk_bps: Some(trunk_bps), leaves, spines, oversubscription: Some(oversubscription) })
     }
 
     fn mtu(&self) -> u64 {
@@ -626,6 +748,7 @@ impl Scenario {
             "buffer_pool_bytes": self.buffer_pool_bytes,
             "per_server_bytes_first": self.per_server_bytes[0],
             "mitigation": self.mitigation,
+            "trunk_rate_bps": self.fabric.trunk_bps,
         })
     }
 }

@@ -26,6 +26,7 @@ use crate::app::SyncReadClient;
 use crate::event::{Event, EventQueue, FlowId, PktId, PortId};
 use crate::net::buffer::SwitchBuffers;
 use crate::net::pause::{frame_arrival, pause_time, Frame, IngressPause, PauseConfig};
+use crate::net::topology::LeafSpine;
 use crate::net::{Admission, HostId, Node, Offer, OutputPort, Topology, TopologyKind};
 use crate::packet::{Kind, Packet, PacketPool, CE, ECE, ECT, MAX_SACK_BLOCKS};
 use crate::scenario::{Mitigation, Scenario, StopAt, TcpVariant};
@@ -254,14 +255,22 @@ impl World {
             }
             port
         };
-        // the victim's sender and receiver are hosts n + 1 and n + 2; across two switches
-        // the sender sits behind the trunk and the receiver beside the client, so its data
-        // shares the trunk with the far servers' but not the client's port
+        // the victim's sender and receiver are hosts n + 1 and n + 2; across switches the
+        // sender sits on the far switch (behind the trunk, on the last leaf) and the receiver
+        // beside the client, so its data shares the far servers' path to the client's switch
+        // but not the client's port
         let extra = if s.victim { 2 } else { 0 };
+        let trunk_bps = sc.fabric.trunk_bps.unwrap_or(s.rate_bps);
         let topo = match s.topology {
             TopologyKind::Star => Topology::star(n as u32, extra, s.rate_bps, delay),
             TopologyKind::TwoSwitch => {
-                Topology::two_switch(n as u32, &[1, 0][..extra as usize], s.rate_bps, s.rate_bps, delay)
+                Topology::two_switch(n as u32, &[1, 0][..extra as usize], s.rate_bps, trunk_bps, delay)
+            }
+            TopologyKind::LeafSpine => {
+                let (leaves, spines) = (sc.fabric.leaves, sc.fabric.spines);
+                let extra_on = [leaves - 1, 0][..extra as usize].to_vec();
+                let fabric = LeafSpine { servers: n as u32, leaves, spines, extra_on };
+                Topology::leaf_spine(fabric, s.rate_bps, trunk_bps, delay)
             }
         };
         let client_host = n as HostId;

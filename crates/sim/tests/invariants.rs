@@ -111,6 +111,35 @@ fn scenarios() -> Vec<ScenarioSpec> {
             v.push(ScenarioSpec { servers: 6, topology, pause, victim: true, tcp: TcpVariant::Sack, ..few.clone() });
         }
     }
+    // a leaf-spine: servers round-robin over 3 leaves under 2 spines, the far ones four links
+    // from the client over a spine their rank picks; at full bisection, oversubscribed, with
+    // faster uplinks; each switch with its own pool; PAUSE at every ingress (pausing uplinks
+    // upstream); a victim from the last leaf to the client's
+    let ls = ScenarioSpec { topology: TopologyKind::LeafSpine, leaves: Some(3), spines: Some(2), ..base.clone() };
+    for servers in [4, 7, 32] {
+        v.push(ScenarioSpec { servers, ..ls.clone() });
+        v.push(ScenarioSpec { servers, blocks: Some(3), duration_ps: None, rto_min_ps: Some(1 * MS), ..ls.clone() });
+    }
+    // 32 servers: 11 per leaf at 1 Gbps over 2 spines; 5:1 leaves 1.1 Gbps uplinks
+    v.push(ScenarioSpec { servers: 32, oversubscription: Some(5.0), ..ls.clone() });
+    v.push(ScenarioSpec { servers: 32, trunk_rate_bps: Some(10_000_000_000), ..ls.clone() });
+    v.push(ScenarioSpec { servers: 16, tie_break: TieBreak::Random, seed: 9, oversubscription: Some(2.0), ..ls.clone() });
+    v.push(ScenarioSpec { leaves: Some(4), ..ScenarioSpec { topology: TopologyKind::LeafSpine, ..osada.clone() } });
+    let (buffer_sharing, buffer_pool_bytes) = (BufferSharing::Dynamic, Some(256 * 1024));
+    v.push(ScenarioSpec { servers: 32, buffer_sharing, buffer_pool_bytes, oversubscription: Some(3.0), ..ls.clone() });
+    for servers in [4, 16, 64] {
+        v.push(ScenarioSpec { servers, pause: true, ..ls.clone() });
+    }
+    for servers in [16, 64] {
+        v.push(ScenarioSpec { servers, pause: true, oversubscription: Some(2.0), ..ls.clone() });
+    }
+    v.push(ScenarioSpec { servers: 32, pause: true, buffer_sharing, buffer_pool_bytes, ..ls.clone() });
+    v.push(ScenarioSpec { pause: true, leaves: Some(4), ..ScenarioSpec { topology: TopologyKind::LeafSpine, ..osada.clone() } });
+    for pause in [false, true] {
+        v.push(ScenarioSpec { servers: 16, pause, victim: true, oversubscription: Some(2.0), ..ls.clone() });
+        let few = ScenarioSpec { blocks: Some(4), duration_ps: None, tcp: TcpVariant::Sack, ..ls.clone() };
+        v.push(ScenarioSpec { servers: 6, pause, victim: true, ..few });
+    }
     v
 }
 

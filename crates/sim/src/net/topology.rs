@@ -28,6 +28,9 @@ pub enum TopologyKind {
     /// Two switches joined by a trunk: the client and the first half of the servers (rounded
     /// up) on switch 0, the rest on switch 1 (FAST'08 §5.2: two switches with a trunk).
     TwoSwitch,
+    /// Two tiers: leaves holding the hosts, each linked to every spine (the thousands of
+    /// servers behind more than one switch of SIGCOMM'09 and WREN'09).
+    LeafSpine,
 }
 
 /// A node: where a link ends.
@@ -46,7 +49,33 @@ pub struct PortSpec {
     pub delay: Time,
 }
 
+/// Where a host hangs off: its switch and that switch's port towards it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Home {
+    switch: SwitchId,
+    port: PortId,
+}
+
+/// How a switch forwards towards a host on another switch.
+#[derive(Clone, Debug)]
+enum Transit {
+    /// Over one of these equal-cost ports, chosen by the destination's rank on its own
+    /// switch: `ports[rank % len]` (a leaf's uplinks, one per spine; a trunk alone).
+    Spread(Vec<PortId>),
+    /// Over the port towards the destination's switch, indexed by switch (a spine's
+    /// downlinks, one per leaf).
+    BySwitch(Vec<PortId>),
+}
+
 /// Hosts, switches, ports and routes.
+///
+/// Routes are static per (switch, destination host), stored in two levels so that they
+/// take memory linear in hosts and links: a host's own switch forwards on its port
+/// towards it; any other switch by its [`Transit`] rule. On a leaf-spine the spine a
+/// packet crosses is chosen by its destination's rank on the destination's leaf: the
+/// two-level tables of Al-Fares et al. (SIGCOMM 2008 §3.3), whose upward hop is chosen by
+/// the host-ID suffix, so traffic to different hosts spreads over the core switches and
+/// every flow's packets keep one path (no reordering).
 #[derive(Clone, Debug)]
 pub struct Topology {
     pub hosts: u32,
@@ -58,8 +87,10 @@ pub struct Topology {
     pub reverse: Vec<PortId>,
     /// Each host's NIC.
     nic: Vec<PortId>,
-    /// `routes[switch * hosts + dst]`: the port `switch` forwards towards host `dst` on.
-    routes: Vec<PortId>,
+    home: Vec<Home>,
+    /// Each host's rank among the hosts on its switch, in host order.
+    rank: Vec<u32>,
+    transit: Vec<Transit>,
 }
 
 impl Topology {
@@ -72,7 +103,27 @@ impl Topology {
     /// The port switch `sw` forwards a packet for host `dst` on.
     #[inline]
     pub fn route(&self, sw: SwitchId, dst: HostId) -> PortId {
-        self.routes[(sw * self.hosts + dst) as usize]
+        let home = self.home[dst as usize];
+        if home.switch == sw {
+            home.port
+        } else {
+            self.transit(sw, home.switch, dst)
+        }
+    }
+
+    /// The port switch `sw` forwards on towards host `dst` on switch `home` (not `sw`).
+    #[inline(never)]
+    fn transit(&self, sw: SwitchId, home: SwitchId, dst: HostId) -> PortId {
+        let port = match &self.transit[sw as usize] {
+            Transit::Spread(ports) => ports.get(self.rank[dst as usize] as usize % ports.len().max(1)).copied(),
+            Transit::BySwitch(ports) => ports.get(home as usize).copied().filter(|&p| p != PortId::MAX),
+        };
+        port.unwrap_or_else(|| panic!("switch {sw} has no route to host {dst}"))
+    }
+
+    /// The switch host `h` hangs off.
+    pub fn switch_of(&self, h: HostId) -> SwitchId {
+        self.home[h as usize].switch
     }
 
     /// The switch a port's link leads to, if it leads to one.
@@ -87,6 +138,12 @@ impl Topology {
     /// The port is a switch's (it has a buffer), not a host's NIC.
     pub fn is_switch_port(&self, port: PortId) -> bool {
         matches!(self.ports[port as usize].from, Node::Switch(_))
+    }
+
+    /// The port from switch `a` to switch `b`, if a link joins them.
+    pub fn link(&self, a: SwitchId, b: SwitchId) -> Option<PortId> {
+        let (a, b) = (Node::Switch(a), Node::Switch(b));
+        self.ports.iter().position(|p| p.from == a && p.to == b).map(|i| i as PortId)
     }
 
     /// Links a packet from host `src` crosses to reach host `dst`.
@@ -119,7 +176,7 @@ impl Topology {
     /// FAST'08 Fig. 1: `servers` servers and one client on one switch; `extra` more hosts
     /// on it too.
     pub fn star(servers: u32, extra: u32, rate_bps: u64, delay: Time) -> Topology {
-        Builder::new(servers, extra, 1, rate_bps, delay).attach_all(|_| 0).build()
+        Builder::new(servers, extra, 1, rate_bps, delay).attach_all(|_| 0).build(|_, _| Transit::Spread(vec![]))
     }
 
     /// Two switches joined by a trunk of `trunk_bps`: the client and servers
@@ -133,7 +190,58 @@ impl Topology {
             h => extra_on[(h - servers - 1) as usize],
         };
         let b = Builder::new(servers, extra_on.len() as u32, 2, rate_bps, delay);
-        b.attach_all(switch_of).trunk(0, 1, trunk_bps).build()
+        b.attach_all(switch_of).trunk(0, 1, trunk_bps).build(|sw, links| Transit::Spread(links.to_vec_for(sw)))
+    }
+
+    /// A two-tier leaf-spine: `fabric.leaves` leaves (switches `0..leaves`), each linked to
+    /// every one of `fabric.spines` spines (switches `leaves..leaves + spines`) by an uplink
+    /// of `uplink_bps` each way. Hosts hang off leaves as [`LeafSpine::leaf_of`] says; a leaf
+    /// forwards towards another leaf's host over the uplink to spine `rank % spines`.
+    pub fn leaf_spine(fabric: LeafSpine, rate_bps: u64, uplink_bps: u64, delay: Time) -> Topology {
+        let (leaves, spines) = (fabric.leaves, fabric.spines);
+        let b = Builder::new(fabric.servers, fabric.extra_on.len() as u32, leaves + spines, rate_bps, delay);
+        let mut b = b.attach_all(|h| fabric.leaf_of(h));
+        for leaf in 0..leaves {
+            for spine in 0..spines {
+                b = b.trunk(leaf, leaves + spine, uplink_bps);
+            }
+        }
+        b.build(|sw, links| {
+            if sw < leaves {
+                // the uplinks in spine order
+                Transit::Spread(links.to_vec_for(sw))
+            } else {
+                Transit::BySwitch(links.by_far_switch(sw, leaves + spines))
+            }
+        })
+    }
+}
+
+/// Where a leaf-spine's hosts go: servers round-robin over the leaves (server `i` on leaf
+/// `i % leaves`, so every leaf holds `servers / leaves` of them, give or take one, whatever
+/// the count), the client on leaf 0, each extra host on the leaf `extra_on` gives it.
+#[derive(Clone, Debug)]
+pub struct LeafSpine {
+    pub servers: u32,
+    pub leaves: u32,
+    pub spines: u32,
+    /// The leaf of each host after the client (hosts `servers + 1..`).
+    pub extra_on: Vec<SwitchId>,
+}
+
+impl LeafSpine {
+    /// The leaf host `h` hangs off.
+    pub fn leaf_of(&self, h: HostId) -> SwitchId {
+        match h {
+            h if h < self.servers => h % self.leaves,
+            h if h == self.servers => 0,
+            h => self.extra_on[(h - self.servers - 1) as usize],
+        }
+    }
+
+    /// The most servers on one leaf: the hosts per leaf an oversubscription ratio counts.
+    pub fn servers_per_leaf(&self) -> u32 {
+        self.servers.div_ceil(self.leaves)
     }
 }
 
@@ -148,6 +256,34 @@ struct Builder {
     host_switch: Vec<SwitchId>,
     /// Switch ports: (switch, far end, rate).
     switch_ports: Vec<(SwitchId, Node, u64)>,
+}
+
+/// The switch-to-switch ports of a topology being built, grouped by the switch they leave.
+struct Links {
+    /// `(from, to, port)`, sorted by `from` (then in the order they were added).
+    links: Vec<(SwitchId, SwitchId, PortId)>,
+    /// `first[s]..first[s + 1]`: switch s's links.
+    first: Vec<usize>,
+}
+
+impl Links {
+    fn of(&self, sw: SwitchId) -> &[(SwitchId, SwitchId, PortId)] {
+        &self.links[self.first[sw as usize]..self.first[sw as usize + 1]]
+    }
+
+    /// Switch `sw`'s ports towards other switches, in the order they were added.
+    fn to_vec_for(&self, sw: SwitchId) -> Vec<PortId> {
+        self.of(sw).iter().map(|l| l.2).collect()
+    }
+
+    /// Switch `sw`'s port towards each of `switches` switches, `PortId::MAX` where none.
+    fn by_far_switch(&self, sw: SwitchId, switches: u32) -> Vec<PortId> {
+        let mut by = vec![PortId::MAX; switches as usize];
+        for &(_, to, port) in self.of(sw) {
+            by[to as usize] = port;
+        }
+        by
+    }
 }
 
 impl Builder {
@@ -175,7 +311,10 @@ impl Builder {
         self
     }
 
-    fn build(self) -> Topology {
+    /// The topology, each switch forwarding towards other switches' hosts as `transit`
+    /// says from its links. Linear in hosts and ports (a star of 2^20 servers, a leaf-spine
+    /// of 100,000).
+    fn build(self, transit: impl Fn(SwitchId, &Links) -> Transit) -> Topology {
         let (hosts, switches) = (self.hosts, self.switches);
         let mut ports: Vec<PortSpec> = (0..hosts)
             .map(|h| {
@@ -184,58 +323,47 @@ impl Builder {
             })
             .collect();
         let nic = (0..hosts).collect();
+        let mut home = vec![Home { switch: 0, port: PortId::MAX }; hosts as usize];
+        let mut links = vec![];
         for &(sw, to, rate_bps) in &self.switch_ports {
+            let port = ports.len() as PortId;
+            match to {
+                Node::Host(h) => home[h as usize] = Home { switch: sw, port },
+                Node::Switch(b) => links.push((sw, b, port)),
+            }
             ports.push(PortSpec { from: Node::Switch(sw), to, rate_bps, delay: self.delay });
         }
-        // (from, to) -> port, so building stays linear in the ports (a star of 2^20 servers)
-        let index: std::collections::HashMap<(Node, Node), PortId> =
-            ports.iter().enumerate().map(|(i, p)| ((p.from, p.to), i as PortId)).collect();
-        let find = |from: Node, to: Node| index.get(&(from, to)).copied();
-        let reverse = ports.iter().map(|p| find(p.to, p.from).expect("every link has both directions")).collect();
-        // next_hop[a][b]: the port switch a forwards on towards switch b (breadth first from
-        // b over the trunks, so every route is a shortest path; ties go to the trunk added
-        // first)
-        let trunks: Vec<(usize, SwitchId, SwitchId)> = ports
+        // a NIC's reverse is its switch's port to the host; a trunk's, the other way
+        let mut reverse: Vec<PortId> = home.iter().map(|h| h.port).collect();
+        reverse.resize(ports.len(), PortId::MAX);
+        for h in 0..hosts {
+            reverse[home[h as usize].port as usize] = h;
+        }
+        let index: std::collections::HashMap<(SwitchId, SwitchId), PortId> =
+            links.iter().map(|&(a, b, p)| ((a, b), p)).collect();
+        for &(a, b, p) in &links {
+            reverse[p as usize] = *index.get(&(b, a)).expect("every link has both directions");
+        }
+        links.sort_by_key(|l| l.0); // stable: each switch's links stay in the order added
+        let mut first = vec![0; switches as usize + 1];
+        for &(a, _, _) in &links {
+            first[a as usize + 1] += 1;
+        }
+        for s in 0..switches as usize {
+            first[s + 1] += first[s];
+        }
+        let links = Links { links, first };
+        let transit = (0..switches).map(|sw| transit(sw, &links)).collect();
+        let mut on_switch = vec![0u32; switches as usize];
+        let rank = self
+            .host_switch
             .iter()
-            .enumerate()
-            .filter_map(|(i, p)| match (p.from, p.to) {
-                (Node::Switch(a), Node::Switch(b)) => Some((i, a, b)),
-                _ => None,
+            .map(|&sw| {
+                on_switch[sw as usize] += 1;
+                on_switch[sw as usize] - 1
             })
             .collect();
-        let mut next_hop = vec![vec![PortId::MAX; switches as usize]; switches as usize];
-        for b in 0..switches {
-            let mut frontier = vec![b];
-            let mut seen = vec![false; switches as usize];
-            seen[b as usize] = true;
-            while !frontier.is_empty() {
-                let mut next = vec![];
-                for &x in &frontier {
-                    for &(i, a, to) in &trunks {
-                        if to == x && !seen[a as usize] {
-                            seen[a as usize] = true;
-                            next_hop[a as usize][b as usize] = i as PortId;
-                            next.push(a);
-                        }
-                    }
-                }
-                frontier = next;
-            }
-        }
-        let mut routes = Vec::with_capacity((switches * hosts) as usize);
-        for sw in 0..switches {
-            for h in 0..hosts {
-                let home = self.host_switch[h as usize];
-                let port = if home == sw {
-                    find(Node::Switch(sw), Node::Host(h)).expect("a host's switch has a port to it")
-                } else {
-                    next_hop[sw as usize][home as usize]
-                };
-                assert!(port != PortId::MAX, "switch {sw} has no route to host {h}");
-                routes.push(port);
-            }
-        }
-        Topology { hosts, switches, ports, reverse, nic, routes }
+        Topology { hosts, switches, ports, reverse, nic, home, rank, transit }
     }
 }
 
@@ -272,5 +400,61 @@ mod tests {
         assert_eq!((t.hops(0, client), t.hops(4, client), t.hops(client, 4)), (2, 3, 3));
         // one full packet from a far server: three links of 25 us and 12 us each
         assert_eq!(t.one_way(4, client, 1500), Time::from_us(3 * (25 + 12)));
+    }
+
+    /// 2 leaves, 2 spines, 4 servers and the client (no extras), uplinks at `uplink_bps`.
+    fn small_leaf_spine(uplink_bps: u64) -> Topology {
+        let fabric = LeafSpine { servers: 4, leaves: 2, spines: 2, extra_on: vec![] };
+        Topology::leaf_spine(fabric, GIG, uplink_bps, Time::from_us(25))
+    }
+
+    #[test]
+    fn a_small_leaf_spine_routes_as_computed_by_hand() {
+        // Round robin: leaf 0 holds servers 0, 2 and the client 4 (ranks 0, 1, 2), leaf 1
+        // servers 1, 3 (ranks 0, 1). Ports: NICs 0-4; host ports client first: 5 (leaf 0 ->
+        // client), 6 (-> 0), 7 (leaf 1 -> 1), 8 (-> 2), 9 (leaf 1 -> 3); then per leaf, per
+        // spine (switches 2, 3), up and down: 10 leaf0->S0, 11 S0->leaf0, 12 leaf0->S1,
+        // 13 S1->leaf0, 14 leaf1->S0, 15 S0->leaf1, 16 leaf1->S1, 17 S1->leaf1.
+        let t = small_leaf_spine(GIG);
+        assert_eq!((t.hosts, t.switches, t.ports.len()), (5, 4, 18));
+        let table = |sw: SwitchId| (0..5).map(|h| t.route(sw, h)).collect::<Vec<_>>();
+        // a leaf reaches another leaf's host over spine (its rank mod 2)
+        assert_eq!(table(0), vec![6, 10, 8, 12, 5]);
+        assert_eq!(table(1), vec![14, 7, 16, 9, 14], "the client's rank 2 goes over spine 0");
+        assert_eq!(table(2), vec![11, 15, 11, 15, 11]);
+        assert_eq!(table(3), vec![13, 17, 13, 17, 13]);
+        assert_eq!((t.reverse[10], t.reverse[17], t.reverse[t.nic(1) as usize]), (11, 16, 7));
+        assert_eq!((t.switch_of(3), t.switch_of(4)), (1, 0));
+    }
+
+    #[test]
+    fn hops_and_one_way_delay_on_a_leaf_spine_match_the_hand_count() {
+        let t = small_leaf_spine(GIG);
+        // server 1 -> leaf 1 -> spine 0 -> leaf 0 -> client: 4 links; server 0 is beside it
+        assert_eq!((t.hops(1, 4), t.hops(0, 4), t.hops(4, 3)), (4, 2, 4));
+        // one full packet: 4 links of 25 us propagation and 12 us serialization each
+        assert_eq!(t.one_way(1, 4, 1500), Time::from_us(4 * (25 + 12)));
+        // 10 Gbps uplinks: the two leaf-spine links serialize 1500 B in 1.2 us
+        let fast = small_leaf_spine(10 * GIG);
+        assert_eq!(fast.one_way(1, 4, 1500), Time::from_us(2 * (25 + 12)) + Time(2 * (25_000 + 1200) * 1000));
+    }
+
+    #[test]
+    fn a_leaf_spine_of_100000_servers_builds_with_memory_linear_in_hosts() {
+        // routes take two levels (a host's own leaf, then per switch a spine or a leaf's
+        // port), not a table per (switch, host): 2 x 10^5 ports, not 2 x 10^8 routes.
+        // Construction time is printed, not asserted (the machine is shared).
+        let started = std::time::Instant::now();
+        let (servers, leaves, spines) = (100_000, 250, 4);
+        let t = Topology::leaf_spine(LeafSpine { servers, leaves, spines, extra_on: vec![] }, GIG, 100 * GIG, Time::from_us(5));
+        eprintln!("leaf_spine of {servers} servers built in {:?}", started.elapsed());
+        let hosts = servers as usize + 1;
+        assert_eq!(t.ports.len(), 2 * hosts + 2 * (leaves * spines) as usize);
+        assert_eq!(t.rank.len() + t.home.len(), 2 * hosts);
+        // the last server (on leaf 249) is 4 links from the client, whose rank on leaf 0
+        // (after its 400 servers) picks spine 400 mod 4 = 0
+        assert_eq!(t.hops(servers - 1, servers), 4);
+        let up = t.route(249, servers);
+        assert_eq!(t.ports[up as usize].to, Node::Switch(leaves + 400 % 4));
     }
 }
