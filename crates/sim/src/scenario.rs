@@ -877,4 +877,45 @@ mod tests {
         assert_eq!(short.validate().unwrap_err().param, "rtt_ps");
         assert!(ScenarioSpec { rtt_ps: 20 * PS_PER_US, ..spec() }.validate().is_ok(), "NTCP needs no model");
     }
+
+    fn leaf_spine(servers: u32, spines: u32) -> ScenarioSpec {
+        ScenarioSpec { servers, topology: TopologyKind::LeafSpine, leaves: Some(2), spines: Some(spines), ..spec() }
+    }
+
+    #[test]
+    fn oversubscription_sets_the_uplink_rate_as_computed_by_hand() {
+        // 8 servers on 2 leaves: 4 per leaf at 1 Gbps, 2 spines, 2:1 -> 4 / (2 x 2) = 1 Gbps
+        let two_to_one = ScenarioSpec { oversubscription: Some(2.0), ..leaf_spine(8, 2) };
+        let f = two_to_one.validate().unwrap().fabric;
+        assert_eq!((f.trunk_bps, f.leaves, f.spines, f.oversubscription), (Some(1_000_000_000), 2, 2, Some(2.0)));
+        // unset: full bisection, 4 / 2 = 2 Gbps; 7 servers count as 4 on the fuller leaf
+        assert_eq!(leaf_spine(7, 2).validate().unwrap().fabric.trunk_bps, Some(2_000_000_000));
+        // a given trunk rate: 4 x 1 / (2 x 10) = 0.2, reported as the fabric's ratio
+        let fast = ScenarioSpec { trunk_rate_bps: Some(10_000_000_000), ..leaf_spine(8, 2) };
+        assert_eq!(fast.validate().unwrap().fabric.oversubscription, Some(0.2));
+        // two switches: the trunk runs at the host rate unless given; the star has none
+        let two = ScenarioSpec { topology: TopologyKind::TwoSwitch, ..spec() };
+        assert_eq!(two.validate().unwrap().fabric.trunk_bps, Some(1_000_000_000));
+        assert_eq!(spec().validate().unwrap().fabric, Fabric { trunk_bps: None, leaves: 0, spines: 0, oversubscription: None });
+    }
+
+    #[test]
+    fn fabric_fields_are_refused_where_they_cannot_apply_naming_them() {
+        let refused = |s: ScenarioSpec| {
+            let e = s.validate().unwrap_err();
+            (e.param, e.related)
+        };
+        let star_trunk = ScenarioSpec { trunk_rate_bps: Some(10_000_000_000), ..spec() };
+        assert_eq!(refused(star_trunk), ("trunk_rate_bps", &["topology"][..]));
+        let two = ScenarioSpec { topology: TopologyKind::TwoSwitch, ..spec() };
+        assert_eq!(refused(ScenarioSpec { spines: Some(2), ..two.clone() }), ("spines", &["topology"][..]));
+        let both = ScenarioSpec { oversubscription: Some(2.0), trunk_rate_bps: Some(2_000_000_000), ..leaf_spine(8, 2) };
+        assert_eq!(refused(both), ("oversubscription", &["trunk_rate_bps"][..]));
+        // no switch-to-switch link slower than a host's: 4 per leaf over 2 spines allows 2:1
+        let related = &["leaves", "servers", "rate_bps"][..];
+        assert_eq!(refused(ScenarioSpec { oversubscription: Some(2.5), ..leaf_spine(8, 2) }), ("oversubscription", related));
+        assert_eq!(refused(leaf_spine(2, 2)), ("spines", related), "1 server per leaf over 2 spines");
+        let slow = ScenarioSpec { trunk_rate_bps: Some(100_000_000), ..two };
+        assert_eq!(refused(slow), ("trunk_rate_bps", &["rate_bps"][..]));
+    }
 }
