@@ -398,6 +398,13 @@ pub struct Fabric {
     pub oversubscription: Option<f64>,
 }
 
+/// Why no switch-to-switch link may be slower than a host's: the world never drops the
+/// client's requests and ACKs (`World::at_switch`), and on a link slower than the client's own
+/// its burst of requests could queue past a buffer. Datacenter uplinks are at least as fast
+/// as host links; oversubscription comes from having fewer of them.
+const SLOWER_LINK: &str = "a switch-to-switch link slower than the host links would queue the client's requests, \
+                           which the model never drops";
+
 /// Unset leaf_spine fields: the smallest leaf-spine, two leaves under one spine, at full
 /// bisection (every uplink as fast as the host ports below it together).
 pub const DEFAULT_LEAVES: u32 = 2;
@@ -452,12 +459,41 @@ impl ScenarioSpec {
     /// the leaf-spine's fields only on a leaf-spine, and no link slower than a host's.
     fn fabric(&self) -> Result<Fabric, ScenarioError> {
         let s = self;
-        let on_leaf_spine = s.topology == TopologyKind::LeafSpine;
-        let topology = serde_json::to_value(s.topology).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        s.check_fabric_fields()?;
+        if s.topology != TopologyKind::LeafSpine {
+            let trunk_bps = (s.topology != TopologyKind::Star).then(|| s.trunk_rate_bps.unwrap_or(s.rate_bps));
+            if let Some(t) = trunk_bps {
+                s.check_trunk_rate(t)?;
+            }
+            return Ok(Fabric { trunk_bps, leaves: 0, spines: 0, oversubscription: None });
+        }
+        let (leaves, spines) = (s.leaves.unwrap_or(DEFAULT_LEAVES), s.spines.unwrap_or(DEFAULT_SPINES));
+        let per_leaf = s.servers.div_ceil(leaves);
+        // one leaf's host ports together, over its uplinks together
+        let host_side = per_leaf as f64 * s.rate_bps as f64;
+        let (trunk_bps, oversubscription) = match s.trunk_rate_bps {
+            Some(t) => {
+                s.check_trunk_rate(t)?;
+                (t, host_side / (spines as f64 * t as f64))
+            }
+            None => {
+                let o = s.oversubscription.unwrap_or(1.0);
+                let uplink_bps = (host_side / (spines as f64 * o)).round() as u64;
+                s.check_derived_uplink(uplink_bps, per_leaf, spines)?;
+                (uplink_bps, o)
+            }
+        };
+        Ok(Fabric { trunk_bps: Some(trunk_bps), leaves, spines, oversubscription: Some(oversubscription) })
+    }
+
+    /// `trunk_rate` only where there is a switch-to-switch link, the leaf-spine's fields only
+    /// on a leaf-spine, and not both a trunk rate and a ratio that would set it.
+    fn check_fabric_fields(&self) -> Result<(), ScenarioError> {
+        let s = self;
         if let Some(t) = s.trunk_rate_bps {
             check(s.topology != TopologyKind::Star, || {
-                ScenarioError::new("trunk_rate_bps", format_rate(t), "unset on the star (it has no switch-to-switch link)")
-                    .with_related(&["topology"])
+                let allowed = "unset on the star (it has no switch-to-switch link)";
+                ScenarioError::new("trunk_rate_bps", format_rate(t), allowed).with_related(&["topology"])
             })?;
         }
         let leaf_fields = [
@@ -467,71 +503,54 @@ impl ScenarioSpec {
         ];
         for (name, value) in leaf_fields {
             if let Some(v) = value {
-                check(on_leaf_spine, || {
-                    ScenarioError::new(name, v, format!("unset unless topology is leaf_spine (not {topology})"))
-                        .with_related(&["topology"])
+                check(s.topology == TopologyKind::LeafSpine, || {
+                    let topology = serde_json::to_value(s.topology).unwrap_or_default();
+                    let topology = topology.as_str().unwrap_or_default();
+                    let allowed = format!("unset unless topology is leaf_spine (not {topology})");
+                    ScenarioError::new(name, v, allowed).with_related(&["topology"])
                 })?;
             }
         }
         if let (Some(o), Some(t)) = (s.oversubscription, s.trunk_rate_bps) {
-            return Err(ScenarioError::new("oversubscription", o, format!("unset when trunk_rate is given ({})", format_rate(t)))
-                .with_related(&["trunk_rate_bps"]));
+            let allowed = format!("unset when trunk_rate is given ({})", format_rate(t));
+            return Err(ScenarioError::new("oversubscription", o, allowed).with_related(&["trunk_rate_bps"]));
         }
-        // The world never lets the client's requests and ACKs drop (`World::at_switch`): a
-        // switch-to-switch link slower than the client's own could queue its burst of
-        // requests past a buffer. Datacenter uplinks are at least as fast as host links;
-        // oversubscription comes from having fewer of them.
-        let slower = "a switch-to-switch link slower than the host links would queue the client's \
-                      requests, which the model never drops";
-        if !on_leaf_spine {
-            let trunk_bps = (s.topology != TopologyKind::Star).then(|| s.trunk_rate_bps.unwrap_or(s.rate_bps));
-            if let Some(t) = trunk_bps {
-                check(t >= s.rate_bps, || {
-                    let allowed = format!("at least rate ({}): {slower}", format_rate(s.rate_bps));
-                    ScenarioError::new("trunk_rate_bps", format_rate(t), allowed).with_related(&["rate_bps"])
-                })?;
-            }
-            return Ok(Fabric { trunk_bps, leaves: 0, spines: 0, oversubscription: None });
-        }
-        let (leaves, spines) = (s.leaves.unwrap_or(DEFAULT_LEAVES), s.spines.unwrap_or(DEFAULT_SPINES));
-        let per_leaf = s.servers.div_ceil(leaves) as f64;
-        let host_side = per_leaf * s.rate_bps as f64; // one leaf's host ports together
-        let (trunk_bps, oversubscription) = match s.trunk_rate_bps {
-            Some(t) => (t, host_side / (spines as f64 * t as f64)),
-            None => {
-                let o = s.oversubscription.unwrap_or(1.0);
-                ((host_side / (spines as f64 * o)).round() as u64, o)
-            }
+        Ok(())
+    }
+
+    /// A given switch-to-switch rate is at least the host links' (see [`SLOWER_LINK`]).
+    fn check_trunk_rate(&self, trunk_bps: u64) -> Result<(), ScenarioError> {
+        check(trunk_bps >= self.rate_bps, || {
+            let allowed = format!("at least rate ({}): {SLOWER_LINK}", format_rate(self.rate_bps));
+            ScenarioError::new("trunk_rate_bps", format_rate(trunk_bps), allowed).with_related(&["rate_bps"])
+        })
+    }
+
+    /// The uplink rate `oversubscription` gives is at least the host links' (see
+    /// [`SLOWER_LINK`]) and within the rate's range; names `spines` when the ratio is unset.
+    fn check_derived_uplink(&self, uplink_bps: u64, per_leaf: u32, spines: u32) -> Result<(), ScenarioError> {
+        let s = self;
+        let (name, value): (&'static str, String) = match s.oversubscription {
+            Some(o) => ("oversubscription", o.to_string()),
+            None => ("spines", spines.to_string()),
         };
-        let max_rate = match schema::field_named("rate_bps").map(|f| f.range) {
+        let shape = format!("{per_leaf} servers per leaf over {spines} spines at {}", format_rate(s.rate_bps));
+        let related: &'static [&'static str] = &["leaves", "servers", "rate_bps"];
+        check(uplink_bps >= s.rate_bps, || {
+            let most = match name {
+                "spines" => per_leaf.to_string(),
+                _ => (per_leaf as f64 / spines as f64).to_string(),
+            };
+            ScenarioError::new(name, &value, format!("at most {most} ({shape}): {SLOWER_LINK}")).with_related(related)
+        })?;
+        let max_rate = match schema::field_named("trunk_rate_bps").map(|f| f.range) {
             Some(schema::Range::Whole { max, .. }) => max,
             _ => u64::MAX,
         };
-        if s.trunk_rate_bps.is_none() {
-            let most = host_side / (spines as f64 * s.rate_bps as f64);
-            let (name, value): (&'static str, String) = match s.oversubscription {
-                Some(o) => ("oversubscription", o.to_string()),
-                None => ("spines", spines.to_string()),
-            };
-            let shape = format!("{per_leaf} servers per leaf over {spines} spines at {}", format_rate(s.rate_bps));
-            check(trunk_bps >= s.rate_bps, || {
-                let allowed = match name {
-                    "spines" => format!("at most {} ({shape}): {slower}", per_leaf),
-                    _ => format!("at most {most} ({shape}): {slower}"),
-                };
-                ScenarioError::new(name, value.clone(), allowed).with_related(&["leaves", "servers", "rate_bps"])
-            })?;
-            check(trunk_bps <= max_rate, || {
-                let allowed = format!("uplinks of at most {} ({shape})", format_rate(max_rate));
-                ScenarioError::new(name, value.clone(), allowed).with_related(&["leaves", "servers", "rate_bps"])
-            })?;
-        } else {
-            check(trunk_bps >= s.rate_bps, || {
-                let allowed = format!("at least rate ({}): {slower}", format_rate(s.rate_bps));
-                ScenarioError::new("trunk_rate_bps", format_rate(trunk_bps), allowed).with_related(&["rate_bps"])
-            })?;
-        }
-        Ok(Fabric { trunk_bps: Some(trunk_bps), leaves, spines, oversubscription: Some(oversubscription) })
+        check(uplink_bps <= max_rate, || {
+            let allowed = format!("uplinks of at most {} ({shape})", format_rate(max_rate));
+            ScenarioError::new(name, &value, allowed).with_related(related)
+        })
     }
 
     fn mtu(&self) -> u64 {
@@ -896,7 +915,8 @@ mod tests {
         // two switches: the trunk runs at the host rate unless given; the star has none
         let two = ScenarioSpec { topology: TopologyKind::TwoSwitch, ..spec() };
         assert_eq!(two.validate().unwrap().fabric.trunk_bps, Some(1_000_000_000));
-        assert_eq!(spec().validate().unwrap().fabric, Fabric { trunk_bps: None, leaves: 0, spines: 0, oversubscription: None });
+        let none = Fabric { trunk_bps: None, leaves: 0, spines: 0, oversubscription: None };
+        assert_eq!(spec().validate().unwrap().fabric, none);
     }
 
     #[test]
@@ -909,11 +929,13 @@ mod tests {
         assert_eq!(refused(star_trunk), ("trunk_rate_bps", &["topology"][..]));
         let two = ScenarioSpec { topology: TopologyKind::TwoSwitch, ..spec() };
         assert_eq!(refused(ScenarioSpec { spines: Some(2), ..two.clone() }), ("spines", &["topology"][..]));
-        let both = ScenarioSpec { oversubscription: Some(2.0), trunk_rate_bps: Some(2_000_000_000), ..leaf_spine(8, 2) };
+        let trunk_rate_bps = Some(2_000_000_000);
+        let both = ScenarioSpec { oversubscription: Some(2.0), trunk_rate_bps, ..leaf_spine(8, 2) };
         assert_eq!(refused(both), ("oversubscription", &["trunk_rate_bps"][..]));
         // no switch-to-switch link slower than a host's: 4 per leaf over 2 spines allows 2:1
         let related = &["leaves", "servers", "rate_bps"][..];
-        assert_eq!(refused(ScenarioSpec { oversubscription: Some(2.5), ..leaf_spine(8, 2) }), ("oversubscription", related));
+        let over = ScenarioSpec { oversubscription: Some(2.5), ..leaf_spine(8, 2) };
+        assert_eq!(refused(over), ("oversubscription", related));
         assert_eq!(refused(leaf_spine(2, 2)), ("spines", related), "1 server per leaf over 2 spines");
         let slow = ScenarioSpec { trunk_rate_bps: Some(100_000_000), ..two };
         assert_eq!(refused(slow), ("trunk_rate_bps", &["rate_bps"][..]));

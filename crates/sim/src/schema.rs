@@ -220,7 +220,7 @@ pub const FIELDS: &[Field] = &[
         "a leaf's port count"), "1 under leaf_spine"),
     optional(because(field("oversubscription", "oversubscription", Fraction, Range::Real { min: 1.0, max: 240.0 },
         "leaf_spine: (servers per leaf x rate) / (spines x uplink rate); sets the uplinks' rate"),
-        "VL2, SIGCOMM'09 §2: trees up to 1:240"), "1 (full bisection) under leaf_spine, unless trunk_rate is set"),
+        "VL2, SIGCOMM'09: conventional trees reach 1:240"), "1 (full bisection) under leaf_spine, unless trunk_rate is set"),
     flag("pause", "802.3x PAUSE: a switch pauses an ingress's upstream port past pause_xoff (FAST'08 §5.2)"),
     field("pause_xoff_bytes", "pause_xoff", Bytes, whole(1, NO_MAX),
         "PAUSE: XOFF when the bytes waiting that came in over one ingress exceed this (FAST'08 gives none)"),
@@ -229,7 +229,8 @@ pub const FIELDS: &[Field] = &[
     because(field("pause_quanta", "pause_quanta", Count, whole(1, 0xFFFF),
         "PAUSE: quanta of 512 bit times an XOFF asks for, refreshed while above XOFF (802.3 §31B: at most 0xFFFF)"),
         "a 16-bit field, 802.3 §31B"),
-    flag("victim", "a bulk TCP flow beside the incast, own sender to own receiver (two switches: via the trunk)"),
+    flag("victim",
+        "a bulk TCP flow beside the incast, own sender to own receiver (across switches: the far one to the client's)"),
 ];
 
 /// The field whose core name is `name`.

@@ -1440,10 +1440,10 @@ mod tests {
     /// Drops at leaf 1's uplink, at the spine's port down to leaf 0, and at the client's
     /// port: 16 servers on 2 leaves under 1 spine for 2 s.
     fn over_one_uplink(oversubscription: f64) -> [u64; 3] {
-        let (servers, topology) = (16, TopologyKind::LeafSpine);
-        let (leaves, spines, duration_ps) = (Some(2), Some(1), Some(2 * PS_PER_S));
-        let oversubscription = Some(oversubscription);
-        let spec = ScenarioSpec { servers, topology, leaves, spines, oversubscription, duration_ps, ..Default::default() };
+        let (servers, topology, leaves, spines) = (16, TopologyKind::LeafSpine, Some(2), Some(1));
+        let (oversubscription, duration_ps) = (Some(oversubscription), Some(2 * PS_PER_S));
+        let shape = ScenarioSpec { topology, leaves, spines, oversubscription, ..Default::default() };
+        let spec = ScenarioSpec { servers, duration_ps, ..shape };
         let sc = spec.validate().unwrap();
         let mut w = World::new(&sc);
         w.run();

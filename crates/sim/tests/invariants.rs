@@ -123,8 +123,10 @@ fn scenarios() -> Vec<ScenarioSpec> {
     // 32 servers: 11 per leaf at 1 Gbps over 2 spines; 5:1 leaves 1.1 Gbps uplinks
     v.push(ScenarioSpec { servers: 32, oversubscription: Some(5.0), ..ls.clone() });
     v.push(ScenarioSpec { servers: 32, trunk_rate_bps: Some(10_000_000_000), ..ls.clone() });
-    v.push(ScenarioSpec { servers: 16, tie_break: TieBreak::Random, seed: 9, oversubscription: Some(2.0), ..ls.clone() });
-    v.push(ScenarioSpec { leaves: Some(4), ..ScenarioSpec { topology: TopologyKind::LeafSpine, ..osada.clone() } });
+    let random = ScenarioSpec { tie_break: TieBreak::Random, seed: 9, ..ls.clone() };
+    v.push(ScenarioSpec { servers: 16, oversubscription: Some(2.0), ..random });
+    let osada_ls = ScenarioSpec { topology: TopologyKind::LeafSpine, leaves: Some(4), ..osada.clone() };
+    v.push(osada_ls.clone());
     let (buffer_sharing, buffer_pool_bytes) = (BufferSharing::Dynamic, Some(256 * 1024));
     v.push(ScenarioSpec { servers: 32, buffer_sharing, buffer_pool_bytes, oversubscription: Some(3.0), ..ls.clone() });
     for servers in [4, 16, 64] {
@@ -134,7 +136,7 @@ fn scenarios() -> Vec<ScenarioSpec> {
         v.push(ScenarioSpec { servers, pause: true, oversubscription: Some(2.0), ..ls.clone() });
     }
     v.push(ScenarioSpec { servers: 32, pause: true, buffer_sharing, buffer_pool_bytes, ..ls.clone() });
-    v.push(ScenarioSpec { pause: true, leaves: Some(4), ..ScenarioSpec { topology: TopologyKind::LeafSpine, ..osada.clone() } });
+    v.push(ScenarioSpec { pause: true, ..osada_ls });
     for pause in [false, true] {
         v.push(ScenarioSpec { servers: 16, pause, victim: true, oversubscription: Some(2.0), ..ls.clone() });
         let few = ScenarioSpec { blocks: Some(4), duration_ps: None, tcp: TcpVariant::Sack, ..ls.clone() };

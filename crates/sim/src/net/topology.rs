@@ -140,12 +140,6 @@ impl Topology {
         matches!(self.ports[port as usize].from, Node::Switch(_))
     }
 
-    /// The port from switch `a` to switch `b`, if a link joins them.
-    pub fn link(&self, a: SwitchId, b: SwitchId) -> Option<PortId> {
-        let (a, b) = (Node::Switch(a), Node::Switch(b));
-        self.ports.iter().position(|p| p.from == a && p.to == b).map(|i| i as PortId)
-    }
-
     /// Links a packet from host `src` crosses to reach host `dst`.
     pub fn hops(&self, src: HostId, dst: HostId) -> u32 {
         let mut port = self.nic(src);
@@ -446,7 +440,8 @@ mod tests {
         // Construction time is printed, not asserted (the machine is shared).
         let started = std::time::Instant::now();
         let (servers, leaves, spines) = (100_000, 250, 4);
-        let t = Topology::leaf_spine(LeafSpine { servers, leaves, spines, extra_on: vec![] }, GIG, 100 * GIG, Time::from_us(5));
+        let fabric = LeafSpine { servers, leaves, spines, extra_on: vec![] };
+        let t = Topology::leaf_spine(fabric, GIG, 100 * GIG, Time::from_us(5));
         eprintln!("leaf_spine of {servers} servers built in {:?}", started.elapsed());
         let hosts = servers as usize + 1;
         assert_eq!(t.ports.len(), 2 * hosts + 2 * (leaves * spines) as usize);
