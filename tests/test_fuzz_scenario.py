@@ -134,6 +134,8 @@ PLAUSIBLE = {
     "mitigation": st.sampled_from(MITIGATIONS), "nccs_k": st.integers(0, 16),
     "condition_i": st.sampled_from(CONDITION_I), "udp": FRACTIONS, "udp_packet": SIZES,
     "topology": st.sampled_from(BY_PUBLIC["topology"].choices),
+    "trunk_rate": st.one_of(st.none(), RATES), "leaves": st.one_of(st.none(), st.integers(0, 2000)),
+    "spines": st.one_of(st.none(), st.integers(0, 600)), "oversubscription": st.one_of(st.none(), FRACTIONS, st.floats(0, 300)),
     "pause": st.booleans(), "pause_xoff": SIZES, "pause_xon": SIZES, "pause_quanta": st.integers(0, 70_000),
     "victim": st.booleans(),
     "buffer_sharing": st.sampled_from(BY_PUBLIC["buffer_sharing"].choices), "buffer_pool": st.one_of(st.none(), SIZES),

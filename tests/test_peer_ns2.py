@@ -126,7 +126,8 @@ NOT_EXPRESSIBLE = {
     "blocks": 5, "delayed_ack": "40ms", "timer_ticks": True, "timestamps": True, "rto_random": 0.5,
     "slow_start": False, "slow_start_after_idle": True, "active_servers": 2, "handshake": True,
     "syn_timeout": "1s", "mitigation": "ictcp", "nccs_k": 2, "condition_i": "delivered", "udp": 0.001,
-    "udp_packet": 500, "cc": "cubic", "ecn_threshold": 20, "topology": "two_switch",
+    "udp_packet": 500, "cc": "cubic", "ecn_threshold": 20, "topology": "two_switch", "trunk_rate": "10Gbps", "leaves": 3, "spines": 2,
+    "oversubscription": 2.0,
     "pause": True, "pause_xoff": 6000, "pause_xon": 1000, "pause_quanta": 100, "victim": True,
     "prr": True, "rack_tlp": True, "buffer_sharing": "dynamic", "buffer_pool": 1_000_000, "dt_alpha": 2.0,
     "qos_classes": 2,
@@ -135,7 +136,9 @@ NOT_EXPRESSIBLE = {
 # Fields a sample needs beside it to be a valid scenario at all (the core's own constraints).
 # The peer checks fields in the schema's order, so buffer_pool's refusal names buffer_sharing,
 # the inexpressible field a pool needs: either name tells the user what the peer cannot do.
-CONTEXT = {"prr": {"tcp": "sack"}, "rack_tlp": {"tcp": "sack"}, "buffer_pool": {"buffer_sharing": "dynamic"}}
+CONTEXT = {"prr": {"tcp": "sack"}, "rack_tlp": {"tcp": "sack"}, "buffer_pool": {"buffer_sharing": "dynamic"},
+           "trunk_rate": {"topology": "two_switch"}, "leaves": {"topology": "leaf_spine"},
+           "spines": {"topology": "leaf_spine"}, "oversubscription": {"topology": "leaf_spine"}}
 
 
 def test_the_refusal_table_has_a_value_for_every_inexpressible_field():

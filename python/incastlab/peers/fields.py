@@ -27,6 +27,10 @@ from ..schema import BY_PUBLIC
 # What neither peer's one-switch star of drop-tail FIFOs can express: its fabric and buffers.
 STAR_OF_FIFOS_LACKS: dict[str, str] = {
     "topology": "a fabric other than its one-switch star",
+    "trunk_rate": "a switch-to-switch link (it has one switch)",
+    "leaves": "a leaf-spine's leaves (it has one switch)",
+    "spines": "a leaf-spine's spines (it has one switch)",
+    "oversubscription": "a leaf-spine's oversubscription (it has one switch)",
     "pause": "802.3x PAUSE (its links have no flow control)",
     "pause_xoff": "a PAUSE threshold (its links have no flow control)",
     "pause_xon": "a PAUSE threshold (its links have no flow control)",
