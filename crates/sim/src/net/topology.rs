@@ -232,11 +232,6 @@ impl LeafSpine {
             h => self.extra_on[(h - self.servers - 1) as usize],
         }
     }
-
-    /// The most servers on one leaf: the hosts per leaf an oversubscription ratio counts.
-    pub fn servers_per_leaf(&self) -> u32 {
-        self.servers.div_ceil(self.leaves)
-    }
 }
 
 /// Assembles a topology: host NICs first, then switch ports in the order links are added.
@@ -445,7 +440,9 @@ mod tests {
         eprintln!("leaf_spine of {servers} servers built in {:?}", started.elapsed());
         let hosts = servers as usize + 1;
         assert_eq!(t.ports.len(), 2 * hosts + 2 * (leaves * spines) as usize);
-        assert_eq!(t.rank.len() + t.home.len(), 2 * hosts);
+        // beyond a home per host, each leaf holds its uplinks and each spine a port per switch
+        let transit: usize = t.transit.iter().map(|(Transit::Spread(p) | Transit::BySwitch(p))| p.len()).sum();
+        assert_eq!(transit, (leaves * spines + spines * (leaves + spines)) as usize);
         // the last server (on leaf 249) is 4 links from the client, whose rank on leaf 0
         // (after its 400 servers) picks spine 400 mod 4 = 0
         assert_eq!(t.hops(servers - 1, servers), 4);
