@@ -5,7 +5,7 @@
 use incast_sim::world::World;
 use incast_sim::event::TieBreak;
 use incast_sim::net::buffer::BufferSharing;
-use incast_sim::net::{Admission, TopologyKind};
+use incast_sim::net::{Admission, ClassScheduler, TopologyKind};
 use incast_sim::scenario::{RtoBackoff, Scheme, TcpRules};
 use incast_sim::tcp::congestion::Cc;
 use incast_sim::{ScenarioSpec, SimResult, TcpVariant};
@@ -110,6 +110,16 @@ fn scenarios() -> Vec<ScenarioSpec> {
             v.push(ScenarioSpec { servers: 16, topology, pause, victim: true, ..base.clone() });
             v.push(ScenarioSpec { servers: 6, topology, pause, victim: true, tcp: TcpVariant::Sack, ..few.clone() });
         }
+        // 802.1Qbb PFC with the victim in its own class: per-class queues on every NIC and
+        // port, one class paused while the other flows; strict priority and WRR
+        let pfc = ScenarioSpec { topology, pause: true, pfc: true, victim: true, qos_classes: 2, victim_class: 1, ..base.clone() };
+        for servers in [2, 16, 32] {
+            v.push(ScenarioSpec { servers, buffer_bytes: 64 * 1024, ..pfc.clone() });
+        }
+        let (qos_scheduler, qos_weights) = (ClassScheduler::Wrr, Some(vec![3, 1]));
+        v.push(ScenarioSpec { servers: 16, buffer_bytes: 64 * 1024, qos_scheduler, qos_weights, ..pfc.clone() });
+        v.push(ScenarioSpec { servers: 8, buffer_bytes: 64 * 1024, tcp: TcpVariant::Sack, blocks: Some(4), duration_ps: None, ..pfc.clone() });
+        v.push(ScenarioSpec { servers: 16, buffer_bytes: 64 * 1024, pause_quanta: 50, tie_break: TieBreak::Random, seed: 5, ..pfc.clone() });
     }
     v
 }
