@@ -147,13 +147,15 @@ NOT_EXPRESSIBLE = {
     "topology": "two_switch",
     "pause": True, "pause_xoff": 6000, "pause_xon": 1000, "pause_quanta": 100, "victim": True,
     "prr": True, "rack_tlp": True, "buffer_sharing": "dynamic", "buffer_pool": 1_000_000, "dt_alpha": 2.0,
-    "qos_classes": 2,
+    "qos_classes": 2, "qos_scheduler": "wrr", "qos_weights": "3,1", "victim_class": 1, "pfc": True,
 }
 
 # Fields a sample needs beside it to be a valid scenario at all (the core's own constraints).
 # The peer checks fields in the schema's order, so buffer_pool's refusal names buffer_sharing,
 # the inexpressible field a pool needs: either name tells the user what the peer cannot do.
-CONTEXT = {"prr": {"tcp": "sack"}, "rack_tlp": {"tcp": "sack"}, "buffer_pool": {"buffer_sharing": "dynamic"}}
+CONTEXT = {"prr": {"tcp": "sack"}, "rack_tlp": {"tcp": "sack"}, "buffer_pool": {"buffer_sharing": "dynamic"},
+           "qos_weights": {"qos_scheduler": "wrr", "qos_classes": 2},
+           "victim_class": {"victim": True, "qos_classes": 2}, "pfc": {"pause": True, "qos_classes": 2}}
 
 
 def test_every_inexpressible_field_has_a_sample_here():

@@ -551,7 +551,8 @@ impl ScenarioSpec {
         if let Some(w) = &s.qos_weights {
             let text = w.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
             check(s.qos_scheduler == ClassScheduler::Wrr, || {
-                ScenarioError::new("qos_weights", &text, "unset unless qos_scheduler is wrr").with_related(&["qos_scheduler"])
+                let e = ScenarioError::new("qos_weights", &text, "unset unless qos_scheduler is wrr");
+                e.with_related(&["qos_scheduler"])
             })?;
             check(w.len() == n as usize, || {
                 let allowed = format!("one weight per class ({n} weights)");
@@ -754,6 +755,31 @@ mod tests {
             nccs.validate().unwrap().mitigation,
             Mitigation::Nccs { k: 2, start_next_at_remaining: t.start_next_at_remaining, count_sent: false, check_at_open: false }
         );
+    }
+
+    #[test]
+    fn qos_and_pfc_fields_are_refused_naming_the_field() {
+        let refused = |s: ScenarioSpec| {
+            let e = s.validate().unwrap_err();
+            (e.param, e.allowed)
+        };
+        let classes = ScenarioSpec { qos_classes: 2, ..spec() };
+        let (p, a) = refused(ScenarioSpec { victim_class: 1, ..classes.clone() });
+        assert_eq!((p, a.as_str()), ("victim_class", "0 unless victim is on"));
+        let (p, a) = refused(ScenarioSpec { victim: true, victim_class: 2, ..classes.clone() });
+        assert_eq!((p, a.as_str()), ("victim_class", "0 to qos_classes - 1 (1)"));
+        assert!(ScenarioSpec { victim: true, victim_class: 1, ..classes.clone() }.validate().is_ok());
+        let (p, a) = refused(ScenarioSpec { qos_weights: Some(vec![3, 1]), ..classes.clone() });
+        assert_eq!((p, a.as_str()), ("qos_weights", "unset unless qos_scheduler is wrr"));
+        let wrr = ScenarioSpec { qos_scheduler: ClassScheduler::Wrr, ..classes.clone() };
+        let (p, a) = refused(ScenarioSpec { qos_weights: Some(vec![3, 1, 1]), ..wrr.clone() });
+        assert_eq!((p, a.as_str()), ("qos_weights", "one weight per class (2 weights)"));
+        assert_eq!(refused(ScenarioSpec { qos_weights: Some(vec![3, 0]), ..wrr.clone() }).0, "qos_weights");
+        assert!(ScenarioSpec { qos_weights: Some(vec![3, 1]), ..wrr }.validate().is_ok());
+        let (p, a) = refused(ScenarioSpec { pfc: true, ..classes.clone() });
+        assert_eq!((p, a.as_str()), ("pfc", "off unless pause is on"));
+        assert_eq!(refused(ScenarioSpec { pfc: true, pause: true, ..spec() }).0, "pfc");
+        assert!(ScenarioSpec { pfc: true, pause: true, ..classes }.validate().is_ok());
     }
 
     #[test]

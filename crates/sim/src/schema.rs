@@ -294,7 +294,9 @@ fn exact(n: u64, scales: &[(&str, u64)], base: &str) -> String {
 pub fn allowed_text(f: &Field) -> String {
     let fmt = |n: u64| format_value(f.unit, &Value::from(n));
     let text = match f.range {
-        Range::Whole { min, .. } if f.unit == Unit::Weights => format!("whole numbers of at least {min}, one per class, e.g. 3,1"),
+        Range::Whole { min, .. } if f.unit == Unit::Weights => {
+            format!("whole numbers of at least {min}, one per class, e.g. 3,1")
+        }
         Range::Whole { min, max } => {
             let above_zero = min == 1 && f.unit == Unit::Picoseconds;
             match (max == NO_MAX || (max == U32 && f.unit == Unit::Count), above_zero) {

@@ -275,7 +275,9 @@ impl World {
             .map(|spec| match spec.from {
                 Node::Switch(sw) => switch_port(spec.rate_bps, spec.delay, &buffers[sw as usize]),
                 // a host's NIC; under PFC with a queue per class, as the switches' ports
-                Node::Host(_) if s.pfc => OutputPort::unbounded(spec.rate_bps, spec.delay).with_buffer(buffers[0].nic_classes()),
+                Node::Host(_) if s.pfc => {
+                    OutputPort::unbounded(spec.rate_bps, spec.delay).with_buffer(buffers[0].nic_classes())
+                }
                 Node::Host(_) => OutputPort::unbounded(spec.rate_bps, spec.delay),
             })
             .map(|mut port| {

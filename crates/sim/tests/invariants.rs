@@ -112,14 +112,18 @@ fn scenarios() -> Vec<ScenarioSpec> {
         }
         // 802.1Qbb PFC with the victim in its own class: per-class queues on every NIC and
         // port, one class paused while the other flows; strict priority and WRR
-        let pfc = ScenarioSpec { topology, pause: true, pfc: true, victim: true, qos_classes: 2, victim_class: 1, ..base.clone() };
+        let (qos_classes, victim_class) = (2, 1);
+        let (pause, pfc, victim) = (true, true, true);
+        let pfc = ScenarioSpec { topology, pause, pfc, victim, qos_classes, victim_class, ..base.clone() };
         for servers in [2, 16, 32] {
             v.push(ScenarioSpec { servers, buffer_bytes: 64 * 1024, ..pfc.clone() });
         }
         let (qos_scheduler, qos_weights) = (ClassScheduler::Wrr, Some(vec![3, 1]));
         v.push(ScenarioSpec { servers: 16, buffer_bytes: 64 * 1024, qos_scheduler, qos_weights, ..pfc.clone() });
-        v.push(ScenarioSpec { servers: 8, buffer_bytes: 64 * 1024, tcp: TcpVariant::Sack, blocks: Some(4), duration_ps: None, ..pfc.clone() });
-        v.push(ScenarioSpec { servers: 16, buffer_bytes: 64 * 1024, pause_quanta: 50, tie_break: TieBreak::Random, seed: 5, ..pfc.clone() });
+        let (blocks, duration_ps, tcp) = (Some(4), None, TcpVariant::Sack);
+        v.push(ScenarioSpec { servers: 8, buffer_bytes: 64 * 1024, tcp, blocks, duration_ps, ..pfc.clone() });
+        let (pause_quanta, tie_break, seed) = (50, TieBreak::Random, 5);
+        v.push(ScenarioSpec { servers: 16, buffer_bytes: 64 * 1024, pause_quanta, tie_break, seed, ..pfc.clone() });
     }
     v
 }

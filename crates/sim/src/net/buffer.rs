@@ -64,7 +64,8 @@ impl SwitchBuffers {
             None => vec![1; s.qos_classes as usize],
         };
         let quantum = (s.mss_bytes + s.header_bytes) as u64;
-        SwitchBuffers { pool, classes: s.qos_classes, port_bytes: s.buffer_bytes, scheduler: s.qos_scheduler, weights, quantum }
+        let (classes, port_bytes, scheduler) = (s.qos_classes, s.buffer_bytes, s.qos_scheduler);
+        SwitchBuffers { pool, classes, port_bytes, scheduler, weights, quantum }
     }
 
     /// A host NIC's queues under PFC: one unbounded FIFO per class, scheduled as the
@@ -72,7 +73,8 @@ impl SwitchBuffers {
     /// holds only its own packets.
     pub fn nic_classes(&self) -> PortBuffer {
         let n = self.classes as usize;
-        PortBuffer { pool: None, classes: Some(Classes::new(vec![u64::MAX; n], self.scheduler, &self.weights, self.quantum)) }
+        let classes = Classes::new(vec![u64::MAX; n], self.scheduler, &self.weights, self.quantum);
+        PortBuffer { pool: None, classes: Some(classes) }
     }
 
     /// The static limit a port keeps: its buffer, or none when the pool decides.

@@ -18,13 +18,14 @@
 //! PFC (IEEE 802.1Qbb-2011, clause 36 of 802.1Q; its frame in 802.3 Annex 31D) keeps the
 //! same machinery per (ingress, priority): its frame (MAC control opcode 0x0101) carries a
 //! priority-enable vector and a pause time per priority (quanta of 512 bit times, as
-//! 802.3x), and the receiving MAC stops only the queues of the priorities enabled in it. A frame here enables exactly one
-//! class: the one whose bytes crossed XOFF or fell to XON (a switch may coalesce several
-//! into one frame; sending them apart changes their timing by one frame time each).
+//! 802.3x), and the receiving MAC stops only the queues of the priorities enabled in it. A
+//! frame here enables exactly one class: the one whose bytes crossed XOFF or fell to XON
+//! (a switch may coalesce several into one frame; sending them apart changes their timing
+//! by one frame time each).
 //!
 //! A MAC control frame is 64 bytes, with the 8-byte preamble before it and the 12-byte
 //! interframe gap after it: 84 bytes of link time. It is sent at the next frame boundary
-//! (802.3 Annex 31B.3.1: the MAC control sublayer may interleave it between data frames,
+//! (802.3 Annex 31B: the MAC control sublayer may interleave it between data frames,
 //! not inside one), so it waits for the frame on the reverse link's wire, goes ahead of
 //! waiting data, and the data frame after it waits for its 84 bytes. It takes effect when
 //! its last bit arrives: 72 bytes after it started, plus the link's propagation delay.
@@ -176,7 +177,8 @@ mod tests {
         // 8 B preamble + 64 B at 1 Gbps = 576 ns, then 25 us of propagation; the wire is
         // busy 84 B = 672 ns (the 12 B interframe gap included)
         let d = Time::from_us(25);
-        assert_eq!(frame_times(Time::from_us(10), GIG, d), (Time::from_us(35) + Time(576_000), Time::from_us(10) + Time(672_000)));
+        let lands = Time::from_us(35) + Time(576_000);
+        assert_eq!(frame_times(Time::from_us(10), GIG, d), (lands, Time::from_us(10) + Time(672_000)));
         assert_eq!(frame_times(Time::ZERO, 10 * GIG, Time::ZERO), (Time(57_600), Time(67_200)));
     }
 

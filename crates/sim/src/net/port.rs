@@ -424,7 +424,8 @@ impl OutputPort {
         let oldest = self.waiting.pop_front().expect("a link-free event is scheduled only while packets wait");
         let extra = self.extra.as_deref_mut().expect("a port with a PortBuffer");
         let paused = &self.class_paused_until;
-        let (id, wire, class) = extra.pop_where(|c| paused.get(c).is_none_or(|&t| now >= t)).unwrap_or((oldest.0, oldest.1, 0));
+        let may_send = |c: usize| paused.get(c).is_none_or(|&t| now >= t);
+        let (id, wire, class) = extra.pop_where(may_send).unwrap_or((oldest.0, oldest.1, 0));
         let end = now + serialization_time(wire as u64, self.rate_bps);
         extra.started(end, wire, class);
         self.waiting_bytes -= wire as u64;
