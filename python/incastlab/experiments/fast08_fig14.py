@@ -139,7 +139,8 @@ EXPERIMENT = Experiment(
     base={"victim": True, "buffer": "32KiB"},
     values=(1, 2, 3, 4, 6, 8, 12, 16),
     quick_values=(1, 2, 4, 8, 16),
-    plot=Plot(y="goodput_mbps"),
+    # (c) draws the victim: the incast's goodput there is the same under 802.3x and PFC
+    plot=Plot(y="goodput_mbps", panel_y={CLASSES: (VICTIM, "Victim goodput (Mbps)")}),
     checks=(
         Check("\"EFC can significantly improve performance\" on one switch: incast goodput with PAUSE at least 2x "
               "without at 2 and 4 servers, where the 32 KiB buffer holds each paused ingress's backlog", SRC,
