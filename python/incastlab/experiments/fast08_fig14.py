@@ -158,7 +158,7 @@ EXPERIMENT = Experiment(
               "of two, 802.3x still holds it below 250 Mbps wherever the paused trunk keeps the incast at "
               f"{HELD_MBPS}+ Mbps", SRC, pause_blocks_another_class),
         Check("IEEE 802.1Qbb PFC pauses only the congested class: at those points the victim in class 1 gets at "
-              "least 3x its 802.3x goodput", "IEEE 802.1Qbb-2011", pfc_frees_the_other_class),
+              "least 3x its 802.3x goodput", f"{SRC}; IEEE 802.1Qbb-2011", pfc_frees_the_other_class),
     ),
     report=victim_table,
 )
