@@ -141,6 +141,10 @@ PLAUSIBLE = {
     "victim": st.booleans(),
     "buffer_sharing": st.sampled_from(BY_PUBLIC["buffer_sharing"].choices), "buffer_pool": st.one_of(st.none(), SIZES),
     "dt_alpha": st.one_of(FRACTIONS, st.floats(0, 100)), "qos_classes": st.integers(0, 9),
+    "qos_scheduler": st.sampled_from([*BY_PUBLIC["qos_scheduler"].choices, "fifo"]),
+    "qos_weights": st.one_of(st.none(), st.lists(st.integers(-1, 2**33), max_size=9),
+                             st.text(",:0123456789 -", max_size=12)),
+    "victim_class": st.integers(-1, 9), "pfc": st.booleans(),
 }
 assert set(PLAUSIBLE) == set(FIELDS), "a new Scenario field needs a strategy here"
 

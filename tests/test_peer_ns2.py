@@ -130,7 +130,7 @@ NOT_EXPRESSIBLE = {
     "trunk_rate": "10Gbps", "leaves": 3, "spines": 2, "oversubscription": 2.0,
     "pause": True, "pause_xoff": 6000, "pause_xon": 1000, "pause_quanta": 100, "victim": True,
     "prr": True, "rack_tlp": True, "buffer_sharing": "dynamic", "buffer_pool": 1_000_000, "dt_alpha": 2.0,
-    "qos_classes": 2,
+    "qos_classes": 2, "qos_scheduler": "wrr", "qos_weights": "3,1", "victim_class": 1, "pfc": True,
 }
 
 # Fields a sample needs beside it to be a valid scenario at all (the core's own constraints).
@@ -138,7 +138,9 @@ NOT_EXPRESSIBLE = {
 # the inexpressible field a pool needs: either name tells the user what the peer cannot do.
 CONTEXT = {"prr": {"tcp": "sack"}, "rack_tlp": {"tcp": "sack"}, "buffer_pool": {"buffer_sharing": "dynamic"},
            "trunk_rate": {"topology": "two_switch"}, "leaves": {"topology": "leaf_spine"},
-           "spines": {"topology": "leaf_spine"}, "oversubscription": {"topology": "leaf_spine"}}
+           "spines": {"topology": "leaf_spine"}, "oversubscription": {"topology": "leaf_spine"},
+           "qos_weights": {"qos_scheduler": "wrr", "qos_classes": 2},
+           "victim_class": {"victim": True, "qos_classes": 2}, "pfc": {"pause": True, "qos_classes": 2}}
 
 
 def test_the_refusal_table_has_a_value_for_every_inexpressible_field():

@@ -36,7 +36,7 @@ def test_every_scenario_field_has_a_simulate_flag_that_reaches_it():
     simulate_parser = _subcommands(build_parser())["simulate"]
     flags = {a.dest: a for a in simulate_parser._actions}
     samples = {"count": "3", "bytes": "64KiB", "bits_per_second": "10Gbps", "picoseconds": "3ms",
-               "fraction": "0.25", "choice": None, "flag": None}
+               "fraction": "0.25", "choice": None, "flag": None, "weights": "3,1"}
     for f in schema.FIELDS:
         if f.public in NOT_FLAGS:
             continue

@@ -32,9 +32,9 @@ PS_PER_S = 10**12
 
 # What a bare number means, per unit: the SI base unit (bytes, bit/s, seconds).
 _METAVAR = {"count": "N", "bytes": "SIZE", "bits_per_second": "RATE", "picoseconds": "TIME",
-            "fraction": "FRACTION", "flag": "", "choice": "WORD"}
+            "fraction": "FRACTION", "flag": "", "choice": "WORD", "weights": "W,W,..."}
 UNIT_WORDS = {"count": "count", "bytes": "bytes", "bits_per_second": "bit/s", "picoseconds": "seconds",
-               "fraction": "fraction", "flag": "on/off", "choice": "word"}
+               "fraction": "fraction", "flag": "on/off", "choice": "word", "weights": "list"}
 
 # Words that switch a duration on or off (``delayed_ack="on"`` is Linux's 40 ms minimum
 # delayed-ACK timer: 000_315d806dde942a9f.txt §4.2, "Most TCP implementations wait only 40ms").
@@ -84,16 +84,21 @@ class FieldSpec:
         return None if self.default is None else self.to_public(self.default)
 
     def to_public(self, native: Any) -> Any:
-        """The core's value in public units: picoseconds become seconds."""
-        if native is None or self.unit != "picoseconds":
+        """The core's value in public units: picoseconds become seconds, a list of weights
+        its text (``[3, 1]`` -> ``"3,1"``: one value in a result column)."""
+        if native is None or self.unit not in ("picoseconds", "weights"):
             return native
+        if self.unit == "weights":
+            return ",".join(str(w) for w in native)
         return native / PS_PER_S
 
     def to_native(self, public: Any) -> Any:
         """A public value in the core's units: seconds become whole picoseconds (exact for
-        any duration people write, up to ~2250 s to the picosecond)."""
-        if public is None or self.unit != "picoseconds":
+        any duration people write, up to ~2250 s to the picosecond), weights a list."""
+        if public is None or self.unit not in ("picoseconds", "weights"):
             return public
+        if self.unit == "weights":
+            return [int(w) for w in public.split(",")]
         return round(public * PS_PER_S)
 
     def format(self, public: Any) -> str:
@@ -121,6 +126,8 @@ class FieldSpec:
         """What this field allows on its own, in the units people write."""
         if self.unit == "choice":
             text = "one of " + ", ".join(self.choices)
+        elif self.unit == "weights":
+            text = f"whole numbers of at least {self.min}, one per class, e.g. 3,1"
         elif self.unit == "flag":
             text = "on or off"
         elif self.unit == "fraction":
@@ -147,6 +154,8 @@ class FieldSpec:
             return word
         if self.unit == "fraction":
             return self._in_range(raw, _parse_fraction(self, raw))
+        if self.unit == "weights":
+            return _parse_weights(self, raw)
         if self.unit == "picoseconds":
             return self.to_public(self._in_range(raw, _parse_duration(self, raw)))
         return self._in_range(raw, _parse_whole(self, raw))
@@ -228,6 +237,28 @@ def _parse_fraction(f: FieldSpec, raw: Any) -> float:
         except ValueError:
             raise UsageError(f.public, raw, f"{f.allowed()}, e.g. 0.5 or 0.1%") from None
     return float(v)
+
+
+def _parse_weights(f: FieldSpec, raw: Any) -> str:
+    """``"3,1"``, ``"3:1"`` or a list of whole numbers as the text ``"3,1"``."""
+    if isinstance(raw, str):
+        parts = [p.strip() for p in raw.replace(":", ",").split(",")]
+    elif isinstance(raw, (list, tuple)):
+        parts = list(raw)
+    else:
+        raise UsageError(f.public, raw, f.allowed())
+    weights = []
+    for p in parts:
+        try:
+            w = _parse_whole(f, p)
+        except UsageError:
+            raise UsageError(f.public, raw, f.allowed()) from None
+        if not (f.min <= w <= f.max):
+            raise UsageError(f.public, raw, f.allowed())
+        weights.append(w)
+    if not weights:
+        raise UsageError(f.public, raw, f.allowed())
+    return ",".join(str(w) for w in weights)
 
 
 def _parse_flag(f: FieldSpec, raw: Any) -> bool:

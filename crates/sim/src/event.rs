@@ -69,6 +69,10 @@ pub enum Event {
     PauseOff(PortId),
     /// A port's pause time may have run out (lazy: a refreshed pause ends later).
     PauseEnd(PortId),
+    /// An 802.1Qbb PFC frame pausing one class reaches the upstream end of a port.
+    PfcOn(PortId, u8),
+    /// A PFC frame of zero time for one class reaches a port: that class resumes.
+    PfcOff(PortId, u8),
 }
 
 /// How events at exactly the same instant are ordered.

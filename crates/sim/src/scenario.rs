@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::app::serialization_model::serialization_model;
 use crate::event::TieBreak;
 use crate::net::buffer::BufferSharing;
-use crate::net::{Admission, TopologyKind};
+use crate::net::{Admission, ClassScheduler, TopologyKind};
 use crate::schema::{self, format_bytes, format_ps, format_rate};
 use crate::tcp::congestion::Cc;
 use crate::time::{Time, PS_PER_MS, PS_PER_S, PS_PER_US};
@@ -150,6 +150,10 @@ pub struct ScenarioSpec {
     pub dt_alpha: f64,
     /// QoS classes partitioning each switch port's buffer (`net::qos`); 1 = no QoS.
     pub qos_classes: u32,
+    /// How a port's classes share its link (`net::qos`).
+    pub qos_scheduler: ClassScheduler,
+    /// Under `wrr`, one weight per class; unset: equal weights.
+    pub qos_weights: Option<Vec<u32>>,
     pub rate_bps: u64,
     /// Round-trip propagation; each of the star's four links (server -> switch -> client
     /// and back) delays a packet by a quarter of it.
@@ -208,6 +212,10 @@ pub struct ScenarioSpec {
     pub pause_xon_bytes: u64,
     pub pause_quanta: u32,
     pub victim: bool,
+    /// The QoS class of the victim's packets, data and ACKs (the incast stays in class 0).
+    pub victim_class: u32,
+    /// IEEE 802.1Qbb priority-based flow control instead of 802.3x PAUSE (`net::pause`).
+    pub pfc: bool,
 }
 
 impl Default for ScenarioSpec {
@@ -226,6 +234,10 @@ impl Default for ScenarioSpec {
             // Choudhury & Hahne's alpha; 1 lets one congested queue take half the pool
             dt_alpha: 1.0,
             qos_classes: 1,
+            // strict priority: what a port's classes had before the field existed (all
+            // traffic in class 0 then, where any scheduler sends the same packets)
+            qos_scheduler: ClassScheduler::Sp,
+            qos_weights: None,
             rate_bps: 1_000_000_000,
             rtt_ps: 100 * PS_PER_US,
             mss_bytes: 1460,
@@ -294,6 +306,9 @@ impl Default for ScenarioSpec {
             pause_quanta: 0xFFFF,
             // no background flow, as FAST'08's incast runs
             victim: false,
+            victim_class: 0,
+            // whole-link PAUSE when pause is on (FAST'08 §5.2 tested 802.3x)
+            pfc: false,
         }
     }
 }
@@ -424,6 +439,7 @@ impl ScenarioSpec {
         let (admission, buffer_packets) = s.buffer()?;
         let buffer_pool_bytes = s.switch_buffers(admission)?;
         s.check_combinations()?;
+        s.check_classes()?;
         let rto_min_ps = s.rto_min()?;
         let stop = s.stop()?;
         let per_server_bytes = s.per_server_bytes()?;
@@ -659,6 +675,41 @@ impl ScenarioSpec {
         })
     }
 
+    /// The QoS fields agree: the victim's class exists (and so does the victim), weights
+    /// are given only to `wrr` and one per class, PFC has PAUSE and classes to act on.
+    fn check_classes(&self) -> Result<(), ScenarioError> {
+        let s = self;
+        let n = s.qos_classes;
+        if s.victim_class != 0 {
+            check(s.victim, || {
+                ScenarioError::new("victim_class", s.victim_class, "0 unless victim is on").with_related(&["victim"])
+            })?;
+            check(s.victim_class < n, || {
+                let allowed = format!("0 to qos_classes - 1 ({})", n - 1);
+                ScenarioError::new("victim_class", s.victim_class, allowed).with_related(&["qos_classes"])
+            })?;
+        }
+        if let Some(w) = &s.qos_weights {
+            let text = w.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+            check(s.qos_scheduler == ClassScheduler::Wrr, || {
+                let e = ScenarioError::new("qos_weights", &text, "unset unless qos_scheduler is wrr");
+                e.with_related(&["qos_scheduler"])
+            })?;
+            check(w.len() == n as usize, || {
+                let allowed = format!("one weight per class ({n} weights)");
+                ScenarioError::new("qos_weights", &text, allowed).with_related(&["qos_classes"])
+            })?;
+        }
+        if s.pfc {
+            check(s.pause, || ScenarioError::new("pfc", "on", "off unless pause is on").with_related(&["pause"]))?;
+            check(n >= 2, || {
+                ScenarioError::new("pfc", "on", "off unless qos_classes is 2 or more (it pauses one class)")
+                    .with_related(&["qos_classes"])
+            })?;
+        }
+        Ok(())
+    }
+
     /// RTOmin: given, or FAST'08's 200 ms, or TCPFG's 200 us; at most RTOmax.
     fn rto_min(&self) -> Result<u64, ScenarioError> {
         let s = self;
@@ -846,6 +897,31 @@ mod tests {
             nccs.validate().unwrap().mitigation,
             Mitigation::Nccs { k: 2, start_next_at_remaining: t.start_next_at_remaining, count_sent: false, check_at_open: false }
         );
+    }
+
+    #[test]
+    fn qos_and_pfc_fields_are_refused_naming_the_field() {
+        let refused = |s: ScenarioSpec| {
+            let e = s.validate().unwrap_err();
+            (e.param, e.allowed)
+        };
+        let classes = ScenarioSpec { qos_classes: 2, ..spec() };
+        let (p, a) = refused(ScenarioSpec { victim_class: 1, ..classes.clone() });
+        assert_eq!((p, a.as_str()), ("victim_class", "0 unless victim is on"));
+        let (p, a) = refused(ScenarioSpec { victim: true, victim_class: 2, ..classes.clone() });
+        assert_eq!((p, a.as_str()), ("victim_class", "0 to qos_classes - 1 (1)"));
+        assert!(ScenarioSpec { victim: true, victim_class: 1, ..classes.clone() }.validate().is_ok());
+        let (p, a) = refused(ScenarioSpec { qos_weights: Some(vec![3, 1]), ..classes.clone() });
+        assert_eq!((p, a.as_str()), ("qos_weights", "unset unless qos_scheduler is wrr"));
+        let wrr = ScenarioSpec { qos_scheduler: ClassScheduler::Wrr, ..classes.clone() };
+        let (p, a) = refused(ScenarioSpec { qos_weights: Some(vec![3, 1, 1]), ..wrr.clone() });
+        assert_eq!((p, a.as_str()), ("qos_weights", "one weight per class (2 weights)"));
+        assert_eq!(refused(ScenarioSpec { qos_weights: Some(vec![3, 0]), ..wrr.clone() }).0, "qos_weights");
+        assert!(ScenarioSpec { qos_weights: Some(vec![3, 1]), ..wrr }.validate().is_ok());
+        let (p, a) = refused(ScenarioSpec { pfc: true, ..classes.clone() });
+        assert_eq!((p, a.as_str()), ("pfc", "off unless pause is on"));
+        assert_eq!(refused(ScenarioSpec { pfc: true, pause: true, ..spec() }).0, "pfc");
+        assert!(ScenarioSpec { pfc: true, pause: true, ..classes }.validate().is_ok());
     }
 
     #[test]

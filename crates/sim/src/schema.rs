@@ -32,6 +32,8 @@ pub enum Unit {
     Flag,
     /// One word out of `choices`.
     Choice,
+    /// A list of whole numbers, each in the range (written "3,1").
+    Weights,
 }
 
 /// The values a field allows on its own.
@@ -134,8 +136,13 @@ pub const FIELDS: &[Field] = &[
         "dynamic sharing: a port's queue grows while below dt_alpha x free pool (Choudhury-Hahne; 1 common)"),
         "Choudhury-Hahne study powers of two"),
     because(field("qos_classes", "qos_classes", Count, whole(1, 8),
-        "QoS classes partitioning each switch port's buffer equally; all traffic in class 0 (FAST'08 §4.1); 1 = off"),
+        "QoS classes partitioning each switch port's buffer equally; the incast in class 0 (FAST'08 §4.1); 1 = off"),
         "802.1p's 8 priorities"),
+    choice("qos_scheduler", "qos_scheduler", &["strict", "wrr"],
+        "how a port's QoS classes share its link: strict priority (class 0 first) or byte-counted WRR (DRR)"),
+    optional(field("qos_weights", "qos_weights", Unit::Weights, whole(1, U32),
+        "wrr: one weight per class, e.g. 3,1 (DRR credits weight x one full packet per turn)"),
+        "equal weights"),
     field("rate_bps", "rate", BitsPerSecond, whole(1_000, 10_000_000_000_000),
         "rate of every link (FAST'08 Table 1: 1 Gbps)"),
     because(field("rtt_ps", "rtt", Picoseconds, whole(1, 4 * PS_PER_S),
@@ -231,6 +238,10 @@ pub const FIELDS: &[Field] = &[
         "a 16-bit field, 802.3 §31B"),
     flag("victim",
         "a bulk TCP flow beside the incast, own sender to own receiver (across switches: the far one to the client's)"),
+    because(field("victim_class", "victim_class", Count, whole(0, 7),
+        "the QoS class of the victim's data and ACKs (the incast stays in class 0); below qos_classes"),
+        "802.1p's 8 priorities"),
+    flag("pfc", "802.1Qbb priority flow control: PAUSE per (ingress, class), stopping only that class upstream"),
 ];
 
 /// The field whose core name is `name`.
@@ -260,6 +271,7 @@ pub fn format_value(unit: Unit, v: &Value) -> String {
         (Unit::BitsPerSecond, Some(bps)) => format_rate(bps),
         _ => match v {
             Value::String(s) => s.clone(),
+            Value::Array(a) => a.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(","),
             Value::Null => "none".into(),
             other => other.to_string(),
         },
@@ -295,6 +307,9 @@ fn exact(n: u64, scales: &[(&str, u64)], base: &str) -> String {
 pub fn allowed_text(f: &Field) -> String {
     let fmt = |n: u64| format_value(f.unit, &Value::from(n));
     let text = match f.range {
+        Range::Whole { min, .. } if f.unit == Unit::Weights => {
+            format!("whole numbers of at least {min}, one per class, e.g. 3,1")
+        }
         Range::Whole { min, max } => {
             let above_zero = min == 1 && f.unit == Unit::Picoseconds;
             match (max == NO_MAX || (max == U32 && f.unit == Unit::Count), above_zero) {
@@ -322,6 +337,9 @@ pub(crate) fn check_fields(spec: &Value) -> Result<(), ScenarioError> {
         let refuse = || ScenarioError::new(f.name, format_value(f.unit, v), allowed_text(f));
         let ok = match (v, f.range) {
             (Value::Null, _) => f.optional,
+            (Value::Array(a), Range::Whole { min, max }) if f.unit == Unit::Weights => {
+                !a.is_empty() && a.iter().all(|x| x.as_u64().is_some_and(|n| (min..=max).contains(&n)))
+            }
             (_, Range::Whole { min, max }) => v.as_u64().is_some_and(|n| (min..=max).contains(&n)),
             (_, Range::Real { min, max }) => v.as_f64().is_some_and(|x| (min..=max).contains(&x)),
             (Value::String(s), Range::Any) if f.unit == Unit::Choice => f.choices.contains(&s.as_str()),

@@ -5,7 +5,7 @@
 use incast_sim::world::World;
 use incast_sim::event::TieBreak;
 use incast_sim::net::buffer::BufferSharing;
-use incast_sim::net::{Admission, TopologyKind};
+use incast_sim::net::{Admission, ClassScheduler, TopologyKind};
 use incast_sim::scenario::{RtoBackoff, Scheme, TcpRules};
 use incast_sim::tcp::congestion::Cc;
 use incast_sim::{ScenarioSpec, SimResult, TcpVariant};
@@ -110,6 +110,20 @@ fn scenarios() -> Vec<ScenarioSpec> {
             v.push(ScenarioSpec { servers: 16, topology, pause, victim: true, ..base.clone() });
             v.push(ScenarioSpec { servers: 6, topology, pause, victim: true, tcp: TcpVariant::Sack, ..few.clone() });
         }
+        // 802.1Qbb PFC with the victim in its own class: per-class queues on every NIC and
+        // port, one class paused while the other flows; strict priority and WRR
+        let (qos_classes, victim_class) = (2, 1);
+        let (pause, pfc, victim) = (true, true, true);
+        let pfc = ScenarioSpec { topology, pause, pfc, victim, qos_classes, victim_class, ..base.clone() };
+        for servers in [2, 16, 32] {
+            v.push(ScenarioSpec { servers, buffer_bytes: 64 * 1024, ..pfc.clone() });
+        }
+        let (qos_scheduler, qos_weights) = (ClassScheduler::Wrr, Some(vec![3, 1]));
+        v.push(ScenarioSpec { servers: 16, buffer_bytes: 64 * 1024, qos_scheduler, qos_weights, ..pfc.clone() });
+        let (blocks, duration_ps, tcp) = (Some(4), None, TcpVariant::Sack);
+        v.push(ScenarioSpec { servers: 8, buffer_bytes: 64 * 1024, tcp, blocks, duration_ps, ..pfc.clone() });
+        let (pause_quanta, tie_break, seed) = (50, TieBreak::Random, 5);
+        v.push(ScenarioSpec { servers: 16, buffer_bytes: 64 * 1024, pause_quanta, tie_break, seed, ..pfc.clone() });
     }
     // a leaf-spine: servers round-robin over 3 leaves under 2 spines, the far ones four links
     // from the client over a spine their rank picks; at full bisection, oversubscribed, with

@@ -104,7 +104,7 @@ def draw(exp: Experiment, df: pd.DataFrame, path: Path, note: str = "") -> Path:
 
 
 def _lines(ax, exp: Experiment, df: pd.DataFrame, panel: str) -> None:
-    y = exp.plot.y
+    y, ylabel = exp.plot.panel_y.get(panel, (exp.plot.y, exp.plot.ylabel))
     for i, s in enumerate(x for x in exp.series if x.panel == panel):
         d = df[df["series"] == s.label].groupby("x")[y]
         mean, lo, hi = d.mean(), d.min(), d.max()
@@ -115,7 +115,7 @@ def _lines(ax, exp: Experiment, df: pd.DataFrame, panel: str) -> None:
         line, = ax.plot(mean.index, mean.values, label=s.label, **look)
         if (hi > lo).any():
             ax.fill_between(mean.index, lo.values, hi.values, color=line.get_color(), alpha=0.18, linewidth=0)
-    if exp.plot.link_rate and y == "goodput_mbps":
+    if exp.plot.link_rate and y in ("goodput_mbps", "victim_goodput_mbps"):
         cap = measure.link_payload_mbps(df[df["panel"] == panel])
         ax.axhline(cap, color="grey", linestyle=":", linewidth=1, label=f"payload capacity ({cap:.0f} Mbps)")
     if exp.plot.logx:
@@ -134,7 +134,7 @@ def _lines(ax, exp: Experiment, df: pd.DataFrame, panel: str) -> None:
     else:
         ax.set_ylim(bottom=0)
     ax.set_xlabel(exp.plot.xlabel)
-    ax.set_ylabel(exp.plot.ylabel)
+    ax.set_ylabel(ylabel)
     if panel:
         ax.set_title(panel, fontsize=10)
     ax.grid(True, linestyle="--", linewidth=0.6, alpha=0.7)

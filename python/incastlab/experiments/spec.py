@@ -67,6 +67,9 @@ class Plot:
     link_rate: bool = True
     #: kind="categories": {series label: {result field: the source's number}}.
     reference: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    #: kind="lines": {panel: (result field, y label)} for a panel that draws another field
+    #: than ``y`` (fast08-fig14's panel (c): the victim's goodput).
+    panel_y: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,10 @@ STAR_OF_FIFOS_LACKS: dict[str, str] = {
     "buffer_pool": "a shared buffer pool's size (its queues have their own limits)",
     "dt_alpha": "dynamic thresholds (its queues have their own limits)",
     "qos_classes": "QoS classes (its queues are single FIFOs)",
+    "qos_scheduler": "a QoS scheduler (its queues are single FIFOs)",
+    "qos_weights": "WRR weights (its queues are single FIFOs)",
+    "victim_class": "a QoS class for the victim flow (it has no victim and no classes)",
+    "pfc": "802.1Qbb priority flow control (its links have no flow control)",
 }
 
 # A mapped field's options for one scenario.

@@ -26,7 +26,7 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use super::port::OutputPort;
-use super::qos::Classes;
+use super::qos::{ClassScheduler, Classes};
 use crate::event::PktId;
 use crate::scenario::Scenario;
 use crate::time::Time;
@@ -48,12 +48,33 @@ pub struct SwitchBuffers {
     pool: Option<PoolRef>,
     classes: u32,
     port_bytes: u64,
+    scheduler: ClassScheduler,
+    /// One per class (`qos_weights`, equal when unset).
+    weights: Vec<u64>,
+    /// DRR's quantum: one full packet, so every turn of a backlogged class sends.
+    quantum: u64,
 }
 
 impl SwitchBuffers {
     pub fn of(sc: &Scenario) -> Self {
-        let pool = sc.buffer_pool_bytes.map(|b| SharedPool::shared(b, sc.spec.dt_alpha));
-        SwitchBuffers { pool, classes: sc.spec.qos_classes, port_bytes: sc.spec.buffer_bytes }
+        let s = &sc.spec;
+        let pool = sc.buffer_pool_bytes.map(|b| SharedPool::shared(b, s.dt_alpha));
+        let weights = match &s.qos_weights {
+            Some(w) => w.iter().map(|&w| w as u64).collect(),
+            None => vec![1; s.qos_classes as usize],
+        };
+        let quantum = (s.mss_bytes + s.header_bytes) as u64;
+        let (classes, port_bytes, scheduler) = (s.qos_classes, s.buffer_bytes, s.qos_scheduler);
+        SwitchBuffers { pool, classes, port_bytes, scheduler, weights, quantum }
+    }
+
+    /// A host NIC's queues under PFC: one unbounded FIFO per class, scheduled as the
+    /// switch ports are (a DCB host's per-priority transmit queues), so a paused class
+    /// holds only its own packets.
+    pub fn nic_classes(&self) -> PortBuffer {
+        let n = self.classes as usize;
+        let classes = Classes::new(vec![u64::MAX; n], self.scheduler, &self.weights, self.quantum);
+        PortBuffer { pool: None, classes: Some(classes) }
     }
 
     /// The static limit a port keeps: its buffer, or none when the pool decides.
@@ -65,11 +86,15 @@ impl SwitchBuffers {
         }
     }
 
-    /// `port` with its share of the pool or its classes, if the scenario has either. Every
-    /// packet of the star is in class 0: FAST'08's storage traffic is one class of service,
-    /// so QoS leaves it the class's 1/n of the port (§4.1, docs/model.md "Switch buffers").
+    /// `port` with its share of the pool or its classes, if the scenario has either. The
+    /// incast's packets are in class 0: FAST'08's storage traffic is one class of service,
+    /// so QoS leaves it the class's 1/n of the port (§4.1, docs/model.md "Switch buffers");
+    /// only the victim may be put in another (`victim_class`).
     pub fn fit(&self, port: OutputPort) -> OutputPort {
-        let classes = (self.classes > 1).then(|| Classes::equal_split(self.classes as usize, self.port_bytes));
+        let n = self.classes as usize;
+        let classes = (n > 1).then(|| {
+            Classes::new(vec![self.port_bytes / n as u64; n], self.scheduler, &self.weights, self.quantum)
+        });
         if self.pool.is_none() && classes.is_none() {
             return port;
         }
@@ -188,9 +213,10 @@ impl PortBuffer {
         }
     }
 
-    /// The packet the classes send next, with its bytes and class; `None` without classes.
-    pub fn pop(&mut self) -> Option<(PktId, u32, usize)> {
-        self.classes.as_mut().map(Classes::pop)
+    /// The packet the classes `eligible` lets send send next, with its bytes and class;
+    /// `None` without classes.
+    pub fn pop_where(&mut self, eligible: impl Fn(usize) -> bool) -> Option<(PktId, u32, usize)> {
+        self.classes.as_mut().map(|c| c.pop_where(eligible))
     }
 }
 

@@ -97,6 +97,11 @@ pub struct OutputPort {
     pub ce_marks: u64,
     /// 802.3x PAUSE: the port starts no transmission before this instant (`pause`).
     paused_until: Time,
+    /// 802.1Qbb PFC: each class starts nothing before its instant (empty without PFC).
+    class_paused_until: Vec<Time>,
+    /// The link carries MAC control frames (PAUSE, PFC) until this instant: the next data
+    /// frame waits for it (`net::pause`).
+    control_end: Time,
     /// A share of a switch's pool or QoS classes (`net::buffer`); `None`: the static buffer.
     extra: Option<Box<PortBuffer>>,
 }
@@ -124,6 +129,8 @@ impl OutputPort {
             ecn_threshold: u64::MAX,
             ce_marks: 0,
             paused_until: Time::ZERO,
+            class_paused_until: Vec::new(),
+            control_end: Time::ZERO,
             extra: None,
         }
     }
@@ -194,7 +201,14 @@ impl OutputPort {
     /// yet (`now` is the key of the event being processed), or packets wait.
     #[inline]
     fn busy(&self, now: Key) -> bool {
-        self.done > now || !self.waiting.is_empty()
+        self.done > now || !self.waiting.is_empty() || self.control_end > crate::event::key_time(now)
+    }
+
+    /// The wire is taken at `now`: a transmission, or its "done" moment still to come, or
+    /// a MAC control frame.
+    #[inline]
+    fn wire_busy(&self, now: Key) -> bool {
+        self.done > now || self.control_end > crate::event::key_time(now)
     }
 
     /// Wire bytes still on the link at `now` (a packet has left when its last bit has).
@@ -293,9 +307,16 @@ impl OutputPort {
         let on_wire = self.on_wire_at(now);
         let held = self.waiting_bytes + on_wire;
         let fits = held + wire_bytes as u64 <= self.buffer_bytes && extra.admits(now, held, on_wire, wire_bytes, class);
+        let blocked = if self.class_paused_until.is_empty() {
+            self.busy(now_key) || self.paused(now)
+        } else {
+            // PFC: a packet of a class that may send starts on a free wire even while
+            // packets of paused classes wait
+            self.wire_busy(now_key) || self.paused(now) || self.class_paused(class, now) || self.sendable(&extra, now)
+        };
         let offer = if !fits {
             self.drop(wire_bytes)
-        } else if self.busy(now_key) || self.paused(now) {
+        } else if blocked {
             extra.admit(wire_bytes);
             extra.push(class, id, wire_bytes);
             self.waiting.push_back((id, wire_bytes));
@@ -344,13 +365,67 @@ impl OutputPort {
         now < self.paused_until
     }
 
+    /// Give the port per-class pause (802.1Qbb PFC) over its `classes` QoS classes.
+    pub fn enable_pfc(&mut self, classes: usize) {
+        assert!(self.extra.as_ref().is_some_and(|e| e.classes.is_some()), "PFC pauses the queues of a port's classes");
+        self.class_paused_until = vec![Time::ZERO; classes];
+    }
+
+    /// IEEE 802.1Qbb: start no packet of `class` before `until` (`until` = now resumes it).
+    pub fn pause_class_until(&mut self, class: usize, until: Time) {
+        self.class_paused_until[class] = until;
+    }
+
+    /// `class` is paused at `now` (PFC).
+    #[inline]
+    pub fn class_paused(&self, class: usize, now: Time) -> bool {
+        self.class_paused_until.get(class).is_some_and(|&t| now < t)
+    }
+
+    /// A waiting packet's class may send at `now` (under PFC; the port's classes).
+    fn sendable(&self, extra: &PortBuffer, now: Time) -> bool {
+        let classes = extra.classes.as_ref().expect("PFC ports have classes");
+        (0..classes.count()).any(|c| classes.backlogged(c) && !self.class_paused(c, now))
+    }
+
+    /// Nothing may start at `now` though packets may wait: the port is paused, or (PFC)
+    /// every waiting packet's class is.
+    #[inline]
+    pub fn blocked(&self, now: Time) -> bool {
+        self.paused(now)
+            || (!self.class_paused_until.is_empty() && !self.sendable(self.extra.as_deref().expect("classes"), now))
+    }
+
+    /// A MAC control frame of `wire_bytes` is to be sent at the instant of `now_key`: it
+    /// starts at the next frame boundary (when the frame on the wire and any control
+    /// frame before it have ended, 802.3 Annex 31B) ahead of waiting data, which waits for
+    /// it. Returns when it starts.
+    pub fn send_control(&mut self, now_key: Key, wire_bytes: u64) -> Time {
+        let start = crate::event::key_time(now_key).max(crate::event::key_time(self.done)).max(self.control_end);
+        self.control_end = start + serialization_time(wire_bytes, self.rate_bps);
+        start
+    }
+
+    /// When the MAC control frames on the link end (in the past when there are none).
+    #[inline]
+    pub fn control_end(&self) -> Time {
+        self.control_end
+    }
+
+    /// The port has a pool share or classes (`with_buffer`).
+    pub fn has_buffer(&self) -> bool {
+        self.extra.is_some()
+    }
+
     /// [`OutputPort::next`] at a port with a [`PortBuffer`]: its classes, if any, choose the
     /// packet, and its pool learns when the packet will have left.
     #[inline(never)]
     fn next_of_extra(&mut self, now: Time, reserve_done: impl FnOnce(Time) -> Key) -> (PktId, Time, bool) {
         let oldest = self.waiting.pop_front().expect("a link-free event is scheduled only while packets wait");
         let extra = self.extra.as_deref_mut().expect("a port with a PortBuffer");
-        let (id, wire, class) = extra.pop().unwrap_or((oldest.0, oldest.1, 0));
+        let paused = &self.class_paused_until;
+        let may_send = |c: usize| paused.get(c).is_none_or(|&t| now >= t);
+        let (id, wire, class) = extra.pop_where(may_send).unwrap_or((oldest.0, oldest.1, 0));
         let end = now + serialization_time(wire as u64, self.rate_bps);
         extra.started(end, wire, class);
         self.waiting_bytes -= wire as u64;

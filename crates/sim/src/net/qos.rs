@@ -27,6 +27,7 @@ use crate::event::PktId;
 pub enum ClassScheduler {
     /// The lowest-numbered backlogged class sends; the others wait.
     #[default]
+    #[serde(rename = "strict")]
     Sp,
     /// Deficit round robin over the backlogged classes, by bytes, per-class weights.
     Wrr,
@@ -109,9 +110,23 @@ impl Classes {
 
     /// The next packet to send, with its bytes and class. Only while packets wait.
     pub fn pop(&mut self) -> (PktId, u32, usize) {
+        self.pop_where(|_| true)
+    }
+
+    /// Packets of `class` wait.
+    pub fn backlogged(&self, class: usize) -> bool {
+        !self.queues[class].is_empty()
+    }
+
+    /// The next packet to send from the classes `eligible` lets send (802.1Qbb: a paused
+    /// class is skipped, the others are scheduled as if it were empty, its DRR credit
+    /// kept). Only while an eligible class has a packet.
+    pub fn pop_where(&mut self, eligible: impl Fn(usize) -> bool) -> (PktId, u32, usize) {
         let class = match self.scheduler {
-            ClassScheduler::Sp => self.queues.iter().position(|q| !q.is_empty()).expect("a packet waits"),
-            ClassScheduler::Wrr => self.drr_class(),
+            ClassScheduler::Sp => {
+                (0..self.queues.len()).find(|&c| !self.queues[c].is_empty() && eligible(c)).expect("a packet waits")
+            }
+            ClassScheduler::Wrr => self.drr_class(eligible),
         };
         let (id, wire) = self.queues[class].pop_front().expect("the chosen class has a packet");
         self.bytes[class] -= wire as u64;
@@ -120,11 +135,13 @@ impl Classes {
     }
 
     /// Deficit round robin: the class that sends next; its deficit is charged.
-    fn drr_class(&mut self) -> usize {
-        assert!(self.len > 0, "a packet waits");
+    fn drr_class(&mut self, eligible: impl Fn(usize) -> bool) -> usize {
+        assert!((0..self.queues.len()).any(|c| self.backlogged(c) && eligible(c)), "a packet waits");
         loop {
             let c = self.turn;
-            if let Some(&(_, wire)) = self.queues[c].front() {
+            if !eligible(c) {
+                // paused: it keeps its deficit, as a backlogged class does between turns
+            } else if let Some(&(_, wire)) = self.queues[c].front() {
                 if !self.credited {
                     self.deficit[c] += self.credit[c];
                     self.credited = true;
@@ -213,6 +230,22 @@ mod tests {
         let low: Vec<usize> = (0..5).map(|_| c.pop().2).collect();
         assert_eq!(low, [2; 5], "the low class sends once the others are empty");
         assert!(c.is_empty());
+    }
+
+    #[test]
+    fn a_class_that_may_not_send_is_skipped_and_the_others_served() {
+        // 802.1Qbb: a paused priority stops; the scheduler serves the rest
+        for scheduler in [ClassScheduler::Sp, ClassScheduler::Wrr] {
+            let mut c = Classes::new(vec![u64::MAX; 2], scheduler, &[1, 1], 1500);
+            for i in 0..3 {
+                c.push(0, i, 1500);
+                c.push(1, 10 + i, 1500);
+            }
+            let sent: Vec<usize> = (0..3).map(|_| c.pop_where(|k| k != 0).2).collect();
+            assert_eq!(sent, [1, 1, 1], "{scheduler:?}");
+            assert!(c.backlogged(0) && !c.backlogged(1));
+            assert_eq!(c.pop_where(|_| true).2, 0);
+        }
     }
 
     #[test]
