@@ -323,6 +323,8 @@ pub const TCPFG_RTO_MIN_PS: u64 = 200 * PS_PER_US;
 /// most likely had (docs/defaults.md); its Fig. 6 figure of ~65 % at 64 servers with a
 /// 1024 KB buffer is reproduced with it.
 pub const DEFAULT_RWND_BYTES: u64 = 20 * 1460;
+/// The largest window TCP can advertise: 2^14 scaling of a 16-bit field, RFC 7323 §2.3.
+pub const MAX_RWND_BYTES: u64 = 1 << 30;
 /// FAST'08 §3.1: each run is 20 s of simulated time.
 pub const DEFAULT_DURATION_PS: u64 = 20 * PS_PER_S;
 
@@ -773,8 +775,9 @@ impl ScenarioSpec {
         };
         let rwnd_bytes = match (s.rwnd_bytes, s.mitigation) {
             (Some(r), _) => r,
-            // Under CCS and NCCS the client advertises BaseBDP as its window (§4.2, Eq. (1)).
-            (None, Scheme::Ccs | Scheme::Nccs) => thresholds()?.bdp_bytes,
+            // Under CCS and NCCS the client advertises BaseBDP as its window (§4.2, Eq. (1)),
+            // capped at what TCP can advertise (a 1 s RTT at 10 Gbps is 1.25 GB)
+            (None, Scheme::Ccs | Scheme::Nccs) => thresholds()?.bdp_bytes.min(MAX_RWND_BYTES),
             (None, _) => DEFAULT_RWND_BYTES,
         };
         check(rwnd_bytes >= s.mss_bytes as u64, || {
@@ -870,6 +873,8 @@ mod tests {
             // 1 Gbps x 100 us / 8 = 12,500 B
             assert_eq!(ScenarioSpec { mitigation: scheme, ..spec() }.validate().unwrap().rwnd_bytes, 12_500);
         }
+        let huge_bdp = ScenarioSpec { mitigation: Scheme::Ccs, rtt_ps: PS_PER_S, rate_bps: 10_000_000_000, ..spec() };
+        assert_eq!(huge_bdp.validate().unwrap().rwnd_bytes, MAX_RWND_BYTES, "1.25 GB of BDP, capped at 2^30 B");
         let given = ScenarioSpec { mitigation: Scheme::Ccs, rwnd_bytes: Some(65_536), ..spec() };
         assert_eq!(given.validate().unwrap().rwnd_bytes, 65_536);
     }
