@@ -28,8 +28,11 @@ FIELDS = sorted(Scenario.model_fields)
 # mitigation's derived RTOmin or window, tcp against tcp_rules, blocks against duration,
 # buffer_packets against buffer_admission.
 CONFLICTS = {
-    "mss": {"rwnd", "buffer"}, "header": {"buffer"}, "servers": {"block", "active_servers"},
-    "rto_max": {"rto_min"}, "rto_min": {"rto_max"}, "mitigation": {"rto_min", "rwnd", "rtt"}, "tcp": {"tcp_rules"},
+    "mss": {"rwnd", "buffer"}, "header": {"buffer"}, "servers": {"block", "active_servers", "clients"},
+    # servers x clients connections at most; the schemes schedule one client's connections
+    "clients": {"servers", "mitigation"},
+    "rto_max": {"rto_min"}, "rto_min": {"rto_max"}, "mitigation": {"rto_min", "rwnd", "rtt", "clients"},
+    "tcp": {"tcp_rules"},
     "blocks": {"duration"}, "buffer_packets": {"buffer_admission"}, "sru": {"block"}, "block": {"sru"},
     # the derived window of ccs/nccs follows the rate, the RTT and the MSS (Osada et al. Eq. (1))
     "rate": {"rwnd"}, "rtt": {"rwnd"},
@@ -135,7 +138,7 @@ PLAUSIBLE = {
     "condition_i": st.sampled_from(CONDITION_I), "udp": FRACTIONS, "udp_packet": SIZES,
     "topology": st.sampled_from(BY_PUBLIC["topology"].choices),
     "pause": st.booleans(), "pause_xoff": SIZES, "pause_xon": SIZES, "pause_quanta": st.integers(0, 70_000),
-    "victim": st.booleans(),
+    "victim": st.booleans(), "clients": st.integers(0, 5000),
     "buffer_sharing": st.sampled_from(BY_PUBLIC["buffer_sharing"].choices), "buffer_pool": st.one_of(st.none(), SIZES),
     "dt_alpha": st.one_of(FRACTIONS, st.floats(0, 100)), "qos_classes": st.integers(0, 9),
 }

@@ -130,6 +130,7 @@ NOT_EXPRESSIBLE = {
     "pause": True, "pause_xoff": 6000, "pause_xon": 1000, "pause_quanta": 100, "victim": True,
     "prr": True, "rack_tlp": True, "buffer_sharing": "dynamic", "buffer_pool": 1_000_000, "dt_alpha": 2.0,
     "qos_classes": 2,
+    "clients": 2,
 }
 
 # Fields a sample needs beside it to be a valid scenario at all (the core's own constraints).

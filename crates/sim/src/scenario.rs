@@ -138,6 +138,8 @@ pub enum Mitigation {
 #[serde(default, deny_unknown_fields)]
 pub struct ScenarioSpec {
     pub servers: u32,
+    /// Clients each running their own synchronized reads from every server.
+    pub clients: u32,
     pub sru_bytes: Option<u64>,
     pub block_bytes: Option<u64>,
     pub active_servers: Option<u32>,
@@ -206,6 +208,8 @@ impl Default for ScenarioSpec {
     fn default() -> Self {
         ScenarioSpec {
             servers: 1,
+            // FAST'08 Fig. 1: one client
+            clients: 1,
             // 256 KiB (FAST'08 Table 1), resolved at validation unless block_bytes is set
             sru_bytes: None,
             block_bytes: None,
@@ -491,6 +495,20 @@ impl ScenarioSpec {
     /// Constraints between fields that derive nothing.
     fn check_combinations(&self) -> Result<(), ScenarioError> {
         let s = self;
+        let flows = s.servers as u64 * s.clients as u64;
+        check(flows <= MAX_SERVERS as u64, || {
+            let most = MAX_SERVERS as u64 / s.servers as u64;
+            ScenarioError::new("clients", s.clients, format!("1 to {most}: servers x clients at most {MAX_SERVERS} connections"))
+                .with_related(&["servers"])
+        })?;
+        // The serialization schemes and ICTCP schedule one client's connections (Osada et
+        // al. §4, Wu et al.): several clients would each need their own, not modelled.
+        let one_client_only = !matches!(s.mitigation, Scheme::Ntcp | Scheme::Tcpfg);
+        check(s.clients == 1 || !one_client_only, || {
+            let word = serde_json::to_value(s.mitigation).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+            ScenarioError::new("mitigation", word, "ntcp or tcpfg when clients > 1 (the schemes schedule one client's connections)")
+                .with_related(&["clients"])
+        })?;
         if let Some(a) = s.active_servers {
             check(a <= s.servers, || {
                 ScenarioError::new("active_servers", a, format!("1 to servers ({})", s.servers)).with_related(&["servers"])

@@ -108,6 +108,9 @@ use Unit::{BitsPerSecond, Bytes, Count, Fraction, Picoseconds};
 pub const FIELDS: &[Field] = &[
     field("servers", "servers", Count, whole(1, MAX_SERVERS as u64),
         "storage servers N answering each block (FAST'08: the swept variable)"),
+    because(field("clients", "clients", Count, whole(1, 4096),
+        "clients, each reading its own blocks from all servers at once (one connection per server and client)"),
+        "servers x clients at most 2^20 connections"),
     optional(field("sru_bytes", "sru", Bytes, whole(1, NO_MAX),
         "bytes each server returns per block (fixed-SRU mode; FAST'08 Table 1: 256 KB)"),
         "256KiB, unless block is set"),

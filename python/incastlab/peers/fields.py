@@ -38,6 +38,11 @@ STAR_OF_FIFOS_LACKS: dict[str, str] = {
     "qos_classes": "QoS classes (its queues are single FIFOs)",
 }
 
+# What neither peer's one client reading from every server can express: other workloads.
+ONE_SYNC_READ_CLIENT_LACKS: dict[str, str] = {
+    "clients": "more than one client (its one sink reads from every server)",
+}
+
 # A mapped field's options for one scenario.
 ToArgs = Callable[[Scenario], list[str]]
 # A hard-wired rule: the peer's value of the field for a scenario (None: our model has no
