@@ -8,7 +8,7 @@ use crate::net::{Admission, TopologyKind};
 fn is_star(t: &TopologyKind) -> bool {
     *t == TopologyKind::Star
 }
-use crate::scenario::{RtoBackoff, TcpRules};
+use crate::scenario::{RtoBackoff, TcpRules, Workload};
 use crate::tcp::congestion::Cc;
 use crate::tcp::sender::TimeoutKind;
 
@@ -19,6 +19,23 @@ pub struct SimResult {
     pub servers: u32,
     /// Clients reading at once (`goodput_mbps` is all of theirs together).
     pub clients: u32,
+    /// What the hosts do: synchronized reads, or Riak gets.
+    pub workload: Workload,
+    /// Riak: gets the nodes issued, and gets that had their read quorum of replies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gets_issued: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gets_completed: Option<u64>,
+    /// Riak: latency of completed gets, from issue to the quorum-th reply's last byte.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub get_latency_p50_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub get_latency_p99_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub get_latency_max_s: Option<f64>,
+    /// Riak: reply payload delivered in order to each node, bytes, index = node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_bytes_received: Option<Vec<u64>>,
     pub sru_bytes: u64,
     pub block_bytes: u64,
     pub buffer_bytes: u64,
@@ -142,6 +159,7 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
     let times: Vec<u64> = w.clients.iter().flat_map(|c| c.block_times.iter().copied()).collect();
     let times = &times;
     let mbps = |bytes: u64| if sim_seconds > 0.0 { bytes as f64 * 8.0 / sim_seconds / 1e6 } else { 0.0 };
+    let riak = w.riak_gets();
     let per_client = w.client_app_bytes();
     let (least, most) = (per_client.iter().min().copied(), per_client.iter().max().copied());
     let several = per_client.len() > 1;
@@ -150,8 +168,15 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
     SimResult {
         servers: s.servers,
         clients: s.clients,
-        sru_bytes: sc.per_server_bytes[0],
-        block_bytes: w.clients[0].block_bytes(w.active_per_block()),
+        workload: s.workload,
+        gets_issued: riak.map(|g| g.issued),
+        gets_completed: riak.map(|g| g.completed),
+        get_latency_p50_s: riak.map(|g| secs(percentile(&g.latencies, 50.0))),
+        get_latency_p99_s: riak.map(|g| secs(percentile(&g.latencies, 99.0))),
+        get_latency_max_s: riak.map(|g| secs(g.latencies.iter().copied().max().unwrap_or(0))),
+        node_bytes_received: riak.map(|g| g.node_bytes_received.clone()),
+        sru_bytes: if s.workload == Workload::Riak { 0 } else { sc.per_server_bytes[0] },
+        block_bytes: w.clients.first().map_or(0, |c| c.block_bytes(w.active_per_block())),
         buffer_bytes: s.buffer_bytes,
         rate_bps: s.rate_bps,
         rtt_s: secs(s.rtt_ps),

@@ -17,6 +17,8 @@
 //! a SYN / SYN-ACK exchange (Osada et al.'s missions); the client's scheduler
 //! (`app::schedule`) decides when each one opens and what window it advertises.
 
+mod riak;
+
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
@@ -28,7 +30,7 @@ use crate::net::buffer::SwitchBuffers;
 use crate::net::pause::{frame_arrival, pause_time, Frame, IngressPause, PauseConfig};
 use crate::net::{Admission, HostId, Node, Offer, OutputPort, Topology, TopologyKind};
 use crate::packet::{Kind, Packet, PacketPool, CE, ECE, ECT, MAX_SACK_BLOCKS};
-use crate::scenario::{Mitigation, Scenario, StopAt, TcpVariant};
+use crate::scenario::{Mitigation, Scenario, StopAt, TcpVariant, Workload};
 use crate::tcp::congestion::Cc;
 use crate::tcp::ictcp::Ictcp;
 use crate::tcp::{ReceiverConfig, SenderConfig, Segment, TcpReceiver, TcpSender};
@@ -188,6 +190,8 @@ pub struct World {
     pub clients: Vec<SyncReadClient>,
     /// Blocks mode: clients that have read all their blocks.
     clients_done: usize,
+    /// The Riak workload's gets and connections, when it runs (then there are no clients).
+    riak: Option<Box<riak::Riak>>,
     scheduler: Scheduler,
     ictcp: Option<Ictcp>,
     handshake: bool,
@@ -274,7 +278,9 @@ impl World {
         // switches the sender sits behind the trunk and the receiver beside the clients, so
         // its data shares the trunk with the far servers' but not a client's port
         let extra = if s.victim { 2 } else { 0 };
-        let clients = s.clients;
+        // Riak: the servers are the nodes, and there is no client
+        let riak = s.workload == Workload::Riak;
+        let clients = if riak { 0 } else { s.clients };
         let topo = match s.topology {
             TopologyKind::Star => Topology::star(n as u32, clients, extra, s.rate_bps, delay),
             TopologyKind::TwoSwitch => {
@@ -299,13 +305,17 @@ impl World {
             .iter()
             .map(|spec| match spec.to {
                 Node::Switch(_) => FarEnd::Switch,
-                // the victim's receiver gets data as the clients do
+                // the victim's receiver gets data as the clients do; a Riak node receives
+                // both, and hands ACKs and requests to its sending end (`at_client`)
                 Node::Host(h) if (client_host..extras_from).contains(&h) || h == extras_from + 1 => FarEnd::Client,
+                Node::Host(_) if riak => FarEnd::Client,
                 Node::Host(_) => FarEnd::Server,
             })
             .collect();
-        let client_switch = topo.far_switch(topo.nic(client_host)).expect("the client hangs off a switch");
-        let bottleneck = topo.route(client_switch, client_host);
+        // the port towards the (first) client; Riak's nodes are alike: node 0's
+        let watched = if riak { 0 } else { client_host };
+        let client_switch = topo.far_switch(topo.nic(watched)).expect("the client hangs off a switch");
+        let bottleneck = topo.route(client_switch, watched);
         let ictcp = (sc.mitigation == Mitigation::Ictcp).then(|| Ictcp::new(s.rate_bps, s.mss_bytes as u64, base_rtt, n));
         let udp_interval = (s.udp_fraction > 0.0).then(|| {
             let per_server_bps = s.rate_bps as f64 * s.udp_fraction / n as f64;
@@ -335,8 +345,9 @@ impl World {
             sender_cfg,
             receiver_cfg,
             pending_request: vec![0; flows],
-            clients: vec![SyncReadClient::new(sc.per_server_bytes.clone()); s.clients as usize],
+            clients: vec![SyncReadClient::new(sc.per_server_bytes.clone()); clients as usize],
             clients_done: 0,
+            riak: (s.workload == Workload::Riak).then(|| riak::Riak::new(sc)),
             scheduler: Scheduler::new(sc.mitigation.clone(), sc.per_server_bytes.clone()),
             ictcp,
             handshake: s.handshake,
@@ -362,7 +373,7 @@ impl World {
         };
         // one connection per (server, client): every server holds a stripe of every
         // client's blocks
-        for c in 0..s.clients {
+        for c in 0..clients {
             for i in 0..n as HostId {
                 w.add_flow(i, client_host + c);
             }
@@ -421,6 +432,7 @@ impl World {
         for c in 0..self.clients.len() {
             self.start_block(c);
         }
+        self.start_gets();
         if let Some(v) = &mut self.victim {
             let mut out = std::mem::take(&mut self.scratch);
             v.sender.write(self.now, VICTIM_WRITE_BYTES, &mut out);
@@ -511,6 +523,7 @@ impl World {
             Event::SynTimer(f) => self.on_syn_timer(f),
             Event::UdpSend(f) => self.send_udp(f),
             Event::IctcpSlot => self.on_ictcp_slot(),
+            Event::GetIssue(node) => self.issue_get(node),
             Event::PauseOn(port) => self.on_pause(port, true),
             Event::PauseOff(port) => self.on_pause(port, false),
             Event::PauseEnd(port) => self.resume(port),
@@ -611,19 +624,10 @@ impl World {
     }
 
     fn send_request(&mut self, f: FlowId) {
-        let wire = self.header + REQUEST_PAYLOAD_BYTES;
         let base = self.flows[f as usize].receiver.rcv_nxt - 1;
         let (c, server) = self.reader(f);
         let bytes = self.clients[c].request(server, base);
-        // the request is data on the same connection: it carries the cumulative ACK and
-        // window, so nothing is left waiting for the delayed-ACK timer
-        let fl = &mut self.flows[f as usize];
-        fl.receiver.on_ack_sent();
-        let mut pkt = Packet::new(f, Kind::Request, wire, REQUEST_PAYLOAD_BYTES, bytes, fl.receiver.ack_number());
-        pkt.conn = fl.conn;
-        pkt.ts = fl.receiver.ts_echo();
-        pkt.set_window(fl.receiver.window);
-        self.send_from_client(pkt);
+        self.send_request_packet(f, bytes);
     }
 
     /// Advertise window `w` on flow `f` (now, with a window update, if it is open).
@@ -798,9 +802,14 @@ impl World {
             return;
         }
         self.counters.app_bytes += got.delivered;
-        let mut actions = std::mem::take(&mut self.actions);
         let (c, server) = self.reader(p.flow);
-        match self.clients[c].on_progress(self.now, server, before, before + got.delivered) {
+        let Some(client) = self.clients.get_mut(c) else {
+            // no clients: the Riak workload's nodes (their flows' reader is client 0)
+            return self.riak_delivered(p.flow, before, before + got.delivered);
+        };
+        let progress = client.on_progress(self.now, server, before, before + got.delivered);
+        let mut actions = std::mem::take(&mut self.actions);
+        match progress {
             Progress::Partial(remaining) if !self.scheduler.counts_sent() => {
                 // (the schemes that count run with one client: flow = server)
                 let (client, flows) = (&self.clients[0], &self.flows);
@@ -1032,12 +1041,16 @@ impl World {
                 // its piggybacked ACK first
                 s.on_data_segment_ack(self.now, p.ack, p.wnd as u64, p.ts, &mut out);
                 self.transmit(p.flow, &mut out);
-                self.pending_request[f] += p.seq;
-                if self.jitter > 0 {
-                    let think = self.rng.random_range(0..self.jitter);
-                    self.queue.push(self.now + Time(think), Event::ServerRespond(p.flow));
+                if self.riak.is_some() {
+                    self.riak_request(p.flow, p.seq, &mut out);
                 } else {
-                    self.respond(p.flow);
+                    self.pending_request[f] += p.seq;
+                    if self.jitter > 0 {
+                        let think = self.rng.random_range(0..self.jitter);
+                        self.queue.push(self.now + Time(think), Event::ServerRespond(p.flow));
+                    } else {
+                        self.respond(p.flow);
+                    }
                 }
             }
             _ => unreachable!("servers receive ACKs, requests and SYNs"),
@@ -1316,6 +1329,11 @@ impl World {
         self.pause.as_ref().map(|p| (p.xoff_frames, p.xon_frames))
     }
 
+    /// The Riak workload's gets, when it runs.
+    pub fn riak_gets(&self) -> Option<&crate::app::riak::RiakGets> {
+        self.riak.as_ref().map(|r| &r.gets)
+    }
+
     /// Payload bytes each client's application received.
     pub fn client_app_bytes(&self) -> Vec<u64> {
         self.clients.iter().map(|c| c.app_bytes).collect()
@@ -1567,5 +1585,55 @@ mod tests {
         assert!(w.counters.requests_dropped > 0);
         assert_eq!(w.blocks_done(), 8 * 3);
         assert_eq!(w.counters.app_bytes, 8 * 3 * 32 * 4096);
+    }
+
+    /// One get from node 0 of a 4-node star at time 0, replies of one full segment; when
+    /// it completes (latency) with read quorum `q`.
+    fn one_get_latency(q: u32) -> Time {
+        let workload = Workload::Riak;
+        let spec = ScenarioSpec { servers: 4, workload, read_quorum: q, reply_bytes: 1460, ..ScenarioSpec::default() };
+        let mut w = World::new(&spec.validate().unwrap());
+        w.issue_get(0); // (no start_gets: this get alone; it schedules node 0's next)
+        w.run_events(Time(500 * PS_PER_US));
+        let g = w.riak_gets().unwrap();
+        assert_eq!((g.issued, g.completed), (1, 1));
+        assert_eq!(g.node_bytes_received, vec![3 * 1460, 0, 0, 0], "every reply arrives, quorum or not");
+        Time(g.latencies[0])
+    }
+
+    #[test]
+    fn a_riak_get_completes_when_its_quorum_th_reply_has_arrived() {
+        // 1 Gbps, 25 us links. Node 0's three 64 B requests leave its NIC back to back
+        // (0.512 us each) and reach replica k at 50.512 + 0.512 (k + 1) us. Each writes one
+        // 1500 B segment (12 us): at the switch 37 us later, 88.024, 88.536 and 89.048 us.
+        // Node 0's port sends them one after another: they land 12 + 25 us after each
+        // starts, at 125.024, 137.024 and 149.024 us. The get completes at its q-th.
+        let us = |x: f64| Time((x * PS_PER_US as f64).round() as u64);
+        assert_eq!(one_get_latency(1), us(125.024));
+        assert_eq!(one_get_latency(2), us(137.024), "Riak's default R = 2: the second reply");
+        assert_eq!(one_get_latency(3), us(149.024));
+    }
+
+    #[test]
+    fn riak_nodes_reach_each_other_on_one_connection_per_ordered_pair() {
+        // 5 nodes, many gets: every flow runs from a replica to another node, and no
+        // ordered pair has two
+        let spec = ScenarioSpec {
+            servers: 5,
+            workload: Workload::Riak,
+            get_rate: 500.0,
+            reply_bytes: 5000,
+            duration_ps: Some(PS_PER_S / 5),
+            ..ScenarioSpec::default()
+        };
+        let mut w = World::new(&spec.validate().unwrap());
+        w.run();
+        let pairs: std::collections::BTreeSet<_> = w.ends.iter().copied().collect();
+        assert_eq!(pairs.len(), w.ends.len());
+        assert!(w.ends.iter().all(|&(a, b)| a != b && a < 5 && b < 5));
+        assert_eq!(w.ends.len(), 20, "500 gets/s for 0.2 s use all 5 x 4 pairs");
+        let g = w.riak_gets().unwrap();
+        assert!(g.completed > 0 && g.completed <= g.issued);
+        assert_eq!(w.counters.app_bytes, g.node_bytes_received.iter().sum::<u64>());
     }
 }
