@@ -149,6 +149,8 @@ NOT_EXPRESSIBLE = {
     "pause": True, "pause_xoff": 6000, "pause_xon": 1000, "pause_quanta": 100, "victim": True,
     "prr": True, "rack_tlp": True, "buffer_sharing": "dynamic", "buffer_pool": 1_000_000, "dt_alpha": 2.0,
     "qos_classes": 2, "qos_scheduler": "wrr", "qos_weights": "3,1", "victim_class": 1, "pfc": True,
+    "clients": 2, "workload": "riak", "get_rate": 50, "replicas": 2, "read_quorum": 1, "reply_bytes": 20_000,
+    "reply_size_dist": "exponential",
 }
 
 # Fields a sample needs beside it to be a valid scenario at all (the core's own constraints).
@@ -158,7 +160,9 @@ CONTEXT = {"prr": {"tcp": "sack"}, "rack_tlp": {"tcp": "sack"}, "buffer_pool": {
            "trunk_rate": {"topology": "two_switch"}, "leaves": {"topology": "leaf_spine"},
            "spines": {"topology": "leaf_spine"}, "oversubscription": {"topology": "leaf_spine"},
            "qos_weights": {"qos_scheduler": "wrr", "qos_classes": 2},
-           "victim_class": {"victim": True, "qos_classes": 2}, "pfc": {"pause": True, "qos_classes": 2}}
+           "victim_class": {"victim": True, "qos_classes": 2}, "pfc": {"pause": True, "qos_classes": 2},
+           # Riak's own fields are refused unless the workload is riak
+           **{f: {"workload": "riak"} for f in ("get_rate", "replicas", "read_quorum", "reply_bytes", "reply_size_dist")}}
 
 
 def test_every_inexpressible_field_has_a_sample_here():
