@@ -246,19 +246,22 @@ def sweep_servers(
 def run_points(
     scenarios: Iterable[Scenario], jobs: int | None = None, progress: TickFn | None = None,
     recordings: list[Recording] | None = None,
+    reduce: Callable[[SimResult], SimResult] | None = None,
 ) -> list[SimResult]:
     """Like ``sweep`` but returns the ``SimResult`` objects (input order); ``progress(done,
     total, simulated_s)`` is called as points finish and every ``TICK_SECONDS`` while they
     run, ``done`` counting the running points' fractions (``cli.progress.point_progress``).
 
-    ``recordings[i]`` names the files point i writes (``Recording.for_point``)."""
+    ``recordings[i]`` names the files point i writes (``Recording.for_point``); ``reduce``,
+    applied to each result in its worker as soon as it is done, keeps only what is needed
+    of it (a point's port series can be hundreds of MB)."""
     points = [_as_scenario(s) for s in scenarios]
     jobs = available_cores() if jobs is None else jobs
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise UsageError("jobs", jobs, "a whole number of parallel jobs, at least 1")
     if recordings is not None and len(recordings) != len(points):
         raise ValueError("one Recording per scenario")
-    return _run_all(points, jobs, progress, recordings or [None] * len(points))
+    return _run_all(points, jobs, progress, recordings or [None] * len(points), reduce)
 
 
 def available_cores() -> int:
@@ -270,7 +273,8 @@ def available_cores() -> int:
 
 
 def _run_all(points: list[Scenario], jobs: int, progress: TickFn | None,
-             recordings: list[Recording | None]) -> list[SimResult]:
+             recordings: list[Recording | None], reduce: Callable[[SimResult], SimResult] | None = None
+             ) -> list[SimResult]:
     """Run every point in worker threads (the core releases the GIL) while the main thread
     waits in short slices, so Ctrl-C reaches it at once; it then asks the core to stop
     (``_native.cancel``: every running point stops within a few thousand events and writes
@@ -282,8 +286,11 @@ def _run_all(points: list[Scenario], jobs: int, progress: TickFn | None,
     pool = ThreadPoolExecutor(max_workers=max(1, min(jobs, total)), thread_name_prefix="incastlab-sim")
     try:
         probes = [_native.Progress() for _ in points]
-        futures = [pool.submit(simulate, p, recording=rec, progress_probe=probe)
-                   for p, rec, probe in zip(points, recordings, probes)]
+        def point(p: Scenario, rec: Recording | None, probe: Any) -> SimResult:
+            r = simulate(p, recording=rec, progress_probe=probe)
+            return reduce(r) if reduce is not None else r
+
+        futures = [pool.submit(point, p, rec, probe) for p, rec, probe in zip(points, recordings, probes)]
         pending, done, last_tick = set(futures), 0, time.monotonic()
         while pending:
             finished, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)

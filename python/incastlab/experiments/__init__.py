@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 
 from ..errors import UsageError
-from .spec import Check, Experiment, Plot, Series
+from .spec import Check, Experiment, Observe, Plot, Series
 
 # reproduction name -> module under incastlab.experiments (one line per reproduction)
 REGISTRY: dict[str, str] = {
@@ -57,4 +57,4 @@ def load(name: str, param: str = "NAME") -> Experiment:
     return exp
 
 
-__all__ = ["REGISTRY", "names", "load", "Experiment", "Series", "Check", "Plot"]
+__all__ = ["REGISTRY", "names", "load", "Experiment", "Series", "Check", "Plot", "Observe"]
