@@ -28,12 +28,12 @@ use crate::net::buffer::SwitchBuffers;
 use crate::net::pause::{frame_arrival, pause_time, Frame, IngressPause, PauseConfig};
 use crate::net::{Admission, HostId, Node, Offer, OutputPort, Topology, TopologyKind};
 use crate::packet::{Kind, Packet, PacketPool, CE, ECE, ECT, MAX_SACK_BLOCKS};
+use crate::port_util::PortUtil;
 use crate::scenario::{Mitigation, Scenario, StopAt, TcpVariant};
 use crate::tcp::congestion::Cc;
 use crate::tcp::ictcp::Ictcp;
 use crate::tcp::{ReceiverConfig, SenderConfig, Segment, TcpReceiver, TcpSender};
 use crate::time::{serialization_time, Time, PS_PER_S};
-use crate::port_util::PortUtil;
 use crate::trace::{EventKind, RecordOptions, Recorder, SenderSnapshot, TraceEvent, TraceRow};
 
 /// How often a world checks whether the process asked it to stop (a relaxed atomic load
