@@ -91,7 +91,7 @@ pub fn simulate_to_files(sc: &Scenario, req: &FileRequest) -> Result<(SimResult,
         port_util_interval: req.port_util_interval,
         progress: req.progress.clone(),
     };
-    let (result, mut records) = incast_sim::record(sc, &opts).map_err(Box::new)?;
+    let (result, mut records) = incast_sim::record(sc, &opts)?;
     if incast_sim::cancel_requested() {
         // cut short: write nothing rather than half a run
         return Err(Box::new(Refused("cancelled: no file written".into())));
