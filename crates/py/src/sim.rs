@@ -120,11 +120,21 @@ fn node_name(n: incast_sim::net::Node) -> String {
 /// `tx_bytes`, `drop_bytes` (u64), `tx_packets`, `drop_packets`, `timeouts` (u32), each
 /// ports x intervals, row-major; `senders` (u32) ports x seconds.
 fn port_util_columns<'py>(py: Python<'py>, u: &incast_sim::port_util::PortUtil) -> PyResult<Bound<'py, PyDict>> {
+    use incast_sim::port_util::Cell;
     let d = PyDict::new(py);
-    let cells = || u.cells.iter().flatten();
-    let u64s = |f: fn(&incast_sim::port_util::Cell) -> u64| cells().flat_map(|c| f(c).to_le_bytes()).collect::<Vec<u8>>();
-    let u32s = |f: fn(&incast_sim::port_util::Cell) -> u32| cells().flat_map(|c| f(c).to_le_bytes()).collect::<Vec<u8>>();
-    d.set_item("tx_bytes", PyBytes::new(py, &u64s(|c| c.tx_bytes)))?;
+    let n = u.cells.iter().map(Vec::len).sum::<usize>();
+    // one pass per column into a buffer of its final size (millions of cells)
+    let u64s = |f: fn(&Cell) -> u64| {
+        let mut out = Vec::with_capacity(8 * n);
+        u.cells.iter().flatten().for_each(|c| out.extend_from_slice(&f(c).to_le_bytes()));
+        out
+    };
+    let u32s = |f: fn(&Cell) -> u32| {
+        let mut out = Vec::with_capacity(4 * n);
+        u.cells.iter().flatten().for_each(|c| out.extend_from_slice(&f(c).to_le_bytes()));
+        out
+    };
+    d.set_item("tx_bytes", PyBytes::new(py, &u64s(|c: &Cell| c.tx_bytes)))?;
     d.set_item("drop_bytes", PyBytes::new(py, &u64s(|c| c.drop_bytes)))?;
     d.set_item("tx_packets", PyBytes::new(py, &u32s(|c| c.tx_packets)))?;
     d.set_item("drop_packets", PyBytes::new(py, &u32s(|c| c.drop_packets)))?;
