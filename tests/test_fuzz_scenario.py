@@ -28,8 +28,17 @@ FIELDS = sorted(Scenario.model_fields)
 # mitigation's derived RTOmin or window, tcp against tcp_rules, blocks against duration,
 # buffer_packets against buffer_admission.
 CONFLICTS = {
-    "mss": {"rwnd", "buffer"}, "header": {"buffer"}, "servers": {"block", "active_servers"},
-    "rto_max": {"rto_min"}, "rto_min": {"rto_max"}, "mitigation": {"rto_min", "rwnd", "rtt"}, "tcp": {"tcp_rules"},
+    "mss": {"rwnd", "buffer"}, "header": {"buffer"}, "servers": {"block", "active_servers", "clients", "replicas"},
+    # servers x clients connections at most; the schemes schedule one client's connections
+    "clients": {"servers", "mitigation", "workload"},
+    # Riak's fields need workload riak; riak refuses what belongs to synchronized reads;
+    # replicas fit the servers, the quorum the replicas
+    "workload": {"blocks", "sru", "block", "active_servers", "clients", "handshake", "mitigation", "udp", "jitter",
+                 "victim", "replicas", "get_rate", "read_quorum", "reply_bytes", "reply_size_dist"},
+    "get_rate": {"workload"}, "reply_bytes": {"workload"}, "reply_size_dist": {"workload"},
+    "replicas": {"workload", "servers", "read_quorum"}, "read_quorum": {"workload", "replicas"},
+    "rto_max": {"rto_min"}, "rto_min": {"rto_max"}, "mitigation": {"rto_min", "rwnd", "rtt", "clients"},
+    "tcp": {"tcp_rules"},
     "blocks": {"duration"}, "buffer_packets": {"buffer_admission"}, "sru": {"block"}, "block": {"sru"},
     # the derived window of ccs/nccs follows the rate, the RTT and the MSS (Osada et al. Eq. (1))
     "rate": {"rwnd"}, "rtt": {"rwnd"},
@@ -135,7 +144,10 @@ PLAUSIBLE = {
     "condition_i": st.sampled_from(CONDITION_I), "udp": FRACTIONS, "udp_packet": SIZES,
     "topology": st.sampled_from(BY_PUBLIC["topology"].choices),
     "pause": st.booleans(), "pause_xoff": SIZES, "pause_xon": SIZES, "pause_quanta": st.integers(0, 70_000),
-    "victim": st.booleans(),
+    "victim": st.booleans(), "clients": st.integers(0, 5000),
+    "workload": st.sampled_from(BY_PUBLIC["workload"].choices), "get_rate": st.one_of(st.floats(0, 2e7), st.integers(0, 10**4)),
+    "replicas": st.integers(0, 70), "read_quorum": st.integers(0, 70), "reply_bytes": SIZES,
+    "reply_size_dist": st.sampled_from(BY_PUBLIC["reply_size_dist"].choices),
     "buffer_sharing": st.sampled_from(BY_PUBLIC["buffer_sharing"].choices), "buffer_pool": st.one_of(st.none(), SIZES),
     "dt_alpha": st.one_of(FRACTIONS, st.floats(0, 100)), "qos_classes": st.integers(0, 9),
 }

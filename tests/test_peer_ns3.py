@@ -148,12 +148,16 @@ NOT_EXPRESSIBLE = {
     "pause": True, "pause_xoff": 6000, "pause_xon": 1000, "pause_quanta": 100, "victim": True,
     "prr": True, "rack_tlp": True, "buffer_sharing": "dynamic", "buffer_pool": 1_000_000, "dt_alpha": 2.0,
     "qos_classes": 2,
+    "clients": 2, "workload": "riak", "get_rate": 50, "replicas": 2, "read_quorum": 1, "reply_bytes": 20_000,
+    "reply_size_dist": "exponential",
 }
 
 # Fields a sample needs beside it to be a valid scenario at all (the core's own constraints).
 # The peer checks fields in the schema's order, so buffer_pool's refusal names buffer_sharing,
 # the inexpressible field a pool needs: either name tells the user what the peer cannot do.
-CONTEXT = {"prr": {"tcp": "sack"}, "rack_tlp": {"tcp": "sack"}, "buffer_pool": {"buffer_sharing": "dynamic"}}
+CONTEXT = {"prr": {"tcp": "sack"}, "rack_tlp": {"tcp": "sack"}, "buffer_pool": {"buffer_sharing": "dynamic"},
+           # Riak's own fields are refused unless the workload is riak
+           **{f: {"workload": "riak"} for f in ("get_rate", "replicas", "read_quorum", "reply_bytes", "reply_size_dist")}}
 
 
 def test_every_inexpressible_field_has_a_sample_here():

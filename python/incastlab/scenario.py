@@ -156,8 +156,12 @@ class _ScenarioBase(BaseModel):
         buffer, the timers and the rules in force, then every other field given that
         differs from its default, so two runs that differ in any field read differently."""
         fmt = {f.public: f.format(getattr(self, f.public)) for f in FIELDS}
-        parts = [f"block {fmt['block']}" if self.block is not None else f"SRU {fmt['sru']}",
-                 f"buffer {self.buffer_text()}", f"RTOmin {fmt['rto_min']}", fmt["rate"]]
+        if self.workload == "riak":
+            load = (f"riak {fmt['get_rate']} gets/s per node, R {self.read_quorum} of {self.replicas}, "
+                    f"{fmt['reply_size_dist']} replies of {fmt['reply_bytes']}")
+        else:
+            load = f"block {fmt['block']}" if self.block is not None else f"SRU {fmt['sru']}"
+        parts = [load, f"buffer {self.buffer_text()}", f"RTOmin {fmt['rto_min']}", fmt["rate"]]
         if self.delayed_ack:
             parts.append(f"delACK {fmt['delayed_ack']}")
         parts.append(f"LT {fmt['limited_transmit']}")
@@ -166,7 +170,8 @@ class _ScenarioBase(BaseModel):
         if self.mss != BY_PUBLIC["mss"].public_default:
             parts.append(f"MSS {fmt['mss']}")
         shown = {"servers", "block", "sru", "buffer", "buffer_packets", "buffer_admission", "rto_min", "rate",
-                 "delayed_ack", "limited_transmit", "tcp_rules", "mss", "duration", "blocks", "seed"}
+                 "delayed_ack", "limited_transmit", "tcp_rules", "mss", "duration", "blocks", "seed", "workload",
+                 "get_rate", "read_quorum", "replicas", "reply_size_dist", "reply_bytes"}
         for f in FIELDS:
             value = getattr(self, f.public)
             if f.public not in shown and f.public in self.model_fields_set and value != f.public_default:

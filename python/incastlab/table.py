@@ -34,6 +34,19 @@ SIM_COLUMNS: list[Column] = [
 ]
 
 
+# The Riak workload's points: gets instead of blocks (latency from issue to the quorum).
+RIAK_COLUMNS: list[Column] = [
+    ("nodes", "servers", _int),
+    ("goodput Mbps", "goodput_mbps", lambda v: f"{v:.1f}"),
+    ("gets", "gets_issued", _int),
+    ("done", "gets_completed", _int),
+    ("p50 ms", "get_latency_p50_s", _ms),
+    ("p99 ms", "get_latency_p99_s", _ms),
+    ("max ms", "get_latency_max_s", _ms),
+    *SIM_COLUMNS[6:],
+]
+
+
 def render(headings: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     """Columns right-aligned to their widest cell."""
     rows = [list(r) for r in rows]

@@ -63,6 +63,8 @@ pub enum Event {
     UdpSend(FlowId),
     /// The client's ICTCP time slot ends.
     IctcpSlot,
+    /// A Riak node coordinates its next get (`app::riak`).
+    GetIssue(u32),
     /// An 802.3x PAUSE frame (XOFF) reaches the upstream end of a port: it stops.
     PauseOn(PortId),
     /// A PAUSE frame of zero quanta (XON) reaches a port: it resumes.

@@ -8,7 +8,7 @@ use crate::net::{Admission, TopologyKind};
 fn is_star(t: &TopologyKind) -> bool {
     *t == TopologyKind::Star
 }
-use crate::scenario::{RtoBackoff, TcpRules};
+use crate::scenario::{RtoBackoff, TcpRules, Workload};
 use crate::tcp::congestion::Cc;
 use crate::tcp::sender::TimeoutKind;
 
@@ -17,6 +17,25 @@ use crate::tcp::sender::TimeoutKind;
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct SimResult {
     pub servers: u32,
+    /// Clients reading at once (`goodput_mbps` is all of theirs together).
+    pub clients: u32,
+    /// What the hosts do: synchronized reads, or Riak gets.
+    pub workload: Workload,
+    /// Riak: gets the nodes issued, and gets that had their read quorum of replies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gets_issued: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gets_completed: Option<u64>,
+    /// Riak: latency of completed gets, from issue to the quorum-th reply's last byte.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub get_latency_p50_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub get_latency_p99_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub get_latency_max_s: Option<f64>,
+    /// Riak: reply payload delivered in order to each node, bytes, index = node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_bytes_received: Option<Vec<u64>>,
     pub sru_bytes: u64,
     pub block_bytes: u64,
     pub buffer_bytes: u64,
@@ -52,8 +71,14 @@ pub struct SimResult {
     pub victim_goodput_mbps: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub victim_bytes_dropped: Option<u64>,
-    /// Application payload delivered to the client, in Mbit per simulated second.
+    /// Application payload delivered to the client, in Mbit per simulated second (all
+    /// clients together).
     pub goodput_mbps: f64,
+    /// The least and the most goodput one client had (Mbps), with more than one client.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_goodput_min_mbps: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_goodput_max_mbps: Option<f64>,
     pub blocks: u64,
     pub block_time_p50_s: f64,
     pub block_time_p99_s: f64,
@@ -131,13 +156,27 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
     let s = &sc.spec;
     let secs = |ps: u64| ps as f64 / PS_PER_S as f64;
     let sim_seconds = w.measured_until.as_secs_f64();
-    let times = &w.client.block_times;
+    let times: Vec<u64> = w.clients.iter().flat_map(|c| c.block_times.iter().copied()).collect();
+    let times = &times;
+    let mbps = |bytes: u64| if sim_seconds > 0.0 { bytes as f64 * 8.0 / sim_seconds / 1e6 } else { 0.0 };
+    let riak = w.riak_gets();
+    let per_client = w.client_app_bytes();
+    let (least, most) = (per_client.iter().min().copied(), per_client.iter().max().copied());
+    let several = per_client.len() > 1;
     let c = &w.counters;
     let by_kind = w.sender_array_total(|t| t.stats.timeouts_by_kind);
     SimResult {
         servers: s.servers,
-        sru_bytes: sc.per_server_bytes[0],
-        block_bytes: w.client.block_bytes(w.active_per_block()),
+        clients: s.clients,
+        workload: s.workload,
+        gets_issued: riak.map(|g| g.issued),
+        gets_completed: riak.map(|g| g.completed),
+        get_latency_p50_s: riak.map(|g| secs(percentile(&g.latencies, 50.0))),
+        get_latency_p99_s: riak.map(|g| secs(percentile(&g.latencies, 99.0))),
+        get_latency_max_s: riak.map(|g| secs(g.latencies.iter().copied().max().unwrap_or(0))),
+        node_bytes_received: riak.map(|g| g.node_bytes_received.clone()),
+        sru_bytes: if s.workload == Workload::Riak { 0 } else { sc.per_server_bytes[0] },
+        block_bytes: w.clients.first().map_or(0, |c| c.block_bytes(w.active_per_block())),
         buffer_bytes: s.buffer_bytes,
         rate_bps: s.rate_bps,
         rtt_s: secs(s.rtt_ps),
@@ -159,8 +198,10 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         pause_xon_frames: w.pause_frames().map(|f| f.1),
         victim_goodput_mbps: w.victim_goodput_mbps(),
         victim_bytes_dropped: w.victim_goodput_mbps().map(|_| w.counters.victim_bytes_dropped),
-        goodput_mbps: if sim_seconds > 0.0 { c.app_bytes as f64 * 8.0 / sim_seconds / 1e6 } else { 0.0 },
-        blocks: w.client.blocks_done,
+        goodput_mbps: mbps(c.app_bytes),
+        client_goodput_min_mbps: least.filter(|_| several).map(mbps),
+        client_goodput_max_mbps: most.filter(|_| several).map(mbps),
+        blocks: w.blocks_done(),
         block_time_p50_s: secs(percentile(times, 50.0)),
         block_time_p99_s: secs(percentile(times, 99.0)),
         block_time_max_s: secs(times.iter().copied().max().unwrap_or(0)),

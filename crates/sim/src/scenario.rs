@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::app::riak::ReplySizeDist;
 use crate::app::serialization_model::serialization_model;
 use crate::event::TieBreak;
 use crate::net::buffer::BufferSharing;
@@ -84,6 +85,18 @@ pub enum Scheme {
     Ocs,
 }
 
+/// What the hosts do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Workload {
+    /// FAST'08's synchronized reads (`app::sync_read`): clients read blocks from all servers.
+    #[default]
+    SyncRead,
+    /// Fritchie's Riak gets (`app::riak`): the servers are a cluster's nodes, each
+    /// coordinating gets that fan in from `replicas` others.
+    Riak,
+}
+
 /// How NCCS and OCS read condition-I, "S - T1 V bits sent" (§4.3-4.4; docs/model.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
@@ -138,6 +151,16 @@ pub enum Mitigation {
 #[serde(default, deny_unknown_fields)]
 pub struct ScenarioSpec {
     pub servers: u32,
+    /// Clients each running their own synchronized reads from every server.
+    pub clients: u32,
+    pub workload: Workload,
+    /// Riak: gets each node coordinates per second (a Poisson process).
+    pub get_rate: f64,
+    pub replicas: u32,
+    pub read_quorum: u32,
+    /// Riak: the replies' mean size.
+    pub reply_bytes: u64,
+    pub reply_size_dist: ReplySizeDist,
     pub sru_bytes: Option<u64>,
     pub block_bytes: Option<u64>,
     pub active_servers: Option<u32>,
@@ -206,6 +229,20 @@ impl Default for ScenarioSpec {
     fn default() -> Self {
         ScenarioSpec {
             servers: 1,
+            // FAST'08 Fig. 1: one client
+            clients: 1,
+            workload: Workload::SyncRead,
+            // Fritchie's troubles start at "25-35 %" average utilization: 125 gets/s of 3
+            // replies of 100 KB bring 300 Mbit/s of payload into each node, 30 % of a
+            // gigabit link (his "thousands of queries per second" had smaller replies)
+            get_rate: 125.0,
+            // Fritchie: "Typically, the number of copies is three"
+            replicas: 3,
+            // Riak's default R: a quorum of 3, i.e. 2 (Riak docs, "Replication Properties")
+            read_quorum: 2,
+            // Fritchie's example: "big, for example, 100 kilobytes each"
+            reply_bytes: 100_000,
+            reply_size_dist: ReplySizeDist::Fixed,
             // 256 KiB (FAST'08 Table 1), resolved at validation unless block_bytes is set
             sru_bytes: None,
             block_bytes: None,
@@ -383,12 +420,14 @@ impl ScenarioSpec {
         let (admission, buffer_packets) = s.buffer()?;
         let buffer_pool_bytes = s.switch_buffers(admission)?;
         s.check_combinations()?;
+        s.check_workload()?;
         let rto_min_ps = s.rto_min()?;
         let stop = s.stop()?;
         let per_server_bytes = s.per_server_bytes()?;
         let (rwnd_bytes, mitigation) = s.scheduling(&per_server_bytes)?;
         let spec = ScenarioSpec {
-            sru_bytes: s.block_bytes.is_none().then_some(per_server_bytes[0]),
+            // (Riak has no blocks: its sru stays unset)
+            sru_bytes: (s.block_bytes.is_none() && s.workload == Workload::SyncRead).then_some(per_server_bytes[0]),
             rto_min_ps: Some(rto_min_ps),
             rwnd_bytes: Some(rwnd_bytes),
             buffer_pool_bytes,
@@ -491,6 +530,19 @@ impl ScenarioSpec {
     /// Constraints between fields that derive nothing.
     fn check_combinations(&self) -> Result<(), ScenarioError> {
         let s = self;
+        let flows = s.servers as u64 * s.clients as u64;
+        check(flows <= MAX_SERVERS as u64, || {
+            let most = MAX_SERVERS as u64 / s.servers as u64;
+            ScenarioError::new("clients", s.clients, format!("1 to {most}: servers x clients at most {MAX_SERVERS} connections"))
+                .with_related(&["servers"])
+        })?;
+        // The serialization schemes and ICTCP schedule one client's connections (Osada et
+        // al. §4, Wu et al.): several clients would each need their own, not modelled.
+        let one_client_only = !matches!(s.mitigation, Scheme::Ntcp | Scheme::Tcpfg);
+        check(s.clients == 1 || !one_client_only, || {
+            ScenarioError::new("mitigation", word(&s.mitigation), "ntcp or tcpfg when clients > 1 (the schemes schedule one client's connections)")
+                .with_related(&["clients"])
+        })?;
         if let Some(a) = s.active_servers {
             check(a <= s.servers, || {
                 ScenarioError::new("active_servers", a, format!("1 to servers ({})", s.servers)).with_related(&["servers"])
@@ -516,6 +568,54 @@ impl ScenarioSpec {
             ScenarioError::new("tcp_rules", "ns3", "rfc or ns2 unless tcp is newreno (ns-3's rules are modelled for NewReno without SACK)")
                 .with_related(&["tcp"])
         })
+    }
+
+    /// The workload's own fields agree with the rest: Riak's replicas and quorum fit the
+    /// cluster, and fields that make no sense for the other workload keep their defaults.
+    fn check_workload(&self) -> Result<(), ScenarioError> {
+        let (s, d) = (self, ScenarioSpec::default());
+        if s.workload == Workload::SyncRead {
+            let riak_only = [
+                ("get_rate", s.get_rate != d.get_rate, s.get_rate.to_string()),
+                ("replicas", s.replicas != d.replicas, s.replicas.to_string()),
+                ("read_quorum", s.read_quorum != d.read_quorum, s.read_quorum.to_string()),
+                ("reply_bytes", s.reply_bytes != d.reply_bytes, format_bytes(s.reply_bytes)),
+                ("reply_size_dist", s.reply_size_dist != d.reply_size_dist, word(&s.reply_size_dist)),
+            ];
+            for (name, set, value) in riak_only {
+                check(!set, || {
+                    ScenarioError::new(name, value, "its default unless workload is riak").with_related(&["workload"])
+                })?;
+            }
+            return Ok(());
+        }
+        check(s.replicas < s.servers, || {
+            let allowed = format!("1 to servers - 1 ({}): each get asks other nodes", s.servers.saturating_sub(1));
+            ScenarioError::new("replicas", s.replicas, allowed).with_related(&["servers"])
+        })?;
+        check(s.read_quorum <= s.replicas, || {
+            ScenarioError::new("read_quorum", s.read_quorum, format!("1 to replicas ({})", s.replicas))
+                .with_related(&["replicas"])
+        })?;
+        // blocks, clients and connection schedules belong to the synchronized reads
+        let no_blocks = "unset with workload riak (its gets run for the duration; no blocks)";
+        let sync_read_only: [(&'static str, bool, String, &str); 10] = [
+            ("blocks", s.blocks.is_some(), s.blocks.unwrap_or(0).to_string(), no_blocks),
+            ("sru_bytes", s.sru_bytes.is_some(), format_bytes(s.sru_bytes.unwrap_or(0)), no_blocks),
+            ("block_bytes", s.block_bytes.is_some(), format_bytes(s.block_bytes.unwrap_or(0)), no_blocks),
+            ("active_servers", s.active_servers.is_some(), s.active_servers.unwrap_or(0).to_string(), no_blocks),
+            ("clients", s.clients != 1, s.clients.to_string(), "1 with workload riak (the nodes are the clients)"),
+            ("handshake", s.handshake, "on".into(), "off with workload riak (its connections persist)"),
+            ("mitigation", !matches!(s.mitigation, Scheme::Ntcp | Scheme::Tcpfg), word(&s.mitigation),
+                "ntcp or tcpfg with workload riak (the schemes schedule one client's blocks)"),
+            ("udp_fraction", s.udp_fraction > 0.0, s.udp_fraction.to_string(), "0 with workload riak"),
+            ("response_jitter_ps", s.response_jitter_ps > 0, format_ps(s.response_jitter_ps), "0 with workload riak"),
+            ("victim", s.victim, "on".into(), "off with workload riak (its nodes' own traffic is many-to-many)"),
+        ];
+        for (name, set, value, allowed) in sync_read_only {
+            check(!set, || ScenarioError::new(name, value, allowed).with_related(&["workload"]))?;
+        }
+        Ok(())
     }
 
     /// RTOmin: given, or FAST'08's 200 ms, or TCPFG's 200 us; at most RTOmax.
@@ -628,6 +728,11 @@ impl Scenario {
             "mitigation": self.mitigation,
         })
     }
+}
+
+/// An enum as the scenario spells it.
+fn word(v: &impl Serialize) -> String {
+    serde_json::to_value(v).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
 }
 
 fn admission_word(a: Option<Admission>) -> String {
@@ -753,5 +858,40 @@ mod tests {
         let short = ScenarioSpec { rtt_ps: 20 * PS_PER_US, mitigation: Scheme::Ocs, ..spec() };
         assert_eq!(short.validate().unwrap_err().param, "rtt_ps");
         assert!(ScenarioSpec { rtt_ps: 20 * PS_PER_US, ..spec() }.validate().is_ok(), "NTCP needs no model");
+    }
+
+    #[test]
+    fn riak_fields_are_checked_against_the_cluster_and_the_other_workload() {
+        let riak = ScenarioSpec { servers: 4, workload: Workload::Riak, ..ScenarioSpec::default() };
+        assert!(riak.validate().is_ok());
+        let few = ScenarioSpec { servers: 3, ..riak.clone() }.validate().unwrap_err();
+        assert_eq!((few.param, few.related), ("replicas", &["servers"][..]));
+        assert_eq!(few.allowed, "1 to servers - 1 (2): each get asks other nodes");
+        let quorum = ScenarioSpec { read_quorum: 4, ..riak.clone() }.validate().unwrap_err();
+        assert_eq!((quorum.param, quorum.related), ("read_quorum", &["replicas"][..]));
+        // what belongs to the synchronized reads is refused by name with riak
+        let refused = [
+            (ScenarioSpec { blocks: Some(3), ..riak.clone() }, "blocks"),
+            (ScenarioSpec { sru_bytes: Some(1000), ..riak.clone() }, "sru_bytes"),
+            (ScenarioSpec { block_bytes: Some(1000), ..riak.clone() }, "block_bytes"),
+            (ScenarioSpec { active_servers: Some(2), ..riak.clone() }, "active_servers"),
+            (ScenarioSpec { clients: 2, ..riak.clone() }, "clients"),
+            (ScenarioSpec { handshake: true, ..riak.clone() }, "handshake"),
+            (ScenarioSpec { mitigation: Scheme::Ccs, ..riak.clone() }, "mitigation"),
+            (ScenarioSpec { udp_fraction: 0.01, ..riak.clone() }, "udp_fraction"),
+            (ScenarioSpec { response_jitter_ps: 1, ..riak.clone() }, "response_jitter_ps"),
+            (ScenarioSpec { victim: true, ..riak.clone() }, "victim"),
+        ];
+        for (s, name) in refused {
+            let e = s.validate().unwrap_err();
+            assert_eq!((e.param, e.related), (name, &["workload"][..]), "{e}");
+        }
+        // and Riak's own fields with the synchronized reads
+        let e = ScenarioSpec { get_rate: 10.0, ..spec() }.validate().unwrap_err();
+        assert_eq!((e.param, e.related), ("get_rate", &["workload"][..]));
+        let lognormal = ScenarioSpec { reply_size_dist: ReplySizeDist::Lognormal, ..spec() };
+        assert_eq!(lognormal.validate().unwrap_err().to_string(), "reply_size_dist: lognormal is not allowed; expected its default unless workload is riak");
+        let e = ScenarioSpec { get_rate: 0.0, ..riak }.validate().unwrap_err();
+        assert_eq!(e.param, "get_rate", "the schema's range: above 0");
     }
 }

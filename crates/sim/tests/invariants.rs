@@ -6,7 +6,8 @@ use incast_sim::world::World;
 use incast_sim::event::TieBreak;
 use incast_sim::net::buffer::BufferSharing;
 use incast_sim::net::{Admission, TopologyKind};
-use incast_sim::scenario::{RtoBackoff, Scheme, TcpRules};
+use incast_sim::app::riak::ReplySizeDist;
+use incast_sim::scenario::{RtoBackoff, Scheme, TcpRules, Workload};
 use incast_sim::tcp::congestion::Cc;
 use incast_sim::{ScenarioSpec, SimResult, TcpVariant};
 
@@ -110,6 +111,25 @@ fn scenarios() -> Vec<ScenarioSpec> {
             v.push(ScenarioSpec { servers: 16, topology, pause, victim: true, ..base.clone() });
             v.push(ScenarioSpec { servers: 6, topology, pause, victim: true, tcp: TcpVariant::Sack, ..few.clone() });
         }
+        // several clients, each with its own blocks from every server; with handshakes,
+        // active servers, UDP, jitter, a victim and across the trunk
+        for clients in [2, 5] {
+            v.push(ScenarioSpec { servers: 16, clients, topology, ..base.clone() });
+            v.push(ScenarioSpec { servers: 8, clients, topology, blocks: Some(3), duration_ps: None, ..base.clone() });
+            v.push(ScenarioSpec { clients, topology, ..osada.clone() });
+        }
+        let jittery = ScenarioSpec { send_jitter_ps: 3 * US, response_jitter_ps: 10 * US, seed: 4, ..base.clone() };
+        v.push(ScenarioSpec { servers: 8, clients: 3, topology, victim: true, pause: true, ..jittery });
+        // Riak gets: light and heavy load, each reply-size law, PAUSE, SACK, send jitter
+        let riak = ScenarioSpec { workload: Workload::Riak, topology, ..base.clone() };
+        for (servers, get_rate) in [(4, 50.0), (16, 125.0), (16, 400.0)] {
+            v.push(ScenarioSpec { servers, get_rate, ..riak.clone() });
+        }
+        for reply_size_dist in [ReplySizeDist::Exponential, ReplySizeDist::Lognormal] {
+            v.push(ScenarioSpec { servers: 8, get_rate: 300.0, reply_size_dist, read_quorum: 1, ..riak.clone() });
+        }
+        v.push(ScenarioSpec { servers: 12, pause: true, tcp: TcpVariant::Sack, reply_bytes: 20_000, ..riak.clone() });
+        v.push(ScenarioSpec { servers: 6, replicas: 5, read_quorum: 5, send_jitter_ps: 3 * US, seed: 2, ..riak });
     }
     v
 }
@@ -161,11 +181,18 @@ fn no_switch_queue_ever_exceeds_its_buffer() {
 fn application_receives_each_byte_exactly_once() {
     for spec in scenarios() {
         let (r, _) = run(&spec);
-        // never more than was asked for, and at least every completed block
-        let asked = (r.blocks + 1) * r.block_bytes;
+        if spec.workload == Workload::Riak {
+            // every byte the nodes' applications got is a byte of a reply to one of them
+            assert_eq!(r.app_bytes, r.node_bytes_received.unwrap().iter().sum::<u64>(), "{spec:?}");
+            assert!(r.app_bytes <= r.bytes_delivered && r.gets_completed <= r.gets_issued, "{spec:?}");
+            continue;
+        }
+        // never more than was asked for (each client's blocks done and the one it reads),
+        // and at least every completed block
+        let asked = (r.blocks + spec.clients as u64) * r.block_bytes;
         assert!(r.app_bytes >= r.blocks * r.block_bytes && r.app_bytes <= asked, "{spec:?}: {r:?}");
         if spec.blocks.is_some() {
-            assert_eq!(r.blocks, spec.blocks.unwrap(), "{spec:?}");
+            assert_eq!(r.blocks, spec.clients as u64 * spec.blocks.unwrap(), "{spec:?}");
             assert_eq!(r.app_bytes, r.blocks * r.block_bytes, "{spec:?}");
         }
         // the application never gets more than arrived
@@ -210,7 +237,7 @@ fn every_block_of_a_blocks_mode_scenario_completes() {
     // a sender left with data outstanding and no timer would stall its block for ever: the
     // event queue runs dry before the last block
     for spec in scenarios().iter().filter(|s| s.blocks.is_some()) {
-        assert_eq!(run(spec).0.blocks, spec.blocks.unwrap(), "{spec:?}");
+        assert_eq!(run(spec).0.blocks, spec.clients as u64 * spec.blocks.unwrap(), "{spec:?}");
     }
 }
 
@@ -225,6 +252,10 @@ fn invalid_scenarios_name_their_parameter() {
         (ScenarioSpec { dupack_threshold: 0, ..ScenarioSpec::default() }, "dupack_threshold"),
         (ScenarioSpec { servers: 4, block_bytes: Some(3), ..ScenarioSpec::default() }, "block_bytes"),
         (ScenarioSpec { blocks: Some(0), ..ScenarioSpec::default() }, "blocks"),
+        (ScenarioSpec { clients: 0, ..ScenarioSpec::default() }, "clients"),
+        (ScenarioSpec { servers: 1 << 20, clients: 2, ..ScenarioSpec::default() }, "clients"),
+        (ScenarioSpec { clients: 2, mitigation: Scheme::Ccs, ..ScenarioSpec::default() }, "mitigation"),
+        (ScenarioSpec { clients: 2, mitigation: Scheme::Ictcp, ..ScenarioSpec::default() }, "mitigation"),
     ];
     for (spec, param) in bad {
         let err = incast_sim::run(&spec).unwrap_err();

@@ -14,7 +14,7 @@ import sys
 
 from .. import plots, sim
 from ..outfiles import check_writable, write_csv
-from ..table import render_results
+from ..table import RIAK_COLUMNS, SIM_COLUMNS, render_results
 from . import argtypes
 from .progress import point_progress
 from .recording_args import add_recording_arguments, recordings_for, report_truncated_captures
@@ -64,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
             print(r.to_json())
     else:
         print(f"# {scenarios[0].label()}, {_stop_text(scenarios[0])}")
-        print(render_results(df))
+        columns = RIAK_COLUMNS if scenarios[0].workload == "riak" else SIM_COLUMNS
+        print(render_results(df, columns))
     if args.csv:
         write_csv(df, args.csv)
     if args.plot:

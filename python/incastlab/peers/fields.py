@@ -38,6 +38,17 @@ STAR_OF_FIFOS_LACKS: dict[str, str] = {
     "qos_classes": "QoS classes (its queues are single FIFOs)",
 }
 
+# What neither peer's one client reading from every server can express: other workloads.
+ONE_SYNC_READ_CLIENT_LACKS: dict[str, str] = {
+    "clients": "more than one client (its one sink reads from every server)",
+    "workload": "a workload other than one client's synchronized reads",
+    "get_rate": "Riak-style gets (it runs synchronized reads only)",
+    "replicas": "Riak-style gets' replicas (it runs synchronized reads only)",
+    "read_quorum": "Riak-style gets' read quorum (it runs synchronized reads only)",
+    "reply_bytes": "Riak-style replies (it runs synchronized reads only)",
+    "reply_size_dist": "Riak-style reply sizes (it runs synchronized reads only)",
+}
+
 # A mapped field's options for one scenario.
 ToArgs = Callable[[Scenario], list[str]]
 # A hard-wired rule: the peer's value of the field for a scenario (None: our model has no

@@ -37,7 +37,7 @@ from ..errors import EnvironmentProblem, UsageError
 from ..scenario import Scenario
 from . import compare
 from .compare import LOST_RETRANSMITS, METRICS, Axis, Metric, Peer, Point
-from .fields import STAR_OF_FIFOS_LACKS, FieldMap, Rule, ToArgs
+from .fields import ONE_SYNC_READ_CLIENT_LACKS, STAR_OF_FIFOS_LACKS, FieldMap, Rule, ToArgs
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_PEER = REPO_ROOT / "peers" / "ns2"
@@ -197,6 +197,7 @@ INEXPRESSIBLE: dict[str, str] = {
     "prr": "PRR (RFC 6937; Agent/TCP/Sack1 recovers as RFC 6675 without it)",
     "rack_tlp": "RACK-TLP (RFC 8985; ns-2.35 has neither RACK nor tail-loss probes)",
     **STAR_OF_FIFOS_LACKS,
+    **ONE_SYNC_READ_CLIENT_LACKS,
 }
 
 FIELDS = FieldMap("ns-2", "peers/ns2.py", MAPPED, HARD_WIRED, INEXPRESSIBLE)

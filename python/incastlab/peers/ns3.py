@@ -40,7 +40,7 @@ from .compare import (  # noqa: F401  the grid and its output, re-exported under
     AGREEMENT, LOST_RETRANSMITS, METRICS, Axis, Comparison, Peer, Point, agreement_line, agrees, by_point,
     heading, ours_only, ratio, render_means, render_table, run_ours, to_flat, to_record,
 )
-from .fields import STAR_OF_FIFOS_LACKS, FieldMap, Rule, ToArgs
+from .fields import ONE_SYNC_READ_CLIENT_LACKS, STAR_OF_FIFOS_LACKS, FieldMap, Rule, ToArgs
 
 NS3_WHEEL = "ns3==3.44.post0"
 BINARY_NAME = "ns3-incast"
@@ -246,6 +246,7 @@ INEXPRESSIBLE: dict[str, str] = {
     "prr": "PRR (the script could select TcpPrrRecovery with recovery=; not wired in or compared yet)",
     "rack_tlp": "RACK-TLP (ns-3.44's TCP has no RACK or tail-loss probes)",
     **STAR_OF_FIFOS_LACKS,
+    **ONE_SYNC_READ_CLIENT_LACKS,
 }
 
 

@@ -35,6 +35,8 @@ pub struct SyncReadClient {
     pending: usize,
     block_started: Time,
     pub blocks_done: u64,
+    /// Payload bytes delivered in order to this client, every flow together.
+    pub app_bytes: u64,
     /// Completion time of each finished block, in picoseconds.
     pub block_times: Vec<u64>,
 }
@@ -49,6 +51,7 @@ impl SyncReadClient {
             pending: 0,
             block_started: Time::ZERO,
             blocks_done: 0,
+            app_bytes: 0,
             block_times: Vec::new(),
         }
     }
@@ -82,8 +85,11 @@ impl SyncReadClient {
         self.target[flow as usize].saturating_sub(delivered)
     }
 
-    /// `flow` went from `before` to `delivered` in-order bytes on its connection.
+    /// `flow` went from `before` to `delivered` in-order bytes on its connection. (Inlined
+    /// in its one caller, the client's per-segment path.)
+    #[inline(always)]
     pub fn on_progress(&mut self, now: Time, flow: FlowId, before: u64, delivered: u64) -> Progress {
+        self.app_bytes += delivered - before;
         let target = self.target[flow as usize];
         if !(before < target && delivered >= target) {
             return Progress::Partial(target.saturating_sub(delivered));
@@ -96,6 +102,11 @@ impl SyncReadClient {
         self.blocks_done += 1;
         self.block_times.push((now - self.block_started).0);
         Progress::BlockDone
+    }
+
+    /// The servers it reads from.
+    pub fn servers(&self) -> usize {
+        self.part.len()
     }
 
     /// Bytes in one block with `active` flows (fixed-SRU: all parts are equal).

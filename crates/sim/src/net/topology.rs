@@ -2,11 +2,13 @@
 //! port with its own rate and propagation delay) and static routes (per switch, per
 //! destination host: the output port to forward on).
 //!
-//! Hosts are numbered servers first (`0..servers`), then the client (`servers`), then
-//! any extra hosts a builder adds (a victim flow's sender and receiver). Ports are
-//! numbered host NICs first, in host order, then the switches' ports; the star keeps the
-//! numbering the world had before topologies were data (server NICs, the client's NIC,
-//! the switch port towards the client, the ports towards each server).
+//! Hosts are numbered servers first (`0..servers`), then the clients
+//! (`servers..servers + clients`; none in the Riak workload, whose nodes are the servers),
+//! then any extra hosts a builder adds (a victim flow's sender and receiver). Every builder
+//! puts the clients on switch 0 ([`Topology::client_switch`]). Ports are numbered host NICs
+//! first, in host order, then the switches' ports; the star keeps the numbering the world
+//! had before topologies were data (server NICs, the client's NIC, the switch port towards
+//! the client, the ports towards each server).
 
 use serde::{Deserialize, Serialize};
 
@@ -116,30 +118,44 @@ impl Topology {
         }
     }
 
-    /// FAST'08 Fig. 1: `servers` servers and one client on one switch; `extra` more hosts
-    /// on it too.
-    pub fn star(servers: u32, extra: u32, rate_bps: u64, delay: Time) -> Topology {
-        Builder::new(servers, extra, 1, rate_bps, delay).attach_all(|_| 0).build()
+    /// FAST'08 Fig. 1: `servers` servers and `clients` clients on one switch; `extra` more
+    /// hosts on it too.
+    pub fn star(servers: u32, clients: u32, extra: u32, rate_bps: u64, delay: Time) -> Topology {
+        Builder::new(servers, clients, extra, 1, rate_bps, delay).attach_all(|_| 0).build()
     }
 
-    /// Two switches joined by a trunk of `trunk_bps`: the client and servers
+    /// Two switches joined by a trunk of `trunk_bps`: the clients and servers
     /// `0..ceil(servers / 2)` on switch 0, the other servers on switch 1. `extra_on` puts
     /// each extra host on a switch.
-    pub fn two_switch(servers: u32, extra_on: &[SwitchId], rate_bps: u64, trunk_bps: u64, delay: Time) -> Topology {
+    pub fn two_switch(
+        servers: u32,
+        clients: u32,
+        extra_on: &[SwitchId],
+        rate_bps: u64,
+        trunk_bps: u64,
+        delay: Time,
+    ) -> Topology {
         let near = servers.div_ceil(2);
         let switch_of = |h: HostId| match h {
-            h if h < near || h == servers => 0,
+            h if h < near => 0,
             h if h < servers => 1,
-            h => extra_on[(h - servers - 1) as usize],
+            h if h < servers + clients => Self::client_switch(),
+            h => extra_on[(h - servers - clients) as usize],
         };
-        let b = Builder::new(servers, extra_on.len() as u32, 2, rate_bps, delay);
+        let b = Builder::new(servers, clients, extra_on.len() as u32, 2, rate_bps, delay);
         b.attach_all(switch_of).trunk(0, 1, trunk_bps).build()
+    }
+
+    /// The switch every builder hangs the clients off.
+    pub const fn client_switch() -> SwitchId {
+        0
     }
 }
 
 /// Assembles a topology: host NICs first, then switch ports in the order links are added.
 struct Builder {
     servers: u32,
+    clients: u32,
     hosts: u32,
     switches: u32,
     rate_bps: u64,
@@ -151,17 +167,17 @@ struct Builder {
 }
 
 impl Builder {
-    fn new(servers: u32, extras: u32, switches: u32, rate_bps: u64, delay: Time) -> Self {
-        let hosts = servers + 1 + extras;
-        Builder { servers, hosts, switches, rate_bps, delay, host_switch: vec![], switch_ports: vec![] }
+    fn new(servers: u32, clients: u32, extras: u32, switches: u32, rate_bps: u64, delay: Time) -> Self {
+        let hosts = servers + clients + extras;
+        Builder { servers, clients, hosts, switches, rate_bps, delay, host_switch: vec![], switch_ports: vec![] }
     }
 
     /// Hang every host off `switch_of(host)`. The switch ports towards hosts are added
-    /// client first, then servers and extras in order (the star's historical numbering).
+    /// clients first, then servers and extras in order (the star's historical numbering).
     fn attach_all(mut self, switch_of: impl Fn(HostId) -> SwitchId) -> Self {
         self.host_switch = (0..self.hosts).map(&switch_of).collect();
-        let client = self.servers;
-        let order = std::iter::once(client).chain((0..self.hosts).filter(|&h| h != client));
+        let clients = self.servers..self.servers + self.clients;
+        let order = clients.clone().chain((0..self.hosts).filter(|h| !clients.contains(h)));
         for h in order {
             self.switch_ports.push((self.host_switch[h as usize], Node::Host(h), self.rate_bps));
         }
@@ -249,7 +265,7 @@ mod tests {
     fn the_star_keeps_the_historical_port_numbering() {
         // server NICs 0..n, client NIC n, towards the client n + 1, towards server f n + 2 + f
         let n = 3;
-        let t = Topology::star(n, 0, GIG, Time::from_us(25));
+        let t = Topology::star(n, 1, 0, GIG, Time::from_us(25));
         assert_eq!(t.ports.len(), 2 * n as usize + 2);
         assert_eq!((t.nic(0), t.nic(2), t.nic(n)), (0, 2, n));
         assert_eq!(t.route(0, n), n + 1);
@@ -262,7 +278,7 @@ mod tests {
     fn two_switches_route_the_far_half_over_the_trunk() {
         // 5 servers: 0, 1, 2 and the client on switch 0; 3 and 4 on switch 1
         let (n, d) = (5, Time::from_us(25));
-        let t = Topology::two_switch(n, &[], GIG, GIG, d);
+        let t = Topology::two_switch(n, 1, &[], GIG, GIG, d);
         let client = n;
         let trunk01 = t.route(0, 3);
         let trunk10 = t.route(1, client);
@@ -272,5 +288,16 @@ mod tests {
         assert_eq!((t.hops(0, client), t.hops(4, client), t.hops(client, 4)), (2, 3, 3));
         // one full packet from a far server: three links of 25 us and 12 us each
         assert_eq!(t.one_way(4, client, 1500), Time::from_us(3 * (25 + 12)));
+    }
+
+    #[test]
+    fn clients_follow_the_servers_on_switch_0_and_extras_follow_them() {
+        // 3 servers, 2 clients (hosts 3, 4), one extra (5) on switch 1: 0, 1 and both
+        // clients on switch 0; the ports towards the clients come first
+        let t = Topology::two_switch(3, 2, &[1], GIG, GIG, Time::from_us(25));
+        assert_eq!(t.hosts, 6);
+        assert_eq!((t.hops(0, 3), t.hops(1, 4), t.hops(2, 4), t.hops(5, 3)), (2, 2, 3, 3));
+        let star = Topology::star(2, 2, 0, GIG, Time::from_us(25));
+        assert_eq!((star.route(0, 2), star.route(0, 3), star.route(0, 0)), (4, 5, 6));
     }
 }
