@@ -100,3 +100,29 @@ fn a_series_over_the_cap_is_refused_before_running() {
     assert_eq!(err.param, "port_util_interval");
     assert!(err.allowed.contains("20000000 intervals x 6 ports x 32 B = 3663 MiB"), "{}", err.allowed);
 }
+
+#[test]
+fn on_a_riak_cluster_each_timeout_is_counted_at_the_downlink_of_the_flows_receiver() {
+    // many-to-many (003_a133663d5dbcfa75.txt): every node receives replies, so timeouts and
+    // drops spread over every node's port, and add up to the result's
+    use incast_sim::scenario::Workload;
+    let spec = ScenarioSpec {
+        workload: Workload::Riak,
+        servers: 8,
+        get_rate: 2000.0,
+        reply_bytes: 32 * 1024,
+        buffer_bytes: 32 * 1024,
+        duration_ps: Some(1000 * MS),
+        ..Default::default()
+    };
+    let (r, u) = sampled(spec, 100);
+    let sum = |p: usize, f: fn(&incast_sim::port_util::Cell) -> u64| u.cells[p].iter().map(f).sum::<u64>();
+    let downlinks: Vec<usize> = (0..8).map(|h| port_to(&u, Node::Switch(0), Node::Host(h))).collect();
+    assert!(r.timeouts > 0 && r.drops > 0, "a loaded cluster: {} timeouts, {} drops", r.timeouts, r.drops);
+    assert_eq!(downlinks.iter().map(|&p| sum(p, |c| c.timeouts as u64)).sum::<u64>(), r.timeouts);
+    assert_eq!(downlinks.iter().map(|&p| sum(p, |c| c.drop_packets as u64)).sum::<u64>(), r.drops);
+    let with_drops = downlinks.iter().filter(|&&p| sum(p, |c| c.drop_packets as u64) > 0).count();
+    assert!(with_drops > 1, "drops at {with_drops} nodes' ports");
+    // a node's fan-in: the other nodes that replied to it (at most 7)
+    assert!(downlinks.iter().all(|&p| (2..=7).contains(&u.senders[p][0])), "{:?}", u.senders);
+}

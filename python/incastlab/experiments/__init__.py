@@ -38,6 +38,7 @@ REGISTRY: dict[str, str] = {
     "dctcp-incast-1g": "dctcp_incast_1g",
     "dctcp-incast-10g": "dctcp_incast_10g",
     "rack-tlp-tail": "rack_tlp_tail",
+    "riak-microburst": "riak_microburst",
 }
 
 
