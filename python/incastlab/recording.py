@@ -51,12 +51,12 @@ class Recording:
     #: Sample every port at this interval (picoseconds, 100 us .. 1 s; ``incastlab.utilization``):
     #: the result then carries ``port_util``.
     port_util_interval_ps: int | None = None
-    #: ... and write the per-interval rows here (.csv or .parquet).
+    #: ... and write the per-interval rows here (.csv or .parquet); at 100 us if no interval is given.
     port_util: str | None = None
 
     @property
     def wanted(self) -> bool:
-        return bool(self.pcap or self.trace or self.events or self.port_util_interval_ps)
+        return bool(self.pcap or self.trace or self.events or self.port_util or self.port_util_interval_ps)
 
     def check(self, servers: int, names: dict[str, str] | None = None) -> None:
         """Refuse what cannot be written for a point with ``servers`` servers.
@@ -131,7 +131,7 @@ def simulate_recording(native_scenario: dict[str, Any], rec: Recording, progress
             pcap_include_dropped=not rec.pcap_received_only,
             events_path=rec.events,
             progress=progress,
-            port_util_interval_ps=rec.port_util_interval_ps,
+            port_util_interval_ps=rec.port_util_interval_ps or (10**8 if rec.port_util else None),
         )
         if parquet:
             _csv_to_parquet(csv_path, trace)
