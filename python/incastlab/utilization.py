@@ -51,7 +51,7 @@ PS_PER_S = 10**12
 #: The core records from 100 us to 1 s (``port_util.rs``: MIN_INTERVAL, MAX_INTERVAL).
 MIN_INTERVAL_S = 100e-6
 MAX_INTERVAL_S = 1.0
-#: The blog's polling intervals (2 ms to 500 ms, plus 1 s) and a finer one, coarsest last.
+#: The blog's polling intervals (2 ms to 500 ms), the monitor's 1 ms, 100 us and 1 s, finest first.
 INTERVALS_S = (100e-6, 1e-3, 2e-3, 4e-3, 8e-3, 16e-3, 32e-3, 64e-3, 125e-3, 250e-3, 500e-3, 1.0)
 SUFFIXES = ("csv", "parquet")
 #: Columns of the per-interval series, and of the file.

@@ -46,8 +46,7 @@ from .spec import Check, Experiment, Observe, Plot, Series
 SRC = RIAK
 NODES = 16
 LABEL = f"Riak, {NODES} nodes"
-#: Polling intervals of the blog's escript (2 ms .. 500 ms), the monitor's 1 ms, 100 us and 1 s.
-INTERVALS = (100e-6, 1e-3, 2e-3, 4e-3, 8e-3, 16e-3, 32e-3, 64e-3, 125e-3, 250e-3, 500e-3, 1.0)
+INTERVALS = U.INTERVALS_S
 
 
 def _key(interval_s: float) -> str:
