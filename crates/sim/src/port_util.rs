@@ -232,7 +232,7 @@ mod tests {
 
     #[test]
     fn a_finished_packet_counts_whole_in_the_interval_of_its_last_bit() {
-        let topo = Topology::star(1, 0, 1_000_000_000, Time::from_us(25));
+        let topo = Topology::star(1, 1, 0, 1_000_000_000, Time::from_us(25));
         let mut u = PortUtil::new(&topo, MIN_INTERVAL, None);
         // a 1500 B packet from 95 to 107 us: all of it in the second interval
         u.sent(0, Time::from_us(107), 1500, Some(0));
@@ -244,7 +244,7 @@ mod tests {
 
     #[test]
     fn senders_are_distinct_flows_per_second() {
-        let topo = Topology::star(3, 0, 1_000_000_000, Time::from_us(25));
+        let topo = Topology::star(3, 1, 0, 1_000_000_000, Time::from_us(25));
         let mut u = PortUtil::new(&topo, MIN_INTERVAL, None);
         let port = 4;
         for (t_ms, f) in [(1, 0), (2, 0), (3, 1), (1500, 2)] {
@@ -258,7 +258,7 @@ mod tests {
 
     #[test]
     fn a_run_by_blocks_stops_recording_at_the_cap() {
-        let topo = Topology::star(1, 0, 1_000_000_000, Time::from_us(25));
+        let topo = Topology::star(1, 1, 0, 1_000_000_000, Time::from_us(25));
         let mut u = PortUtil::new(&topo, MIN_INTERVAL, None);
         u.max_cells = 10;
         u.sent(0, Time::from_us(950), 1500, None); // interval 9: 10 cells
