@@ -55,6 +55,35 @@ def test_bad_input_is_one_line_exit_2_naming_the_flag(args, flag, value, tmp_pat
     assert r.stdout == ""
 
 
+def test_riak_workload_runs_end_to_end_and_tables_gets():
+    # issue 13: the Riak-style workload through the real command line
+    args = ["simulate", "--workload", "riak", "--servers", "16", "--get-rate", "100", "--duration", "200ms"]
+    r = incastlab(*args)
+    assert r.returncode == 0, r.stderr
+    heading = r.stdout.splitlines()[1].split()
+    assert heading[:4] == ["nodes", "goodput", "Mbps", "gets"] and "blocks" not in heading
+    point = json.loads(incastlab(*args, "--json").stdout)
+    assert point["workload"] == "riak" and 0 < point["gets_completed"] <= point["gets_issued"]
+    assert len(point["node_bytes_received"]) == 16 and sum(point["node_bytes_received"]) == point["app_bytes"]
+
+
+@pytest.mark.parametrize("args, flag", [
+    (["--workload", "riak", "--servers", "8", "--blocks", "3"], "--blocks"),
+    # the constraint is between two fields: blamed on the one given (servers, which the
+    # command sweeps, keeps its field name)
+    (["--workload", "riak", "--servers", "3", "--duration", "10ms"], "servers"),
+    (["--workload", "riak", "--servers", "3", "--replicas", "3", "--duration", "10ms"], "--replicas"),
+    (["--workload", "riak", "--servers", "8", "--read-quorum", "4", "--duration", "10ms"], "--read-quorum"),
+    (["--servers", "4", "--get-rate", "50", "--duration", "10ms"], "--get-rate"),
+    (["--servers", "4", "--clients", "2", "--mitigation", "ocs", "--duration", "10ms"], "--mitigation"),
+])
+def test_workload_combinations_are_refused_in_one_line_naming_the_flag(args, flag):
+    r = incastlab("simulate", *args)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and flag in lines[0] and "expected" in lines[0], r.stderr
+
+
 def test_missing_output_directory_is_refused_before_simulating(tmp_path):
     target = tmp_path / "no-such-dir" / "fig.png"
     r = incastlab("simulate", "--servers", "1", *SHORT, "--plot", str(target))

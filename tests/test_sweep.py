@@ -57,7 +57,7 @@ def test_values_take_the_fields_units():
 
 
 @pytest.mark.parametrize("item, named, allowed", [
-    ("bufer=1", "--grid", "servers, sru, block"),  # the field list
+    ("bufer=1", "--grid", "servers, clients, workload"),  # the field list, in the schema's order
     ("buffer=32XB", "--grid buffer", "size"),
     ("servers=0,1", "--grid servers", "1 to"),
     ("tcp=reno..sack", "--grid tcp", "range needs numbers"),

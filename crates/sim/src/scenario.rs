@@ -590,12 +590,12 @@ impl ScenarioSpec {
             return Ok(());
         }
         check(s.replicas < s.servers, || {
-            let allowed = format!("1 to servers - 1 ({}): each get asks other nodes", s.servers.saturating_sub(1));
+            let allowed = format!("replicas ({}) below servers ({}): each get asks that many other nodes", s.replicas, s.servers);
             ScenarioError::new("replicas", s.replicas, allowed).with_related(&["servers"])
         })?;
         check(s.read_quorum <= s.replicas, || {
-            ScenarioError::new("read_quorum", s.read_quorum, format!("1 to replicas ({})", s.replicas))
-                .with_related(&["replicas"])
+            let allowed = format!("read_quorum ({}) at most replicas ({})", s.read_quorum, s.replicas);
+            ScenarioError::new("read_quorum", s.read_quorum, allowed).with_related(&["replicas"])
         })?;
         // blocks, clients and connection schedules belong to the synchronized reads
         let no_blocks = "unset with workload riak (its gets run for the duration; no blocks)";
@@ -866,7 +866,7 @@ mod tests {
         assert!(riak.validate().is_ok());
         let few = ScenarioSpec { servers: 3, ..riak.clone() }.validate().unwrap_err();
         assert_eq!((few.param, few.related), ("replicas", &["servers"][..]));
-        assert_eq!(few.allowed, "1 to servers - 1 (2): each get asks other nodes");
+        assert_eq!(few.allowed, "replicas (3) below servers (3): each get asks that many other nodes");
         let quorum = ScenarioSpec { read_quorum: 4, ..riak.clone() }.validate().unwrap_err();
         assert_eq!((quorum.param, quorum.related), ("read_quorum", &["replicas"][..]));
         // what belongs to the synchronized reads is refused by name with riak

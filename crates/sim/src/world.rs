@@ -16,6 +16,10 @@
 //! Connections either persist across blocks (FAST'08) or are opened for every block with
 //! a SYN / SYN-ACK exchange (Osada et al.'s missions); the client's scheduler
 //! (`app::schedule`) decides when each one opens and what window it advertises.
+//!
+//! A flow is one connection between any two hosts (`ends`): with several clients there is
+//! one per (server, client); in the Riak workload (`world::riak`) one per ordered pair of
+//! nodes, and every node is both a sending and a receiving end.
 
 mod riak;
 
@@ -348,7 +352,7 @@ impl World {
             pending_request: vec![0; flows],
             clients: vec![SyncReadClient::new(sc.per_server_bytes.clone()); clients as usize],
             clients_done: 0,
-            riak: (s.workload == Workload::Riak).then(|| riak::Riak::new(sc)),
+            riak: riak.then(|| riak::Riak::new(sc)),
             scheduler: Scheduler::new(sc.mitigation.clone(), sc.per_server_bytes.clone()),
             ictcp,
             handshake: s.handshake,
@@ -432,7 +436,7 @@ impl World {
     pub fn run(&mut self) {
         if let Some(interval) = self.udp_interval {
             // one source per server, towards the first client (on its flow's path)
-            for f in 0..self.clients[0].servers() as FlowId {
+            for f in 0..self.clients.first().map_or(0, |c| c.servers()) as FlowId {
                 let phase = self.rng.random_range(0..interval.0.max(1));
                 self.queue.push(Time(phase), Event::UdpSend(f));
             }
