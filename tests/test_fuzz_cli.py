@@ -367,6 +367,10 @@ MALFORMED = [
     (SIM + ["--pcap", "x.pcap", "--capture-limit", "0"], "--capture-limit", "0"),
     (SIM + ["--pcap", "x.txt"], "--pcap", "x.txt"), (SIM + ["--trace", "x.json"], "--trace", "x.json"),
     (SIM + ["--events", "x.txt"], "--events", "x.txt"),
+    (SIM + ["--port-util", "x.txt"], "--port-util", "x.txt"),
+    (SIM + ["--port-util", "x.csv", "--port-util-interval", "50us"], "--port-util-interval", "50us"),
+    (SIM + ["--port-util", "x.csv", "--port-util-interval", "2s"], "--port-util-interval", "2s"),
+    (SIM + ["--port-util-interval", "1ms"], "--port-util-interval", None),  # needs --port-util
     # model serialization
     (MODEL + ["--rate", "0"], "--rate", "0"), (MODEL + ["--rate", "1G"], "--rate", "1G"),
     (MODEL + ["--rate", "1e400Gbps"], "--rate", "1e400Gbps"), (MODEL + ["--base-rtt", "0"], "--base-rtt", "0"),

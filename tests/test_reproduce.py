@@ -20,7 +20,7 @@ from incastlab.experiments import run as runner
 from incastlab.sim import RESULT_COLUMNS
 
 SEED_FILES = ("000_315d806dde942a9f.txt", "001_e0dada207805edc8.txt", "002_08b014e448da6385.txt",
-              "004_f48ce568b38e0ea9.txt")
+              "003_a133663d5dbcfa75.txt", "004_f48ce568b38e0ea9.txt")
 
 
 def incastlab(*args, timeout=300):

@@ -1,6 +1,6 @@
 """What a simulated run records besides its result: a pcap of the client's switch port,
-a per-flow sender trace, and a per-event trace of every flow in the ns-3 peer's format
-(docs/capture.md).
+a per-flow sender trace, a per-event trace of every flow in the ns-3 peer's format
+(docs/capture.md), and every port's utilization per interval (docs/utilization.md).
 
 The Rust core records; ``incast_simio`` (through ``_native.simulate_recording``) writes
 the pcap and the trace CSV, each whole or not at all. A ``.parquet`` trace is the CSV
@@ -48,10 +48,15 @@ class Recording:
     #: The per-event trace of every flow (tx, rtx, ack, enq, deq, drop, cwnd, ssth, rto,
     #: state), CSV lines in the ns-3 peer's format.
     events: str | None = None
+    #: Sample every port at this interval (picoseconds, 100 us .. 1 s; ``incastlab.utilization``):
+    #: the result then carries ``port_util``.
+    port_util_interval_ps: int | None = None
+    #: ... and write the per-interval rows here (.csv or .parquet); at 100 us if no interval is given.
+    port_util: str | None = None
 
     @property
     def wanted(self) -> bool:
-        return bool(self.pcap or self.trace or self.events)
+        return bool(self.pcap or self.trace or self.events or self.port_util or self.port_util_interval_ps)
 
     def check(self, servers: int, names: dict[str, str] | None = None) -> None:
         """Refuse what cannot be written for a point with ``servers`` servers.
@@ -71,6 +76,10 @@ class Recording:
             check_writable(self.trace, name("trace", "trace"), TRACE_SUFFIXES)
         if self.events:
             check_writable(self.events, name("events", "events"), EVENTS_SUFFIXES)
+        if self.port_util:
+            from .utilization import SUFFIXES
+
+            check_writable(self.port_util, name("port_util", "port_util"), SUFFIXES)
         if isinstance(self.capture_limit, bool) or not isinstance(self.capture_limit, int) \
                 or self.capture_limit < 1:
             raise UsageError(name("capture_limit", "capture_limit"), self.capture_limit,
@@ -90,7 +99,7 @@ class Recording:
         """The same request with the servers count before each extension
         (``fig.pcap`` -> ``fig-n16.pcap``): one file per point of a sweep."""
         return replace(self, pcap=_with_servers(self.pcap, servers), trace=_with_servers(self.trace, servers),
-                       events=_with_servers(self.events, servers))
+                       events=_with_servers(self.events, servers), port_util=_with_servers(self.port_util, servers))
 
 
 def _with_servers(path: str | None, servers: int) -> str | None:
@@ -100,8 +109,10 @@ def _with_servers(path: str | None, servers: int) -> str | None:
     return str(p.with_name(f"{p.stem}-n{servers}{p.suffix}"))
 
 
-def simulate_recording(native_scenario: dict[str, Any], rec: Recording, progress: Any = None) -> dict[str, Any]:
-    """Run the core with ``rec``'s files; return the result dict (with capture fields).
+def simulate_recording(native_scenario: dict[str, Any], rec: Recording, progress: Any = None
+                       ) -> tuple[dict[str, Any], Any]:
+    """Run the core with ``rec``'s files; return the result dict (with capture fields) and
+    the per-port series (``utilization.PortUtil``) when sampling was asked for, else None.
     ``progress``: an ``_native.Progress`` the run reports to while it runs."""
     from . import _native
 
@@ -111,7 +122,7 @@ def simulate_recording(native_scenario: dict[str, Any], rec: Recording, progress
     parquet = trace is not None and trace.suffix.lower() == ".parquet"
     csv_path = _sibling_temp(trace, ".csv") if parquet else trace
     try:
-        out = _native.simulate_recording(
+        out, columns = _native.simulate_recording(
             json.dumps(native_scenario),
             pcap_path=rec.pcap,
             trace_path=str(csv_path) if csv_path else None,
@@ -120,15 +131,23 @@ def simulate_recording(native_scenario: dict[str, Any], rec: Recording, progress
             pcap_include_dropped=not rec.pcap_received_only,
             events_path=rec.events,
             progress=progress,
+            port_util_interval_ps=rec.port_util_interval_ps or (10**8 if rec.port_util else None),
         )
         if parquet:
             _csv_to_parquet(csv_path, trace)
+        util = None
+        if columns is not None:
+            from .utilization import PortUtil
+
+            util = PortUtil.from_native(columns)
+            if rec.port_util:
+                util.write(rec.port_util)
     except OSError as e:
         raise EnvironmentProblem(f"writing the capture or trace failed: {e}") from None
     finally:
         if parquet and csv_path.exists():
             csv_path.unlink()
-    return json.loads(out)
+    return json.loads(out), util
 
 
 def _sibling_temp(path: Path, suffix: str) -> Path:

@@ -50,12 +50,14 @@ class SimResult:
 
     data: Mapping[str, Any]
     scenario: Scenario | None = field(default=None, compare=False)
+    #: Every port's series (``incastlab.utilization.PortUtil``) when sampling was asked for.
+    port_util: Any = field(default=None, compare=False)
 
     def __post_init__(self):
         object.__setattr__(self, "data", MappingProxyType(dict(self.data)))
 
     def __getattr__(self, name: str) -> Any:
-        if name in ("data", "scenario") or name.startswith("__"):
+        if name in ("data", "scenario", "port_util") or name.startswith("__"):
             raise AttributeError(name)
         try:
             return self.data[name]
@@ -70,7 +72,7 @@ class SimResult:
         return f"SimResult({head}, scenario={self.scenario!r})" if self.scenario is not None else f"SimResult({head})"
 
     def __reduce__(self):  # MappingProxyType does not pickle; rebuild from a plain dict
-        return (SimResult, (dict(self.data), self.scenario))
+        return (SimResult, (dict(self.data), self.scenario, self.port_util))
 
     def __getitem__(self, name: str) -> Any:
         return self.data[name]
@@ -97,6 +99,8 @@ def simulate(
     pcap_received_only: bool = False,
     recording: Recording | None = None,
     progress_probe: Any = None,
+    port_util: str | os.PathLike | None = None,
+    port_util_interval: str | float | None = None,
 ) -> SimResult:
     """Simulate one point. ``scenario`` is a ``Scenario`` or the keywords of one.
 
@@ -105,8 +109,19 @@ def simulate(
     then has ``capture_packets``/``capture_truncated`` and ``trace_rows``.
     ``progress_probe``: an ``incastlab._native.Progress`` the run reports to while it runs
     (its ``sim_seconds`` and ``blocks``, read from another thread).
+    ``port_util_interval="100us"`` samples every port at that interval (100 us .. 1 s) into
+    ``result.port_util`` (``incastlab.utilization.PortUtil``); ``port_util="util.parquet"``
+    (or ``.csv``) also writes it, at 100 us unless an interval is given (docs/utilization.md).
     """
     scn = _as_scenario(scenario)
+    interval_ps = None
+    if port_util_interval is not None or port_util is not None:
+        from .units import parse_duration_ps
+        from .utilization import check_interval
+
+        ps = parse_duration_ps(port_util_interval if port_util_interval is not None else "100us",
+                               "port_util_interval")
+        interval_ps = check_interval(ps / 1e12)
     if recording is None:
         recording = Recording(
             pcap=os.fspath(pcap) if pcap is not None else None,
@@ -114,17 +129,20 @@ def simulate(
             trace_flows=tuple(trace_flows) if trace_flows is not None else None,
             capture_limit=capture_limit,
             pcap_received_only=pcap_received_only,
+            port_util=os.fspath(port_util) if port_util is not None else None,
+            port_util_interval_ps=interval_ps,
         )
     from . import _native  # imported here so `import incastlab` works without the build
 
+    util = None
     try:
         if recording.wanted:
-            data = simulate_recording(scn.to_native(), recording, progress_probe)
+            data, util = simulate_recording(scn.to_native(), recording, progress_probe)
         else:
             data = json.loads(_native.simulate(json.dumps(scn.to_native()), progress=progress_probe))
     except _native.ScenarioError as e:  # a Scenario the core refuses was refused at construction
         raise _native_error(*e.args) from None
-    return SimResult(with_scenario(data, scn), scn)
+    return SimResult(with_scenario(data, scn), scn, util)
 
 
 def with_scenario(data: Mapping[str, Any], scn: Scenario) -> dict[str, Any]:
@@ -228,19 +246,22 @@ def sweep_servers(
 def run_points(
     scenarios: Iterable[Scenario], jobs: int | None = None, progress: TickFn | None = None,
     recordings: list[Recording] | None = None,
+    reduce: Callable[[SimResult], SimResult] | None = None,
 ) -> list[SimResult]:
     """Like ``sweep`` but returns the ``SimResult`` objects (input order); ``progress(done,
     total, simulated_s)`` is called as points finish and every ``TICK_SECONDS`` while they
     run, ``done`` counting the running points' fractions (``cli.progress.point_progress``).
 
-    ``recordings[i]`` names the files point i writes (``Recording.for_point``)."""
+    ``recordings[i]`` names the files point i writes (``Recording.for_point``); ``reduce``,
+    applied to each result in its worker as soon as it is done, keeps only what is needed
+    of it (a point's port series can be hundreds of MB)."""
     points = [_as_scenario(s) for s in scenarios]
     jobs = available_cores() if jobs is None else jobs
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise UsageError("jobs", jobs, "a whole number of parallel jobs, at least 1")
     if recordings is not None and len(recordings) != len(points):
         raise ValueError("one Recording per scenario")
-    return _run_all(points, jobs, progress, recordings or [None] * len(points))
+    return _run_all(points, jobs, progress, recordings or [None] * len(points), reduce)
 
 
 def available_cores() -> int:
@@ -252,7 +273,8 @@ def available_cores() -> int:
 
 
 def _run_all(points: list[Scenario], jobs: int, progress: TickFn | None,
-             recordings: list[Recording | None]) -> list[SimResult]:
+             recordings: list[Recording | None], reduce: Callable[[SimResult], SimResult] | None = None
+             ) -> list[SimResult]:
     """Run every point in worker threads (the core releases the GIL) while the main thread
     waits in short slices, so Ctrl-C reaches it at once; it then asks the core to stop
     (``_native.cancel``: every running point stops within a few thousand events and writes
@@ -264,8 +286,11 @@ def _run_all(points: list[Scenario], jobs: int, progress: TickFn | None,
     pool = ThreadPoolExecutor(max_workers=max(1, min(jobs, total)), thread_name_prefix="incastlab-sim")
     try:
         probes = [_native.Progress() for _ in points]
-        futures = [pool.submit(simulate, p, recording=rec, progress_probe=probe)
-                   for p, rec, probe in zip(points, recordings, probes)]
+        def point(p: Scenario, rec: Recording | None, probe: Any) -> SimResult:
+            r = simulate(p, recording=rec, progress_probe=probe)
+            return reduce(r) if reduce is not None else r
+
+        futures = [pool.submit(point, p, rec, probe) for p, rec, probe in zip(points, recordings, probes)]
         pending, done, last_tick = set(futures), 0, time.monotonic()
         while pending:
             finished, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)

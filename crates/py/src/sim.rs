@@ -5,6 +5,7 @@ use std::sync::Arc;
 use incast_sim::progress::RunProgress;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
 
 pyo3::create_exception!(
     _native,
@@ -107,17 +108,68 @@ pub fn default_scenario() -> String {
     serde_json::to_string(&incast_sim::ScenarioSpec::default()).expect("defaults serialize")
 }
 
+/// A port's end as text: `host 3` or `switch 0`.
+fn node_name(n: incast_sim::net::Node) -> String {
+    match n {
+        incast_sim::net::Node::Host(h) => format!("host {h}"),
+        incast_sim::net::Node::Switch(s) => format!("switch {s}"),
+    }
+}
+
+/// The per-port series as `{"meta": JSON text, column name: little-endian bytes}`:
+/// `tx_bytes`, `drop_bytes` (u64), `tx_packets`, `drop_packets`, `timeouts` (u32), each
+/// ports x intervals, row-major; `senders` (u32) ports x seconds.
+fn port_util_columns<'py>(py: Python<'py>, u: &incast_sim::port_util::PortUtil) -> PyResult<Bound<'py, PyDict>> {
+    use incast_sim::port_util::Cell;
+    let d = PyDict::new(py);
+    let n = u.cells.iter().map(Vec::len).sum::<usize>();
+    // one pass per column into a buffer of its final size (millions of cells)
+    let u64s = |f: fn(&Cell) -> u64| {
+        let mut out = Vec::with_capacity(8 * n);
+        u.cells.iter().flatten().for_each(|c| out.extend_from_slice(&f(c).to_le_bytes()));
+        out
+    };
+    let u32s = |f: fn(&Cell) -> u32| {
+        let mut out = Vec::with_capacity(4 * n);
+        u.cells.iter().flatten().for_each(|c| out.extend_from_slice(&f(c).to_le_bytes()));
+        out
+    };
+    d.set_item("tx_bytes", PyBytes::new(py, &u64s(|c: &Cell| c.tx_bytes)))?;
+    d.set_item("drop_bytes", PyBytes::new(py, &u64s(|c| c.drop_bytes)))?;
+    d.set_item("tx_packets", PyBytes::new(py, &u32s(|c| c.tx_packets)))?;
+    d.set_item("drop_packets", PyBytes::new(py, &u32s(|c| c.drop_packets)))?;
+    d.set_item("timeouts", PyBytes::new(py, &u32s(|c| c.timeouts)))?;
+    let senders: Vec<u8> = u.senders.iter().flatten().flat_map(|n| n.to_le_bytes()).collect();
+    d.set_item("senders", PyBytes::new(py, &senders))?;
+    let ports: Vec<_> = u
+        .ports
+        .iter()
+        .map(|p| serde_json::json!({"port": p.port, "from": node_name(p.from), "to": node_name(p.to), "rate_bps": p.rate_bps}))
+        .collect();
+    let meta = serde_json::json!({
+        "interval_ps": u.interval.0,
+        "intervals": u.intervals(),
+        "seconds": u.senders.first().map_or(0, Vec::len),
+        "truncated": u.truncated,
+        "ports": ports,
+    });
+    d.set_item("meta", meta.to_string())?;
+    Ok(d)
+}
+
 /// Run one simulation and write its capture (`pcap_path`, pcap), sender trace
 /// (`trace_path`, CSV) and per-event trace (`events_path`, the ns-3 peer's CSV format)
 /// as asked; return the result as JSON, with `capture_packets` (frames in the pcap,
 /// handshakes included) and `capture_truncated` when a capture was asked for,
 /// `trace_rows` when a trace was and `event_rows` when an event trace was. Each file
-/// appears whole or not at all.
+/// appears whole or not at all. With `port_util_interval_ps`, every port is also sampled
+/// at that interval (`incast_sim::port_util`). Returns `(result JSON, port series or None)`
+/// (the series as `port_util_columns` gives them).
 #[pyfunction]
-#[pyo3(signature = (scenario_json, pcap_path=None, trace_path=None, capture_limit=incast_simio::run::DEFAULT_CAPTURE_LIMIT, trace_flows=vec![], pcap_include_dropped=true, events_path=None, progress=None))]
+#[pyo3(signature = (scenario_json, pcap_path=None, trace_path=None, capture_limit=incast_simio::run::DEFAULT_CAPTURE_LIMIT, trace_flows=vec![], pcap_include_dropped=true, events_path=None, progress=None, port_util_interval_ps=None))]
 #[allow(clippy::too_many_arguments)]
-pub fn simulate_recording(
-    py: Python<'_>,
+pub fn simulate_recording<'py>(
+    py: Python<'py>,
     scenario_json: &str,
     pcap_path: Option<std::path::PathBuf>,
     trace_path: Option<std::path::PathBuf>,
@@ -126,7 +178,8 @@ pub fn simulate_recording(
     pcap_include_dropped: bool,
     events_path: Option<std::path::PathBuf>,
     progress: Option<&Progress>,
-) -> PyResult<String> {
+    port_util_interval_ps: Option<u64>,
+) -> PyResult<(String, Option<Bound<'py, PyDict>>)> {
     let scenario = parse_spec(scenario_json)?.validate().map_err(scenario_error)?;
     let req = incast_simio::FileRequest {
         pcap: pcap_path,
@@ -135,6 +188,7 @@ pub fn simulate_recording(
         trace: trace_path,
         trace_flows,
         events: events_path,
+        port_util_interval: port_util_interval_ps.map(incast_sim::time::Time),
         progress: progress.map(|p| p.0.clone()),
     };
     let (result, written) = py.detach(|| incast_simio::simulate_to_files(&scenario, &req)).map_err(|e| {
@@ -142,6 +196,8 @@ pub fn simulate_recording(
             PyKeyboardInterrupt::new_err("simulation cancelled")
         } else if e.is::<std::io::Error>() {
             pyo3::exceptions::PyOSError::new_err(e.to_string())
+        } else if let Some(refused) = e.downcast_ref::<incast_sim::ScenarioError>() {
+            scenario_error(refused.clone()) // the sampling's interval or memory cap
         } else {
             PyValueError::new_err(e.to_string())
         }
@@ -158,5 +214,7 @@ pub fn simulate_recording(
     if let Some(rows) = written.event_rows {
         obj.insert("event_rows".into(), rows.into());
     }
-    serde_json::to_string(&json).map_err(|e| PyValueError::new_err(e.to_string()))
+    let columns = written.port_util.as_ref().map(|u| port_util_columns(py, u)).transpose()?;
+    let text = serde_json::to_string(&json).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok((text, columns))
 }

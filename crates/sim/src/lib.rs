@@ -9,6 +9,7 @@ pub mod app;
 pub mod event;
 pub mod net;
 pub mod packet;
+pub mod port_util;
 pub mod progress;
 pub mod result;
 pub mod scenario;
@@ -56,12 +57,22 @@ pub fn simulate(sc: &Scenario) -> SimResult {
     simulate_recording(sc, &trace::RecordOptions::default()).0
 }
 
-/// Simulate, and also return the capture and trace `opts` ask for.
+/// Simulate, and also return the capture and trace `opts` ask for. Panics on a
+/// utilization sampling [`record`] would refuse.
 pub fn simulate_recording(sc: &Scenario, opts: &trace::RecordOptions) -> (SimResult, trace::Records) {
+    record(sc, opts).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Simulate, and also return the records `opts` ask for; refuses a utilization sampling
+/// interval out of range or a series over its memory cap (`port_util::check`) before running.
+pub fn record(sc: &Scenario, opts: &trace::RecordOptions) -> Result<(SimResult, trace::Records), ScenarioError> {
     let started = std::time::Instant::now();
     let mut w = world::World::with_records(sc, opts);
+    if let Some(interval) = opts.port_util_interval {
+        port_util::check(sc, w.port_count(), interval)?;
+    }
     w.run();
     let wall = started.elapsed().as_secs_f64();
     let result = result::summarize(sc, &w, wall);
-    (result, w.take_records())
+    Ok((result, w.take_records()))
 }

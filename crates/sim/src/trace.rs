@@ -22,6 +22,9 @@ pub struct RecordOptions {
     pub trace_flows: Vec<FlowId>,
     /// Record the per-event trace ([`EventRow`]) of every flow.
     pub events: bool,
+    /// Sample every port's utilization, drops and timeouts at this interval
+    /// (`crate::port_util`); `None` = off.
+    pub port_util_interval: Option<Time>,
     /// Report how far the run has got here while it runs.
     pub progress: Option<std::sync::Arc<crate::progress::RunProgress>>,
 }
@@ -151,6 +154,7 @@ pub struct Records {
     pub capture_truncated: bool,
     pub trace: Vec<TraceRow>,
     pub events: Vec<EventRow>,
+    pub port_util: Option<crate::port_util::PortUtil>,
 }
 
 /// The recorder a world carries; does nothing unless asked.
@@ -160,6 +164,11 @@ pub(crate) struct Recorder {
     traced: Vec<bool>,
     /// The per-event trace is on.
     pub(crate) events: bool,
+    /// Something watches the ports (the per-event trace or the utilization sampling): the
+    /// one flag the world tests per packet offered or started.
+    pub(crate) watch_ports: bool,
+    /// Per-port utilization sampling, when on (moved to `records` at the end).
+    pub(crate) port_util: Option<crate::port_util::PortUtil>,
     /// Each flow's sender state as last reported in the per-event trace.
     reported: Vec<Option<SenderSnapshot>>,
     pub(crate) records: Records,
@@ -174,7 +183,15 @@ impl Recorder {
             }
         }
         let reported = if opts.events { vec![None; flows] } else { vec![] };
-        Recorder { capture_limit: opts.capture_limit, traced, events: opts.events, reported, records: Records::default() }
+        Recorder {
+            capture_limit: opts.capture_limit,
+            traced,
+            events: opts.events,
+            watch_ports: opts.events,
+            port_util: None,
+            reported,
+            records: Records::default(),
+        }
     }
 
     #[inline]

@@ -35,6 +35,7 @@ use crate::net::pause::{frame_times, pause_time, Frame, IngressPause, PauseConfi
 use crate::net::topology::LeafSpine;
 use crate::net::{Admission, HostId, Node, Offer, OutputPort, Topology, TopologyKind};
 use crate::packet::{Kind, Packet, PacketPool, CE, ECE, ECT, MAX_SACK_BLOCKS};
+use crate::port_util::PortUtil;
 use crate::scenario::{Mitigation, Scenario, StopAt, TcpVariant, Workload};
 use crate::tcp::congestion::Cc;
 use crate::tcp::ictcp::Ictcp;
@@ -400,6 +401,16 @@ impl World {
             recorder: Recorder::new(opts, n),
             progress: opts.progress.clone(),
         };
+        // (a refused interval allocates nothing: `crate::record` returns the refusal)
+        let sampled = opts.port_util_interval.filter(|&i| crate::port_util::check(sc, w.ports.len(), i).is_ok());
+        if let Some(interval) = sampled {
+            let duration = match sc.stop {
+                StopAt::Time(t) => Some(t),
+                StopAt::Blocks(_) => None,
+            };
+            w.recorder.port_util = Some(PortUtil::new(&w.topo, interval, duration));
+            w.recorder.watch_ports = true;
+        }
         // one connection per (server, client): every server holds a stripe of every
         // client's blocks
         for c in 0..clients {
@@ -523,7 +534,9 @@ impl World {
             }
             Event::RtoTimer(f) if f == self.victim_flow => {
                 let mut out = std::mem::take(&mut self.scratch);
-                self.victim.as_mut().unwrap().sender.on_timer_event(self.now, &mut out);
+                if self.victim.as_mut().unwrap().sender.on_timer_event(self.now, &mut out) {
+                    self.util_timeout(f);
+                }
                 self.victim_transmit(&mut out);
                 self.scratch = out;
             }
@@ -538,6 +551,7 @@ impl World {
                 let mut out = std::mem::take(&mut self.scratch);
                 if self.flows[f as usize].sender.on_timer_event(self.now, &mut out) {
                     self.trace(f, TraceEvent::Timeout);
+                    self.util_timeout(f);
                 }
                 self.transmit(f, &mut out);
                 self.scratch = out;
@@ -712,8 +726,8 @@ impl World {
             self.pool.get_mut(id).ecn |= CE;
             self.ports[port as usize].note_ce_mark();
         }
-        if self.recorder.events && port == self.bottleneck {
-            self.bottleneck_event(offer, id);
+        if self.recorder.watch_ports {
+            self.watch_offer(port, offer, id);
         }
         match offer {
             Offer::Started(arrive) => {
@@ -737,6 +751,33 @@ impl World {
         offer
     }
 
+    /// What the recorder watches of a packet offered to `port` (`Recorder::watch_ports`).
+    #[inline(never)]
+    fn watch_offer(&mut self, port: PortId, offer: Offer, id: PktId) {
+        if self.recorder.events && port == self.bottleneck {
+            self.bottleneck_event(offer, id);
+        }
+        match offer {
+            Offer::Started(_) => self.util_started(port, id),
+            Offer::Dropped => {
+                let wire = self.pool.get(id).wire_bytes;
+                if let Some(u) = &mut self.recorder.port_util {
+                    u.dropped(port, self.now, wire);
+                }
+            }
+            Offer::Waiting { .. } => {}
+        }
+    }
+
+    /// Packet `id` just started on `port`: the sampler counts it in the interval its last
+    /// bit leaves in (the end of the transmission just reserved).
+    fn util_started(&mut self, port: PortId, id: PktId) {
+        let Some(u) = &mut self.recorder.port_util else { return };
+        let p = self.pool.get(id);
+        let end = crate::event::key_time(self.ports[port as usize].free_at());
+        u.sent(port, end, p.wire_bytes, (p.kind == Kind::Data).then_some(p.flow));
+    }
+
     /// The per-event trace of data packets at the client's port, as ns-3's device queue
     /// reports them: a packet offered to an idle link is enqueued and dequeued at once.
     fn bottleneck_event(&mut self, offer: Offer, id: PktId) {
@@ -755,6 +796,19 @@ impl World {
             Offer::Waiting { .. } => r.event(t, EventKind::Enq, flow, seq, len, Some(waiting)),
             Offer::Dropped => r.event(t, EventKind::Drop, flow, seq, len, Some(waiting)),
         }
+    }
+
+    /// What the recorder watches of a waiting packet `port` started (`Recorder::watch_ports`).
+    #[inline(never)]
+    fn watch_next(&mut self, port: PortId, id: PktId) {
+        if self.recorder.events && port == self.bottleneck {
+            let p = self.pool.get(id);
+            if p.kind == Kind::Data {
+                let waiting = self.to_client().waiting_packets() as u64;
+                self.recorder.event(self.now, EventKind::Deq, p.flow, p.seq, p.len as u64, Some(waiting));
+            }
+        }
+        self.util_started(port, id);
     }
 
     /// The event of packet `id`'s last bit reaching the far end of `port`'s link; a packet
@@ -802,12 +856,8 @@ impl World {
                 }
             }
         }
-        if self.recorder.events && port == self.bottleneck {
-            let p = self.pool.get(id);
-            if p.kind == Kind::Data {
-                let waiting = self.to_client().waiting_packets() as u64;
-                self.recorder.event(self.now, EventKind::Deq, p.flow, p.seq, p.len as u64, Some(waiting));
-            }
+        if self.recorder.watch_ports {
+            self.watch_next(port, id);
         }
         let ev = self.arrival(port, id);
         self.queue.push(arrive, ev);
@@ -1270,8 +1320,37 @@ impl World {
         self.recorder.trace(row);
     }
 
+    /// Flow `f`'s sender timed out now: the sampler counts it at the port that delivers
+    /// the flow's data to its receiver (the receiver's downlink), where the incast that
+    /// caused it is seen.
+    fn util_timeout(&mut self, f: FlowId) {
+        if self.recorder.port_util.is_none() {
+            return;
+        }
+        let receiver = self.ends[f as usize].1;
+        let downlink = self.downlink(receiver);
+        if let Some(u) = &mut self.recorder.port_util {
+            u.timeout(downlink, self.now);
+        }
+    }
+
+    /// The switch port towards host `h` (its last hop).
+    fn downlink(&self, h: HostId) -> PortId {
+        let sw = self.topo.far_switch(self.topo.nic(h)).expect("every host hangs off a switch");
+        self.topo.route(sw, h)
+    }
+
+    /// Ports of the fabric (host NICs and switch ports).
+    pub fn port_count(&self) -> usize {
+        self.ports.len()
+    }
+
     /// What the run recorded (empty unless asked for).
     pub fn take_records(&mut self) -> crate::trace::Records {
+        if let Some(mut u) = self.recorder.port_util.take() {
+            u.finish();
+            self.recorder.records.port_util = Some(u);
+        }
         std::mem::take(&mut self.recorder.records)
     }
 

@@ -22,6 +22,8 @@ pub struct FileRequest {
     pub trace_flows: Vec<u32>,
     /// The per-event trace of every flow (ns-3 peer format).
     pub events: Option<PathBuf>,
+    /// Sample every port at this interval (`incast_sim::port_util`); returned, not written.
+    pub port_util_interval: Option<incast_sim::time::Time>,
     /// Report how far the run has got here while it runs.
     pub progress: Option<std::sync::Arc<incast_sim::progress::RunProgress>>,
 }
@@ -35,6 +37,7 @@ impl Default for FileRequest {
             trace: None,
             trace_flows: vec![],
             events: None,
+            port_util_interval: None,
             progress: None,
         }
     }
@@ -47,6 +50,8 @@ pub struct Written {
     pub capture_truncated: bool,
     pub trace_rows: Option<u64>,
     pub event_rows: Option<u64>,
+    /// The per-port series, when asked for.
+    pub port_util: Option<incast_sim::port_util::PortUtil>,
 }
 
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -83,14 +88,15 @@ pub fn simulate_to_files(sc: &Scenario, req: &FileRequest) -> Result<(SimResult,
         capture_limit: if req.pcap.is_some() { req.capture_limit } else { 0 },
         trace_flows: if req.trace.is_some() { req.trace_flows.clone() } else { vec![] },
         events: req.events.is_some(),
+        port_util_interval: req.port_util_interval,
         progress: req.progress.clone(),
     };
-    let (result, records) = incast_sim::simulate_recording(sc, &opts);
+    let (result, mut records) = incast_sim::record(sc, &opts)?;
     if incast_sim::cancel_requested() {
         // cut short: write nothing rather than half a run
         return Err(Box::new(Refused("cancelled: no file written".into())));
     }
-    let mut written = Written::default();
+    let mut written = Written { port_util: records.port_util.take(), ..Written::default() };
     if let Some(path) = &req.pcap {
         let summary = write_atomically(path, |w| {
             pcap::write_pcap(sc, &records, &req.pcap_options, w).map_err(std::io::Error::other)

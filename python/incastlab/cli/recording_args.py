@@ -11,7 +11,7 @@ from ..recording import DEFAULT_CAPTURE_LIMIT, TRACE_ALL_FLOWS_UP_TO, Recording
 from . import argtypes
 
 _FLAGS = {"pcap": "--pcap", "trace": "--trace", "trace_flows": "--trace-flows", "capture_limit": "--capture-limit",
-          "events": "--events"}
+          "events": "--events", "port_util": "--port-util", "port_util_interval": "--port-util-interval"}
 
 
 def add_recording_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,21 +37,33 @@ def add_recording_arguments(parser: argparse.ArgumentParser) -> None:
                    help="write every flow's packet events (tx, rtx, ack, enq, deq, drop at the client's port, "
                         "cwnd, ssth, rto, state) as CSV lines in the ns-3 peer's format, for "
                         "python -m incastlab.peers.tracediff (.csv)")
+    g.add_argument("--port-util", metavar="FILE",
+                   help="write every port's bytes and packets sent, drops and RTO timeouts per interval "
+                        "(.csv or .parquet; docs/utilization.md): record at the finest interval you want, "
+                        "coarser ones are sums of it")
+    g.add_argument("--port-util-interval", type=argtypes.duration(
+                       "--port-util-interval", bounds=(10**8, 10**12, "an interval from 100us to 1s")),
+                   default=None, metavar="DUR", help="the --port-util interval (default 100us)")
 
 
 def recordings_for(args: argparse.Namespace, servers: list[int]) -> list[Recording]:
     """One Recording per point, checked before anything is simulated."""
     for flag, value, needs in (("--trace-flows", args.trace_flows, "trace"),
                                ("--capture-limit", args.capture_limit, "pcap"),
-                               ("--pcap-received-only", "on" if args.pcap_received_only else None, "pcap")):
+                               ("--pcap-received-only", "on" if args.pcap_received_only else None, "pcap"),
+                               ("--port-util-interval", args.port_util_interval, "port_util")):
         if value is not None and not getattr(args, needs):
             shown = ",".join(map(str, value)) if isinstance(value, list) else str(value)
-            raise UsageError(flag, shown, f"to be used with --{needs}")
+            if flag == "--port-util-interval":
+                shown = f"{value / 1e6:g}us"
+            raise UsageError(flag, shown, f"to be used with --{needs.replace('_', '-')}")
     base = Recording(
         pcap=args.pcap, trace=args.trace, events=args.events,
         trace_flows=tuple(args.trace_flows) if args.trace_flows is not None else None,
         capture_limit=args.capture_limit or DEFAULT_CAPTURE_LIMIT,
         pcap_received_only=args.pcap_received_only,
+        port_util=args.port_util,
+        port_util_interval_ps=(args.port_util_interval or 10**8) if args.port_util else None,
     )
     several = len(servers) > 1
     recordings = [base.for_point(n) if several else base for n in servers]

@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         check_writable(args.csv, "--csv")
     recordings = recordings_for(args, args.servers)
 
-    with flag_names():  # a refusal from the core names the flag too
+    with flag_names({"port_util_interval": "--port-util-interval"}):  # a refusal from the core names the flag too
         results = sim.run_points(scenarios, jobs=args.jobs, progress=point_progress("simulate", len(scenarios)),
                                  recordings=recordings)
     df = sim.to_frame(results)
@@ -74,8 +74,8 @@ def run(args: argparse.Namespace) -> int:
                  f"{_stop_text(first)}")
         plots.goodput_vs_servers({first.label(): df}, args.plot, title=title, link_rate_bps=first.rate)
     report_truncated_captures(results, recordings, args.capture_limit)
-    if (args.csv or args.plot or args.pcap or args.trace or args.events) and not args.json:
-        recorded = [f for rec in recordings for f in (rec.pcap, rec.trace, rec.events) if f]
+    if (args.csv or args.plot or args.pcap or args.trace or args.events or args.port_util) and not args.json:
+        recorded = [f for rec in recordings for f in (rec.pcap, rec.trace, rec.events, rec.port_util) if f]
         written = [f for f in (args.csv, args.plot) if f] + recorded
         print("wrote " + ", ".join(written), file=sys.stderr)
     return 0

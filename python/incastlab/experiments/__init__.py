@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 
 from ..errors import UsageError
-from .spec import Check, Experiment, Plot, Series
+from .spec import Check, Experiment, Observe, Plot, Series
 
 # reproduction name -> module under incastlab.experiments (one line per reproduction)
 REGISTRY: dict[str, str] = {
@@ -38,6 +38,7 @@ REGISTRY: dict[str, str] = {
     "dctcp-incast-1g": "dctcp_incast_1g",
     "dctcp-incast-10g": "dctcp_incast_10g",
     "rack-tlp-tail": "rack_tlp_tail",
+    "riak-microburst": "riak_microburst",
 }
 
 
@@ -57,4 +58,4 @@ def load(name: str, param: str = "NAME") -> Experiment:
     return exp
 
 
-__all__ = ["REGISTRY", "names", "load", "Experiment", "Series", "Check", "Plot"]
+__all__ = ["REGISTRY", "names", "load", "Experiment", "Series", "Check", "Plot", "Observe"]

@@ -75,6 +75,8 @@ def draw(exp: Experiment, df: pd.DataFrame, path: Path, note: str = "") -> Path:
     from matplotlib.figure import Figure  # no pyplot: no global state, thread safe
 
     kind = exp.plot.kind
+    if kind == "custom":
+        return _custom(exp, df, path, note)
     groups = exp.panels() if kind == "lines" else [s.label for s in exp.series]
     n = len(groups)
     cols = min(n, 3)
@@ -97,6 +99,22 @@ def draw(exp: Experiment, df: pd.DataFrame, path: Path, note: str = "") -> Path:
     width = int(12.5 * fig.get_figwidth())  # characters of a 9-point line
     lines = textwrap.wrap(f"{exp.title} ({cite(exp.source)}, reproduced with incastlab)", width)
     lines += textwrap.wrap("; ".join(t for t in (scenario_text(exp), note) if t), width)
+    fig.suptitle("\n".join(lines), fontsize=9)
+    fig.tight_layout()
+    write_atomically(path, lambda tmp: fig.savefig(tmp, format="png"))
+    return path
+
+
+def _custom(exp: Experiment, df: pd.DataFrame, path: Path, note: str) -> Path:
+    """A figure whose axes the experiment draws itself (``Plot.draw``), titled as the others."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(12.0, 8.0), dpi=110)
+    exp.plot.draw(fig, df)
+    width = int(12.5 * fig.get_figwidth())
+    lines = textwrap.wrap(f"{exp.title} ({cite(exp.source)}, reproduced with incastlab)", width)
+    if note:
+        lines += textwrap.wrap(note, width)
     fig.suptitle("\n".join(lines), fontsize=9)
     fig.tight_layout()
     write_atomically(path, lambda tmp: fig.savefig(tmp, format="png"))

@@ -92,6 +92,8 @@ def simulate(exp: Experiment, quick: bool = False, jobs: int | None = None, seed
     from ..study import api
 
     pts = points(exp, quick, seeds, overrides)
+    if exp.observe is not None:
+        return _labelled(pts, _observed(exp, pts, jobs, progress))
     try:
         if store is None:
             df = sim.to_frame(sim.run_points([p.scenario for p in pts], jobs=jobs, progress=progress))
@@ -101,6 +103,30 @@ def simulate(exp: Experiment, quick: bool = False, jobs: int | None = None, seed
             df = api.frame(rows)
     except UsageError as e:
         raise EnvironmentProblem(f"{exp.name}: the simulator refused a point ({e})") from None
+    return _labelled(pts, df)
+
+
+def _observed(exp: Experiment, pts: list[Point], jobs: int | None, progress) -> pd.DataFrame:
+    """Simulate ``pts`` sampling every port (``exp.observe``); each row gets the observed
+    columns. The store is not used: it keeps result rows, not port series."""
+    from ..recording import Recording
+    from ..units import parse_duration_ps
+
+    rec = Recording(port_util_interval_ps=parse_duration_ps(exp.observe.interval, "observe.interval"))
+
+    def reduce(r: sim.SimResult) -> sim.SimResult:  # in the worker: the series is dropped at once
+        return sim.SimResult({**r.to_dict(), **exp.observe.columns(r)}, r.scenario)
+
+    try:
+        results = sim.run_points([p.scenario for p in pts], jobs=jobs, progress=progress,
+                                 recordings=[rec] * len(pts), reduce=reduce)
+    except UsageError as e:
+        raise EnvironmentProblem(f"{exp.name}: the simulator refused a point ({e})") from None
+    return sim.to_frame(results)
+
+
+def _labelled(pts: list[Point], df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` (one row per point, in order) with ``series``, ``panel``, ``x`` and ``seed`` first."""
     labels = pd.DataFrame({
         "series": [p.series.label for p in pts],
         "panel": [p.series.panel for p in pts],

@@ -4,9 +4,11 @@ FAST08 = "000_315d806dde942a9f.txt"   # Phanishayee et al., FAST 2008
 SIGCOMM09 = "001_e0dada207805edc8.txt"  # Vasudevan et al., SIGCOMM 2009 slides
 WREN09 = "002_08b014e448da6385.txt"   # Chen et al., WREN 2009 talk notes
 OSADA = "004_f48ce568b38e0ea9.txt"    # Osada et al., IJCNC 2016
+RIAK = "003_a133663d5dbcfa75.txt"     # Fritchie, the Riak blog
 
 # What a reader calls each source (figure titles); checks and CSVs keep the file names.
-PAPER_NAMES = {FAST08: "FAST'08", SIGCOMM09: "SIGCOMM'09", WREN09: "WREN'09", OSADA: "Osada et al."}
+PAPER_NAMES = {FAST08: "FAST'08", SIGCOMM09: "SIGCOMM'09", WREN09: "WREN'09", OSADA: "Osada et al.",
+               RIAK: "the Riak blog"}
 
 
 def cite(text: str) -> str:

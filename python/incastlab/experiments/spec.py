@@ -45,6 +45,18 @@ class Check:
 
 
 @dataclass(frozen=True)
+class Observe:
+    """What a reproduction reads from every port of each point besides its result: the
+    per-port series sampled at ``interval`` (``incastlab.utilization``), reduced by
+    ``columns(result)`` (a ``SimResult`` whose ``port_util`` is set) to extra columns of the
+    point's row, so checks and plots read them like any result field. The series themselves
+    are not kept (a point's series can be hundreds of MB)."""
+
+    interval: str
+    columns: Callable[[Any], Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
 class Plot:
     """How the figure is drawn.
 
@@ -52,7 +64,8 @@ class Plot:
     per panel; mean over seeds with the min-max spread shaded), ``"dart"`` (the summed
     ``dart_histogram`` of each series as bars, one subplot per series, FAST'08 Fig. 11) or
     ``"categories"`` (timeout categories per series, ours next to the source's numbers,
-    FAST'08 Table 3).
+    FAST'08 Table 3) or ``"custom"`` (``draw(fig, df)`` draws its own axes: figures whose
+    axes are not the sweep's, e.g. peak/average against the sampling interval).
     """
 
     kind: str = "lines"
@@ -70,6 +83,8 @@ class Plot:
     #: kind="lines": {panel: (result field, y label)} for a panel that draws another field
     #: than ``y`` (fast08-fig14's panel (c): the victim's goodput).
     panel_y: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    #: kind="custom": draws the figure's axes on a matplotlib Figure from the result DataFrame.
+    draw: Callable[[Any, pd.DataFrame], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -109,6 +124,9 @@ class Experiment:
     plot: Plot = field(default_factory=Plot)
     #: Optional extra text printed after the run (e.g. Table 3 next to the paper's).
     report: Callable[[pd.DataFrame], str] | None = None
+    #: Per-port series each point samples and reduces to extra columns (``Observe``); such
+    #: points are simulated every time (the result store keeps result rows only).
+    observe: Observe | None = None
 
     def axis_values(self, quick: bool, series: Series | None = None) -> tuple[Any, ...]:
         """The sweep of ``series`` (or of the experiment), full or ``--quick``."""

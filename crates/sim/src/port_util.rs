@@ -1,0 +1,282 @@
+//! Per-port utilization sampling: an optional record of a run (`trace::RecordOptions`).
+//!
+//! The Riak blog (`003_a133663d5dbcfa75.txt`) is about what an operator sees: microbursts
+//! at line rate invisible in 1 s averages, the peak/average ratio growing as the polling
+//! interval shrinks, and "40-100 frames per second per machine" dropped at a switch with
+//! small buffers. This records what such an operator's counters would show, for every port
+//! of the fabric (a switch's port towards a host is that host's receive side, a host's NIC
+//! its transmit side, a trunk each switch's uplink), per interval of a fixed length:
+//!
+//! - bytes and packets whose transmission **finished** in the interval (an interface
+//!   counter counts a frame when its last bit has gone), so a packet is never split over
+//!   two intervals: an interval at line rate carries `rate x interval` within one packet;
+//! - packets and bytes **dropped** at the port in the interval (a switch's discards);
+//! - RTO timeouts of the flows whose data this port delivers to its host (on a switch's
+//!   port towards a host), counted when the timer fires;
+//! - per whole second, the number of distinct TCP flows whose data finished on the port
+//!   (the fan-in the monitor counts as senders; a distinct count cannot be added up from
+//!   finer intervals, so it is kept per second, the verdict's window).
+//!
+//! One fine series can be added up to every coarser multiple of its interval (the Python
+//! side does), so a run records at the finest interval wanted. Memory grows with
+//! duration / interval x ports, so a request whose size exceeds [`MAX_BYTES`] is refused
+//! before the run ([`check`]); a run that stops after a number of blocks has no known
+//! duration, and stops recording (marked `truncated`) when it reaches the cap instead.
+
+use std::collections::HashSet;
+
+use crate::event::{FlowId, PortId};
+use crate::net::{Node, Topology};
+use crate::scenario::{Scenario, ScenarioError, StopAt};
+use crate::time::{Time, PS_PER_S, PS_PER_US};
+
+/// Bound on the memory one run's sampling may take.
+pub const MAX_BYTES: u64 = 1 << 30;
+/// Finest and coarsest interval: 100 us (finer than the blog's 1 ms escript) to 1 s.
+pub const MIN_INTERVAL: Time = Time(100 * PS_PER_US);
+pub const MAX_INTERVAL: Time = Time(PS_PER_S);
+
+/// What one port did in one interval.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cell {
+    pub tx_bytes: u64,
+    pub drop_bytes: u64,
+    pub tx_packets: u32,
+    pub drop_packets: u32,
+    pub timeouts: u32,
+}
+
+/// Bytes per interval per port, what [`check`] multiplies by.
+pub const CELL_BYTES: u64 = std::mem::size_of::<Cell>() as u64;
+
+/// One sampled port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PortInfo {
+    pub port: PortId,
+    pub from: Node,
+    pub to: Node,
+    pub rate_bps: u64,
+}
+
+/// A run's per-port series: `cells[p][i]` is port `ports[p]` in interval
+/// `[i x interval, (i + 1) x interval)`; `senders[p][s]` its distinct flows in second `s`.
+#[derive(Clone, Debug)]
+pub struct PortUtil {
+    pub interval: Time,
+    pub ports: Vec<PortInfo>,
+    pub cells: Vec<Vec<Cell>>,
+    pub senders: Vec<Vec<u32>>,
+    /// The cap stopped the recording (a run by blocks grew past [`MAX_BYTES`]).
+    pub truncated: bool,
+    /// A run for a duration: transmissions that end later never finished within it.
+    until: Time,
+    /// Cells the cap allows in all.
+    max_cells: u64,
+    cells_held: u64,
+    /// Per port: the second whose flows `seen` holds.
+    second: Vec<u64>,
+    seen: Vec<HashSet<FlowId>>,
+}
+
+/// Refuse an interval outside 100 us .. 1 s, or a run whose series would exceed the cap.
+pub fn check(sc: &Scenario, topo_ports: usize, interval: Time) -> Result<(), ScenarioError> {
+    let shown = || format!("{} us", interval.0 / PS_PER_US);
+    if interval < MIN_INTERVAL || interval > MAX_INTERVAL {
+        return Err(ScenarioError::new("port_util_interval", shown(), "an interval from 100 us to 1 s"));
+    }
+    if let StopAt::Time(d) = sc.stop {
+        let bytes = intervals(d, interval) * topo_ports as u64 * CELL_BYTES;
+        if bytes > MAX_BYTES {
+            return Err(ScenarioError::new(
+                "port_util_interval",
+                shown(),
+                format!(
+                    "a series within {} MiB: {} intervals x {topo_ports} ports x {CELL_BYTES} B = {} MiB; choose a \
+                     coarser interval or a shorter duration",
+                    MAX_BYTES >> 20,
+                    intervals(d, interval),
+                    bytes.div_ceil(1 << 20)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Intervals that cover `duration` (a last partial one included).
+fn intervals(duration: Time, interval: Time) -> u64 {
+    duration.0.div_ceil(interval.0).max(1)
+}
+
+impl PortUtil {
+    /// Sample every port of `topo`; `duration` (if known) sizes the series up front.
+    pub fn new(topo: &Topology, interval: Time, duration: Option<Time>) -> PortUtil {
+        let ports: Vec<PortInfo> = topo
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(i, p)| PortInfo { port: i as PortId, from: p.from, to: p.to, rate_bps: p.rate_bps })
+            .collect();
+        let n = ports.len();
+        let len = duration.map_or(0, |d| intervals(d, interval) as usize);
+        PortUtil {
+            interval,
+            cells: vec![vec![Cell::default(); len]; n],
+            senders: vec![vec![]; n],
+            truncated: false,
+            until: duration.unwrap_or(Time::NEVER),
+            max_cells: MAX_BYTES / CELL_BYTES,
+            cells_held: (len * n) as u64,
+            second: vec![0; n],
+            seen: vec![HashSet::new(); n],
+            ports,
+        }
+    }
+
+    /// The cell of `port` at instant `t`, grown on demand within the cap.
+    #[inline]
+    fn cell(&mut self, port: PortId, t: Time) -> Option<&mut Cell> {
+        let i = (t.0 / self.interval.0) as usize;
+        let series = &mut self.cells[port as usize];
+        if i >= series.len() {
+            let more = (i + 1 - series.len()) as u64;
+            if self.cells_held + more > self.max_cells {
+                self.truncated = true;
+                return None;
+            }
+            self.cells_held += more;
+            series.resize(i + 1, Cell::default());
+        }
+        Some(&mut series[i])
+    }
+
+    /// A packet of `wire_bytes` (of `flow`, if it is TCP data) started on `port`; its last
+    /// bit leaves at `end`.
+    #[inline]
+    pub fn sent(&mut self, port: PortId, end: Time, wire_bytes: u32, data_flow: Option<FlowId>) {
+        if end >= self.until {
+            return;
+        }
+        if let Some(c) = self.cell(port, end) {
+            c.tx_bytes += wire_bytes as u64;
+            c.tx_packets += 1;
+        }
+        if let Some(f) = data_flow {
+            self.note_sender(port, end, f);
+        }
+    }
+
+    /// `port` dropped a packet of `wire_bytes` at `now`.
+    #[inline]
+    pub fn dropped(&mut self, port: PortId, now: Time, wire_bytes: u32) {
+        if let Some(c) = self.cell(port, now) {
+            c.drop_bytes += wire_bytes as u64;
+            c.drop_packets += 1;
+        }
+    }
+
+    /// A flow whose data `port` delivers timed out at `now`.
+    pub fn timeout(&mut self, port: PortId, now: Time) {
+        if let Some(c) = self.cell(port, now) {
+            c.timeouts += 1;
+        }
+    }
+
+    /// Count `flow` once in the second of `t` on `port`. A port's transmissions end in the
+    /// order they start, so its seconds only move forward.
+    fn note_sender(&mut self, port: PortId, t: Time, flow: FlowId) {
+        let p = port as usize;
+        let s = t.0 / PS_PER_S;
+        if s != self.second[p] {
+            self.close_second(p);
+            self.second[p] = s;
+        }
+        self.seen[p].insert(flow);
+    }
+
+    fn close_second(&mut self, p: usize) {
+        if self.seen[p].is_empty() {
+            return;
+        }
+        let s = self.second[p] as usize;
+        if self.senders[p].len() <= s {
+            self.senders[p].resize(s + 1, 0);
+        }
+        self.senders[p][s] = self.seen[p].len() as u32;
+        self.seen[p].clear();
+    }
+
+    /// Close the open seconds and give every port the same number of intervals.
+    pub(crate) fn finish(&mut self) {
+        for p in 0..self.ports.len() {
+            self.close_second(p);
+        }
+        let len = self.cells.iter().map(Vec::len).max().unwrap_or(0);
+        let seconds = self.senders.iter().map(Vec::len).max().unwrap_or(0);
+        for (c, s) in self.cells.iter_mut().zip(&mut self.senders) {
+            c.resize(len, Cell::default());
+            s.resize(seconds, 0);
+        }
+    }
+
+    /// Intervals recorded (every port has as many).
+    pub fn intervals(&self) -> usize {
+        self.cells.first().map_or(0, Vec::len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::ScenarioSpec;
+
+    #[test]
+    fn a_finished_packet_counts_whole_in_the_interval_of_its_last_bit() {
+        let topo = Topology::star(1, 1, 0, 1_000_000_000, Time::from_us(25));
+        let mut u = PortUtil::new(&topo, MIN_INTERVAL, None);
+        // a 1500 B packet from 95 to 107 us: all of it in the second interval
+        u.sent(0, Time::from_us(107), 1500, Some(0));
+        u.finish();
+        assert_eq!(u.cells[0][0], Cell::default());
+        assert_eq!((u.cells[0][1].tx_bytes, u.cells[0][1].tx_packets), (1500, 1));
+        assert_eq!(u.senders[0], vec![1]);
+    }
+
+    #[test]
+    fn senders_are_distinct_flows_per_second() {
+        let topo = Topology::star(3, 1, 0, 1_000_000_000, Time::from_us(25));
+        let mut u = PortUtil::new(&topo, MIN_INTERVAL, None);
+        let port = 4;
+        for (t_ms, f) in [(1, 0), (2, 0), (3, 1), (1500, 2)] {
+            u.sent(port, Time::from_ms(t_ms), 1500, Some(f));
+        }
+        u.sent(port, Time::from_ms(1600), 64, None); // not data: no sender
+        u.finish();
+        assert_eq!(u.senders[port as usize], vec![2, 1]);
+        assert_eq!(u.senders[0], vec![0, 0], "every port as many seconds");
+    }
+
+    #[test]
+    fn a_run_by_blocks_stops_recording_at_the_cap() {
+        let topo = Topology::star(1, 1, 0, 1_000_000_000, Time::from_us(25));
+        let mut u = PortUtil::new(&topo, MIN_INTERVAL, None);
+        u.max_cells = 10;
+        u.sent(0, Time::from_us(950), 1500, None); // interval 9: 10 cells
+        assert!(!u.truncated);
+        u.sent(1, Time::from_us(50), 1500, None); // one more
+        assert!(u.truncated);
+        assert_eq!(u.cells[1].len(), 0);
+    }
+
+    #[test]
+    fn refuses_intervals_out_of_range_and_series_over_the_cap() {
+        let sc = ScenarioSpec { servers: 4, duration_ps: Some(10 * PS_PER_S), ..Default::default() }.validate().unwrap();
+        let err = check(&sc, 10, Time::from_us(50)).unwrap_err();
+        assert_eq!(err.param, "port_util_interval");
+        assert!(check(&sc, 10, Time(2 * PS_PER_S)).is_err());
+        assert!(check(&sc, 10, MIN_INTERVAL).is_ok());
+        // 10 s at 100 us = 100,000 intervals; x 400 ports x 32 B = 1.28 GB > 1 GiB
+        let err = check(&sc, 400, MIN_INTERVAL).unwrap_err();
+        assert!(err.allowed.contains("100000 intervals x 400 ports x 32 B = 1221 MiB"), "{}", err.allowed);
+    }
+}
