@@ -292,9 +292,13 @@ impl World {
             let per_server_bps = s.rate_bps as f64 * s.udp_fraction / n as f64;
             Time((s.udp_packet_bytes as f64 * 8.0 / per_server_bps * PS_PER_S as f64) as u64)
         });
+        // the farthest ahead a packet event is scheduled: the largest packet's serialization
+        // and propagation on the slowest link (the wheel's span; `event.rs`)
+        let largest = (s.mss_bytes + s.header_bytes).max(s.udp_packet_bytes) as u64;
+        let horizon = topo.ports.iter().map(|p| p.delay + serialization_time(largest, p.rate_bps)).max();
         let mut w = World {
             now: Time::ZERO,
-            queue: EventQueue::new(4 * n + 64, s.tie_break, s.seed),
+            queue: EventQueue::with_horizon(4 * n + 64, s.tie_break, s.seed, horizon.unwrap_or(Time::ZERO)),
             pool: PacketPool::default(),
             ports,
             topo,
