@@ -233,11 +233,13 @@ pub struct EventQueue {
     /// (`base`, `base` + slots); unsorted. A power of two of slots, no more than the
     /// near future needs ([`EventQueue::with_horizon`]): every event filed touches its
     /// slot's vector, and a wheel larger than the first-level cache missed it on most.
-    slots: Vec<Vec<Entry>>,
-    /// `slots.len() - 1`.
+    /// Sized for the largest wheel, so that indices masked to it need no bounds checks; a
+    /// narrower wheel leaves the rest untouched (empty vectors that never allocate).
+    slots: Box<[Vec<Entry>; MAX_SLOTS]>,
+    /// The wheel's slots minus one.
     mask: u64,
     /// Which wheel slots hold events, one bit each.
-    occupied: Vec<u64>,
+    occupied: [u64; MAX_SLOTS / 64],
     /// The absolute slot being processed; its events are `current[head..]`.
     base: u64,
     /// The events of slot `base`, sorted by key (earliest first); those before `head` have
@@ -252,8 +254,8 @@ pub struct EventQueue {
     next_seq: u64,
     /// `Some` in [`TieBreak::Random`] mode: the draws that replace the counter.
     random: Option<rand_pcg::Pcg64>,
-    /// Most events ever pending at once (memory high-water mark).
-    pub peak: usize,
+    /// Most events pending at the start of any pop (see [`EventQueue::peak`]).
+    peak: usize,
 }
 
 impl Default for EventQueue {
@@ -288,9 +290,9 @@ impl EventQueue {
         debug_assert!(slots.is_power_of_two() && slots >= 64);
         let random = (tie == TieBreak::Random).then(|| rand_pcg::Pcg64::seed_from_u64(seed ^ 0x7469_6562_7265_616b));
         EventQueue {
-            slots: (0..slots).map(|_| Vec::new()).collect(),
+            slots: vec![Vec::new(); MAX_SLOTS].into_boxed_slice().try_into().expect("MAX_SLOTS vectors"),
             mask: slots as u64 - 1,
-            occupied: vec![0; slots / 64],
+            occupied: [0; MAX_SLOTS / 64],
             base: 0,
             current: Vec::with_capacity(64),
             head: 0,
@@ -348,7 +350,6 @@ impl EventQueue {
             self.file_current_or_far(time, order, event);
         }
         self.len += 1;
-        self.peak = self.peak.max(self.len);
     }
 
     /// An event of the current slot, or beyond the wheel's span; out of line, so the
@@ -380,14 +381,16 @@ impl EventQueue {
     /// The earliest event, removed.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        if self.head == self.current.len() {
-            if self.len == 0 {
-                return None;
-            }
-            self.advance();
-        }
-        let e = self.current[self.head];
-        self.head += 1;
+        let e = if let Some(&e) = self.current.get(self.head) {
+            self.head += 1;
+            e
+        } else if self.len == 0 {
+            return None;
+        } else {
+            self.advance()
+        };
+        // pending events grow only between pops: their most is reached at one
+        self.peak = self.peak.max(self.len);
         self.len -= 1;
         self.last = e.key();
         Some((Time(e.time), Event::unpack(e.event)))
@@ -395,8 +398,8 @@ impl EventQueue {
 
     /// Move to the next slot that holds events (in the wheel, or the heap's earliest if
     /// that comes first), bring the heap's events that are now within the wheel's span
-    /// into it, and take the slot's events, sorted, as the current ones.
-    fn advance(&mut self) {
+    /// into it, take the slot's events, sorted, as the current ones, and return the first.
+    fn advance(&mut self) -> Entry {
         self.current.clear();
         self.head = 0;
         let far = self.far.peek().map_or(u64::MAX, |f| f.0.slot());
@@ -405,13 +408,20 @@ impl EventQueue {
         if far - self.base <= self.mask {
             self.pull_far();
         }
-        let i = (self.base & self.mask) as usize;
+        let i = self.index(self.base);
         self.occupied[i / 64] &= !(1 << (i % 64));
-        // the emptied current vector becomes the slot's, keeping both allocations
-        std::mem::swap(&mut self.current, &mut self.slots[i]);
-        if self.current.len() > 1 {
-            sort_by_key(&mut self.current);
+        let slot = &mut self.slots[i];
+        if slot.len() == 1 {
+            // a lone event (most slots at low load): taken as it is, `current` stays empty
+            let e = slot[0];
+            slot.clear();
+            return e;
         }
+        // the emptied current vector becomes the slot's, keeping both allocations
+        std::mem::swap(&mut self.current, slot);
+        sort_by_key(&mut self.current);
+        self.head = 1;
+        self.current[0]
     }
 
     /// Bring the heap's events that are now within the wheel's span into it; out of line,
@@ -430,7 +440,7 @@ impl EventQueue {
     /// File an event of slot `base` or later into the wheel (never the heap).
     #[inline(always)]
     fn file_in_wheel(&mut self, e: Entry) {
-        let i = (e.slot() & self.mask) as usize;
+        let i = self.index(e.slot());
         self.occupied[i / 64] |= 1 << (i % 64);
         let slot = &mut self.slots[i];
         // a push that cannot grow the vector: without the call to grow on its path, the
@@ -443,11 +453,17 @@ impl EventQueue {
         }
     }
 
+    /// The wheel slot of absolute slot `slot`.
+    #[inline(always)]
+    fn index(&self, slot: u64) -> usize {
+        (slot & self.mask) as usize % MAX_SLOTS // (the mask is below MAX_SLOTS: no bounds checks)
+    }
+
     /// The first occupied wheel slot after `base` (absolute), if any.
     #[inline]
     fn next_occupied(&self) -> Option<u64> {
-        let slots = self.slots.len();
-        let start = ((self.base + 1) & self.mask) as usize;
+        let slots = self.mask as usize + 1;
+        let start = self.index(self.base + 1);
         let words = slots / 64;
         // the common case: an occupied slot later in `start`'s word
         let bits = self.occupied[start / 64] & (!0u64 << (start % 64));
@@ -456,7 +472,7 @@ impl EventQueue {
             return Some(self.base + 1 + (i - start) as u64);
         }
         for step in 1..=words {
-            let w = (start / 64 + step) % words;
+            let w = (start / 64 + step) & (words - 1) & (MAX_SLOTS / 64 - 1);
             let mut bits = self.occupied[w];
             if step == words {
                 bits &= !(!0u64 << (start % 64)); // wrapped round: only those before `start`
@@ -472,6 +488,11 @@ impl EventQueue {
 
     pub fn len(&self) -> usize {
         self.len
+    }
+
+    /// Most events ever pending at once (memory high-water mark).
+    pub fn peak(&self) -> usize {
+        self.peak.max(self.len)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -514,11 +535,31 @@ mod tests {
 
     #[test]
     fn the_wheel_spans_the_horizon_in_a_power_of_two_of_slots() {
-        let slots = |h: u64| EventQueue::with_horizon(0, TieBreak::Fifo, 0, Time(h)).slots.len();
+        let slots = |h: u64| EventQueue::with_horizon(0, TieBreak::Fifo, 0, Time(h)).mask as usize + 1;
         // 25 us of propagation and 12 us of serialization: 37 slots of 2^20 ps, + 2
         assert_eq!(slots(37_000_000), MIN_SLOTS);
         assert_eq!(slots(100 << SLOT_BITS), 128);
         assert_eq!(slots(u64::MAX), MAX_SLOTS);
+    }
+
+    #[test]
+    fn peak_is_the_most_events_ever_pending() {
+        let mut q = EventQueue::default();
+        for (pushes, pops) in [(3, 2), (4, 4), (2, 0)] {
+            for t in 0..pushes {
+                q.push(Time(10 + t), Event::RtoTimer(0));
+            }
+            for _ in 0..pops {
+                q.pop();
+            }
+        }
+        // pending: 3, 1, 5 (the most), 1, 3 (at the end, never popped)
+        assert_eq!(q.peak(), 5);
+        q.push(Time(99), Event::IctcpSlot);
+        q.push(Time(99), Event::IctcpSlot);
+        assert_eq!(q.peak(), 5);
+        q.push(Time(99), Event::IctcpSlot);
+        assert_eq!(q.peak(), 6, "pushes after the last pop count");
     }
 
     #[test]

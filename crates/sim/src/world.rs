@@ -1173,7 +1173,7 @@ impl World {
 
     /// (packets, events) ever held at once: what the run's memory grows with.
     pub fn high_water_marks(&self) -> (usize, usize) {
-        (self.pool.capacity(), self.queue.peak)
+        (self.pool.capacity(), self.queue.peak())
     }
 
     /// Sum of a per-flow sender counter (counters carry over from one connection of a
