@@ -583,9 +583,13 @@ impl World {
         }
     }
 
+    /// Inlined, as the servers' sends: the packet is then written into its pool slot as it
+    /// is built, where a call took it through the stack in narrow stores copied by wide
+    /// loads (which the store buffer cannot forward).
+    #[inline(always)]
     fn send_from_client(&mut self, pkt: Packet) {
-        self.recorder.capture(self.now, &pkt, false);
         let id = self.pool.alloc(pkt);
+        self.recorder.capture(self.now, self.pool.get(id), false);
         let admitted = self.offer(self.topo.nic(self.client_host), id);
         debug_assert!(admitted, "host queues are unbounded");
     }
@@ -999,7 +1003,8 @@ impl World {
         self.queue.push(self.now + interval, Event::UdpSend(f));
     }
 
-    /// Server `f` puts `pkt` on its NIC now.
+    /// Server `f` puts `pkt` on its NIC now (inlined: see `send_from_client`).
+    #[inline(always)]
     fn send_from_server(&mut self, f: FlowId, pkt: Packet) {
         let id = self.pool.alloc(pkt);
         let admitted = self.offer(self.topo.nic(f), id);
