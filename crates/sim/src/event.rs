@@ -399,6 +399,7 @@ impl EventQueue {
     /// Move to the next slot that holds events (in the wheel, or the heap's earliest if
     /// that comes first), bring the heap's events that are now within the wheel's span
     /// into it, take the slot's events, sorted, as the current ones, and return the first.
+    #[inline(always)]
     fn advance(&mut self) -> Entry {
         self.current.clear();
         self.head = 0;
