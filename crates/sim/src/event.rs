@@ -546,9 +546,11 @@ mod tests {
     #[test]
     fn peak_is_the_most_events_ever_pending() {
         let mut q = EventQueue::default();
+        let mut t = 10;
         for (pushes, pops) in [(3, 2), (4, 4), (2, 0)] {
-            for t in 0..pushes {
-                q.push(Time(10 + t), Event::RtoTimer(0));
+            for _ in 0..pushes {
+                t += 1; // never before the event being processed
+                q.push(Time(t), Event::RtoTimer(0));
             }
             for _ in 0..pops {
                 q.pop();
