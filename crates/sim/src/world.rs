@@ -347,9 +347,13 @@ impl World {
             let per_server_bps = s.rate_bps as f64 * s.udp_fraction / n as f64;
             Time((s.udp_packet_bytes as f64 * 8.0 / per_server_bps * PS_PER_S as f64) as u64)
         });
+        // the farthest ahead a packet event is scheduled: the largest packet's serialization
+        // and propagation on the slowest link (the wheel's span; `event.rs`)
+        let largest = (s.mss_bytes + s.header_bytes).max(s.udp_packet_bytes) as u64;
+        let horizon = topo.ports.iter().map(|p| p.delay + serialization_time(largest, p.rate_bps)).max();
         let mut w = World {
             now: Time::ZERO,
-            queue: EventQueue::new(4 * n + 64, s.tie_break, s.seed),
+            queue: EventQueue::with_horizon(4 * n + 64, s.tie_break, s.seed, horizon.unwrap_or(Time::ZERO)),
             pool: PacketPool::default(),
             ports,
             topo,
@@ -687,11 +691,15 @@ impl World {
         }
     }
 
-    /// The receiving end of `pkt`'s flow puts it on its NIC now.
+    /// The receiving end of `pkt`'s flow puts it on its NIC now. Inlined, as the senders'
+    /// sends: the packet is then written into its pool slot as it is built, where a call took
+    /// it through the stack in narrow stores copied by wide loads (which the store buffer
+    /// cannot forward).
+    #[inline(always)]
     fn send_from_client(&mut self, pkt: Packet) {
-        self.recorder.capture(self.now, &pkt, false);
         let nic = self.flows[pkt.flow as usize].nics.1;
         let id = self.pool.alloc(pkt);
+        self.recorder.capture(self.now, self.pool.get(id), false);
         let admitted = self.offer(nic, id);
         debug_assert!(admitted, "host queues are unbounded");
     }
@@ -1220,7 +1228,8 @@ impl World {
         self.queue.push(self.now + interval, Event::UdpSend(f));
     }
 
-    /// The sending end of flow `f` puts `pkt` on its NIC now.
+    /// The sending end of flow `f` puts `pkt` on its NIC now (inlined: see `send_from_client`).
+    #[inline(always)]
     fn send_from_server(&mut self, f: FlowId, pkt: Packet) {
         let nic = self.flows[f as usize].nics.0;
         let id = self.pool.alloc(pkt);
@@ -1289,8 +1298,17 @@ impl World {
 
     // ---- observation -----------------------------------------------------------------
 
-    #[inline]
+    /// Record `flow`'s sender state if the per-event trace or its flow trace is on: a test
+    /// inlined where every ACK passes, the recording out of line.
+    #[inline(always)]
     fn trace(&mut self, flow: FlowId, event: TraceEvent) {
+        if self.recorder.events || self.recorder.traces(flow) {
+            self.record_sender(flow, event);
+        }
+    }
+
+    #[inline(never)]
+    fn record_sender(&mut self, flow: FlowId, event: TraceEvent) {
         if self.recorder.events {
             let s = &self.flows[flow as usize].sender;
             let snapshot = SenderSnapshot {
@@ -1425,7 +1443,7 @@ impl World {
 
     /// (packets, events) ever held at once: what the run's memory grows with.
     pub fn high_water_marks(&self) -> (usize, usize) {
-        (self.pool.capacity(), self.queue.peak)
+        (self.pool.capacity(), self.queue.peak())
     }
 
     /// Sum of a per-flow sender counter (counters carry over from one connection of a

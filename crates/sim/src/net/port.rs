@@ -234,8 +234,9 @@ impl OutputPort {
     /// for the moment it ends. Returns when its last bit reaches the far end.
     #[inline]
     fn start(&mut self, now: Time, wire_bytes: u32, done: Key) -> Time {
-        let end = self.end_of(now, wire_bytes);
-        debug_assert_eq!(crate::event::key_time(done), end);
+        // `done` was reserved at the transmission's end: not computed again
+        let end = crate::event::key_time(done);
+        debug_assert_eq!(end, self.end_of(now, wire_bytes));
         self.done = done;
         self.on_wire = wire_bytes;
         self.sent_packets += 1;
@@ -271,16 +272,20 @@ impl OutputPort {
             }
             return self.drop(wire_bytes);
         }
-        let offer = if self.busy(now_key) || self.paused(now) {
+        if self.busy(now_key) || self.paused(now) {
             self.waiting.push_back((id, wire_bytes));
             self.waiting_bytes += wire_bytes as u64;
+            self.note_occupancy(now);
             Offer::Waiting { first: self.waiting.len() == 1 }
         } else {
             let done = reserve_done(self.end_of(now, wire_bytes));
-            Offer::Started(self.start(now, wire_bytes, done))
-        };
-        self.note_occupancy(now);
-        offer
+            let arrive = self.start(now, wire_bytes, done);
+            // an idle link waits for nothing: what it holds is the packet now on the wire
+            // (`note_occupancy` would find the same)
+            self.max_occupancy = self.max_occupancy.max(wire_bytes as u64);
+            self.max_packets = self.max_packets.max(u64::from(wire_bytes > 0));
+            Offer::Started(arrive)
+        }
     }
 
     fn drop(&mut self, wire_bytes: u32) -> Offer {
