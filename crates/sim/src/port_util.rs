@@ -21,7 +21,10 @@
 //! side does), so a run records at the finest interval wanted. Memory grows with
 //! duration / interval x ports, so a request whose size exceeds [`MAX_BYTES`] is refused
 //! before the run ([`check`]); a run that stops after a number of blocks has no known
-//! duration, and stops recording (marked `truncated`) when it reaches the cap instead.
+//! duration, so it records at most the intervals the cap allows for all its ports
+//! (`MAX_BYTES / (ports x 32 B)`) and, if the run goes on past them, is marked `truncated`:
+//! every port's series ends at that same interval, and every interval kept is whole (what
+//! happened in it is recorded whatever order the events come in; nothing after it is).
 
 use std::collections::HashSet;
 
@@ -66,13 +69,15 @@ pub struct PortUtil {
     pub ports: Vec<PortInfo>,
     pub cells: Vec<Vec<Cell>>,
     pub senders: Vec<Vec<u32>>,
-    /// The cap stopped the recording (a run by blocks grew past [`MAX_BYTES`]).
+    /// The cap stopped the recording: a run by blocks went on past the intervals its cap
+    /// allows, and every series ends there ([`PortUtil::intervals`]).
     pub truncated: bool,
-    /// A run for a duration: transmissions that end later never finished within it.
+    /// Intervals recorded at most: the run's (a run for a duration) or the cap's.
+    limit: usize,
+    /// `limit` intervals' end: transmissions that end later are not counted.
     until: Time,
-    /// Cells the cap allows in all.
-    max_cells: u64,
-    cells_held: u64,
+    /// A run by blocks: going past `until` truncates the series.
+    capped: bool,
     /// Per port: the second whose flows `seen` holds.
     second: Vec<u64>,
     seen: Vec<HashSet<FlowId>>,
@@ -109,8 +114,14 @@ fn intervals(duration: Time, interval: Time) -> u64 {
 }
 
 impl PortUtil {
-    /// Sample every port of `topo`; `duration` (if known) sizes the series up front.
+    /// Sample every port of `topo`; `duration` (if known) sizes the series up front, else
+    /// the cap ([`MAX_BYTES`]) bounds them.
     pub fn new(topo: &Topology, interval: Time, duration: Option<Time>) -> PortUtil {
+        PortUtil::with_cap(topo, interval, duration, MAX_BYTES)
+    }
+
+    /// As [`PortUtil::new`], with a run by blocks capped at `cap_bytes` (tests use a small one).
+    pub fn with_cap(topo: &Topology, interval: Time, duration: Option<Time>, cap_bytes: u64) -> PortUtil {
         let ports: Vec<PortInfo> = topo
             .ports
             .iter()
@@ -118,33 +129,36 @@ impl PortUtil {
             .map(|(i, p)| PortInfo { port: i as PortId, from: p.from, to: p.to, rate_bps: p.rate_bps })
             .collect();
         let n = ports.len();
-        let len = duration.map_or(0, |d| intervals(d, interval) as usize);
+        let (len, limit) = match duration {
+            Some(d) => (intervals(d, interval) as usize, intervals(d, interval) as usize),
+            // at least one interval, so a tiny cap still records something
+            None => (0, (cap_bytes / (CELL_BYTES * n.max(1) as u64)).max(1) as usize),
+        };
         PortUtil {
             interval,
             cells: vec![vec![Cell::default(); len]; n],
             senders: vec![vec![]; n],
             truncated: false,
-            until: duration.unwrap_or(Time::NEVER),
-            max_cells: MAX_BYTES / CELL_BYTES,
-            cells_held: (len * n) as u64,
+            limit,
+            until: duration.unwrap_or(Time(interval.0.saturating_mul(limit as u64))),
+            capped: duration.is_none(),
             second: vec![0; n],
             seen: vec![HashSet::new(); n],
             ports,
         }
     }
 
-    /// The cell of `port` at instant `t`, grown on demand within the cap.
+    /// The cell of `port` at instant `t`, grown on demand up to `limit` intervals. Beyond
+    /// them nothing is recorded, on any port; a run by blocks is then `truncated`.
     #[inline]
     fn cell(&mut self, port: PortId, t: Time) -> Option<&mut Cell> {
         let i = (t.0 / self.interval.0) as usize;
+        if i >= self.limit {
+            self.truncated |= self.capped;
+            return None;
+        }
         let series = &mut self.cells[port as usize];
         if i >= series.len() {
-            let more = (i + 1 - series.len()) as u64;
-            if self.cells_held + more > self.max_cells {
-                self.truncated = true;
-                return None;
-            }
-            self.cells_held += more;
             series.resize(i + 1, Cell::default());
         }
         Some(&mut series[i])
@@ -155,6 +169,7 @@ impl PortUtil {
     #[inline]
     pub fn sent(&mut self, port: PortId, end: Time, wire_bytes: u32, data_flow: Option<FlowId>) {
         if end >= self.until {
+            self.truncated |= self.capped;
             return;
         }
         if let Some(c) = self.cell(port, end) {
@@ -206,12 +221,14 @@ impl PortUtil {
         self.seen[p].clear();
     }
 
-    /// Close the open seconds and give every port the same number of intervals.
+    /// Close the open seconds and give every port the same number of intervals: up to the
+    /// last one anything happened in, or all `limit` of them when the cap cut the run.
     pub(crate) fn finish(&mut self) {
         for p in 0..self.ports.len() {
             self.close_second(p);
         }
-        let len = self.cells.iter().map(Vec::len).max().unwrap_or(0);
+        let last = self.cells.iter().map(Vec::len).max().unwrap_or(0);
+        let len = if self.truncated { self.limit } else { last };
         let seconds = self.senders.iter().map(Vec::len).max().unwrap_or(0);
         for (c, s) in self.cells.iter_mut().zip(&mut self.senders) {
             c.resize(len, Cell::default());
@@ -257,15 +274,21 @@ mod tests {
     }
 
     #[test]
-    fn a_run_by_blocks_stops_recording_at_the_cap() {
+    fn a_run_by_blocks_stops_recording_on_every_port_at_the_caps_interval() {
+        // 4 ports x 32 B x 10 intervals = 1280 B: intervals 0..9 are recorded, on every port
         let topo = Topology::star(1, 1, 0, 1_000_000_000, Time::from_us(25));
-        let mut u = PortUtil::new(&topo, MIN_INTERVAL, None);
-        u.max_cells = 10;
-        u.sent(0, Time::from_us(950), 1500, None); // interval 9: 10 cells
+        let mut u = PortUtil::with_cap(&topo, MIN_INTERVAL, None, 4 * CELL_BYTES * 10);
+        u.sent(0, Time::from_us(950), 1500, None); // interval 9: the last one kept
         assert!(!u.truncated);
-        u.sent(1, Time::from_us(50), 1500, None); // one more
+        u.sent(0, Time::from_us(1050), 1500, None); // interval 10: past the cap
         assert!(u.truncated);
-        assert_eq!(u.cells[1].len(), 0);
+        u.dropped(1, Time::from_us(1200), 1500); // nothing more past it, on any port
+        u.dropped(1, Time::from_us(500), 1500); // an interval kept still gets its events
+        u.finish();
+        assert!(u.cells.iter().all(|c| c.len() == 10), "every series cut at interval 10");
+        assert_eq!(u.cells[0].iter().map(|c| c.tx_packets).sum::<u32>(), 1);
+        assert_eq!(u.cells[1].iter().map(|c| c.drop_packets).sum::<u32>(), 1);
+        assert_eq!(u.cells[1][5].drop_packets, 1);
     }
 
     #[test]

@@ -25,6 +25,9 @@ pub struct RecordOptions {
     /// Sample every port's utilization, drops and timeouts at this interval
     /// (`crate::port_util`); `None` = off.
     pub port_util_interval: Option<Time>,
+    /// Memory cap of a run by blocks' sampling; `None` = `port_util::MAX_BYTES` (tests set a
+    /// small one to reach it).
+    pub port_util_cap_bytes: Option<u64>,
     /// Report how far the run has got here while it runs.
     pub progress: Option<std::sync::Arc<crate::progress::RunProgress>>,
 }

@@ -412,7 +412,8 @@ impl World {
                 StopAt::Time(t) => Some(t),
                 StopAt::Blocks(_) => None,
             };
-            w.recorder.port_util = Some(PortUtil::new(&w.topo, interval, duration));
+            let cap = opts.port_util_cap_bytes.unwrap_or(crate::port_util::MAX_BYTES);
+            w.recorder.port_util = Some(PortUtil::with_cap(&w.topo, interval, duration, cap));
             w.recorder.watch_ports = true;
         }
         // one connection per (server, client): every server holds a stripe of every

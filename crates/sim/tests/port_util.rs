@@ -4,7 +4,7 @@
 use incast_sim::net::{Node, TopologyKind};
 use incast_sim::port_util::PortUtil;
 use incast_sim::trace::RecordOptions;
-use incast_sim::time::{Time, PS_PER_US};
+use incast_sim::time::Time;
 use incast_sim::{ScenarioSpec, SimResult};
 
 const MS: u64 = 1_000_000_000;
@@ -64,8 +64,10 @@ fn drops_timeouts_and_packets_add_up_to_the_result() {
     assert!(r.drops > 0 && r.timeouts > 0);
     assert_eq!(total(|c| c.drop_packets as u64), r.drops);
     assert_eq!(total(|c| c.timeouts as u64), r.timeouts);
-    // every packet started on a link before the end is counted once, on its hop
-    assert!(total(|c| c.tx_packets as u64) <= r.packet_hops);
+    // every packet started on a link (a hop) is counted once if its last bit left before the
+    // end; a port sends one packet at a time, so at most one per port is cut off by the end
+    let tx = total(|c| c.tx_packets as u64);
+    assert!(tx <= r.packet_hops && tx + u.ports.len() as u64 >= r.packet_hops, "{tx} of {} hops", r.packet_hops);
     // all timeouts are the client's flows: counted at the client's port
     let down = port_to(&u, Node::Switch(0), Node::Host(16));
     let at_client: u64 = u.cells[down].iter().map(|c| c.timeouts as u64).sum();
@@ -86,8 +88,39 @@ fn a_run_by_blocks_records_until_its_drain_ends() {
     let secs = r.sim_seconds;
     assert!(!u.truncated);
     assert!(u.intervals() as f64 >= secs * 1000.0, "{} intervals over {secs} s", u.intervals());
-    let interval = u.interval.0;
-    assert_eq!(interval, 1000 * PS_PER_US);
+    assert!(u.cells.iter().all(|c| c.len() == u.intervals()));
+    // no duration to cut transmissions off: every hop but those still on a link (at most
+    // one per port) when the last block completed is counted, and every drop
+    let tx: u64 = u.cells.iter().flatten().map(|c| c.tx_packets as u64).sum();
+    assert!(tx <= r.packet_hops && tx + u.ports.len() as u64 >= r.packet_hops, "{tx} of {} hops", r.packet_hops);
+    assert_eq!(u.cells.iter().flatten().map(|c| c.drop_packets as u64).sum::<u64>(), r.drops);
+}
+
+#[test]
+fn a_run_by_blocks_over_a_small_cap_is_cut_at_one_interval_on_every_port() {
+    // the same run twice, the second with a cap of half its intervals: every port's series
+    // ends at that interval, and what is kept is exactly the uncapped run's first half
+    // (sampling does not change the run, so both runs are the same)
+    let spec = ScenarioSpec { servers: 4, blocks: Some(5), duration_ps: None, ..Default::default() };
+    let (r, whole) = sampled(spec.clone(), 100);
+    assert!(!whole.truncated);
+    let half = whole.intervals() / 2;
+    assert!(half >= 10, "{} intervals", whole.intervals());
+    let sc = spec.validate().unwrap();
+    let cap = (whole.ports.len() * half) as u64 * incast_sim::port_util::CELL_BYTES;
+    let opts = RecordOptions {
+        port_util_interval: Some(Time::from_us(100)),
+        port_util_cap_bytes: Some(cap),
+        ..Default::default()
+    };
+    let (r2, rec) = incast_sim::record(&sc, &opts).unwrap();
+    let cut = rec.port_util.unwrap();
+    assert!(cut.truncated);
+    assert_eq!(cut.intervals(), half);
+    for (p, (c, w)) in cut.cells.iter().zip(&whole.cells).enumerate() {
+        assert_eq!(c.as_slice(), &w[..half], "port {p}");
+    }
+    assert_eq!((r2.drops, r2.events), (r.drops, r.events));
 }
 
 #[test]

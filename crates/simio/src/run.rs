@@ -89,6 +89,7 @@ pub fn simulate_to_files(sc: &Scenario, req: &FileRequest) -> Result<(SimResult,
         trace_flows: if req.trace.is_some() { req.trace_flows.clone() } else { vec![] },
         events: req.events.is_some(),
         port_util_interval: req.port_util_interval,
+        port_util_cap_bytes: None,
         progress: req.progress.clone(),
     };
     let (result, mut records) = incast_sim::record(sc, &opts)?;
