@@ -98,6 +98,31 @@ def test_the_file_reads_back_as_written(tmp_path, suffix):
     for name in U.SERIES:
         assert np.array_equal(back[name], r.port_util[name]), name
     assert back.ports["to"].tolist() == r.port_util.ports["to"].tolist()
+    assert back.truncated is False
+
+
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+def test_a_truncated_series_says_so_through_its_file(tmp_path, suffix):
+    # the flag a run by blocks gets at the cap (crates/sim/tests/port_util.rs reaches it)
+    # is a column of the file, read back
+    import dataclasses
+
+    u = sim.simulate({"servers": 2, "duration": "20ms"}, port_util_interval="1ms").port_util
+    cut = dataclasses.replace(u, truncated=True)
+    path = tmp_path / f"util.{suffix}"
+    cut.write(path)
+    back = U.PortUtil.read(path)
+    assert back.truncated is True
+    assert back.intervals == u.intervals == 20
+    assert np.array_equal(back["tx_bytes"], u["tx_bytes"])
+
+
+def test_the_core_series_are_views_of_its_bytes_not_int64_copies(collapse):
+    # docs/utilization.md: memory; the fine series stays at the core's widths
+    u = collapse.port_util
+    assert (u["tx_bytes"].dtype, u["tx_packets"].dtype) == (np.dtype("<u8"), np.dtype("<u4"))
+    assert not u["tx_bytes"].flags.owndata
+    assert u.aggregate(1e-3)["tx_packets"].dtype == np.int64
 
 
 def test_sampling_changes_nothing_in_the_result():
@@ -164,3 +189,20 @@ def test_a_reproduction_can_observe_every_port_of_its_points(tmp_path):
     assert df["ratio_1ms"].iloc[0] < 1.2 < 3 < df["ratio_1ms"].iloc[1]
     paths = run.write_outputs(exp, df, run.evaluate(exp, df), tmp_path)
     assert paths["png"].stat().st_size > 0
+
+
+def test_simulate_reports_a_truncated_series_in_one_line(capsys):
+    # the CLI's note (cli/recording_args.py), as report_truncated_captures gives for captures
+    import dataclasses
+    from types import SimpleNamespace
+
+    from incastlab.cli.recording_args import report_truncated_port_util
+    from incastlab.recording import Recording
+
+    u = sim.simulate({"servers": 2, "duration": "20ms"}, port_util_interval="1ms").port_util
+    rec = Recording(port_util="util.csv")
+    report_truncated_port_util([SimpleNamespace(port_util=u, servers=2)], [rec])
+    assert capsys.readouterr().err == ""
+    report_truncated_port_util([SimpleNamespace(port_util=dataclasses.replace(u, truncated=True), servers=2)], [rec])
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "util.csv holds only the first 0.02 s (20 intervals) of the 2-server run" in err

@@ -77,3 +77,13 @@ def report_truncated_captures(results, recordings: list[Recording], limit: int |
         if r.data.get("capture_truncated"):
             print(f"note: {rec.pcap} holds only the first {limit or DEFAULT_CAPTURE_LIMIT:,} packets of the "
                   f"{r.servers}-server run (--capture-limit); the capture was truncated", file=sys.stderr)
+
+
+def report_truncated_port_util(results, recordings: list[Recording]) -> None:
+    """One line per run whose per-port sampling reached its memory cap (a run by blocks)."""
+    for r, rec in zip(results, recordings):
+        u = getattr(r, "port_util", None)
+        if rec.port_util and u is not None and u.truncated:
+            print(f"note: {rec.port_util} holds only the first {u.intervals * u.interval_s:g} s "
+                  f"({u.intervals:,} intervals) of the {r.servers}-server run: the sampling reached its "
+                  f"1024 MiB memory cap; the series was truncated there, on every port", file=sys.stderr)

@@ -17,7 +17,8 @@ from ..outfiles import check_writable, write_csv
 from ..table import RIAK_COLUMNS, SIM_COLUMNS, render_results
 from . import argtypes
 from .progress import point_progress
-from .recording_args import add_recording_arguments, recordings_for, report_truncated_captures
+from .recording_args import (add_recording_arguments, recordings_for, report_truncated_captures,
+                             report_truncated_port_util)
 from .scenario_args import add_scenario_arguments, build_scenarios, flag_names
 
 # FAST'08 Fig. 4 sweeps 1..64 servers.
@@ -74,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
                  f"{_stop_text(first)}")
         plots.goodput_vs_servers({first.label(): df}, args.plot, title=title, link_rate_bps=first.rate)
     report_truncated_captures(results, recordings, args.capture_limit)
+    report_truncated_port_util(results, recordings)
     if (args.csv or args.plot or args.pcap or args.trace or args.events or args.port_util) and not args.json:
         recorded = [f for rec in recordings for f in (rec.pcap, rec.trace, rec.events, rec.port_util) if f]
         written = [f for f in (args.csv, args.plot) if f] + recorded
