@@ -96,29 +96,41 @@ def burstiness_grows_as_polling_shrinks(df):
     row = df.iloc[(df["avg_util"] - 0.2).abs().argsort().iloc[0]]
     ratios = [row[_key(iv)] for iv in INTERVALS]
     shown = ", ".join(f"{iv * 1e3:g} ms {x:.2f}" for iv, x in zip(INTERVALS, ratios))
-    # non-increasing from the finest interval to 1 s (the ratio at 1 s is 1 by definition);
-    # at 1 ms at least the verdict's BURST_RATIO (3): what the monitor calls a microburst (the
-    # blog measured 7.6-9.0); at 500 ms at most 1.5 (the blog: 1.0-1.1, "invisible")
-    steady = all(a >= b - 1e-9 for a, b in zip(ratios, ratios[1:]))
-    ok = steady and row[_key(1e-3)] >= verdict.BURST_RATIO and row[_key(0.5)] <= 1.5
+    # That the ratio does not grow with the interval is not checked: between nested intervals
+    # (100 us -> 1 ms -> 2 ms ... -> 64 ms, 125 -> 250 -> 500 ms -> 1 s) it holds by
+    # construction, a coarse bucket's rate being the mean of its fine ones. What can fail: at
+    # 1 ms at least the verdict's BURST_RATIO (3), what the monitor calls a microburst (the
+    # blog measured 7.6-9.0); at 500 ms at most 1.5 (the blog: 1.0-1.1, "invisible").
+    ok = row[_key(1e-3)] >= verdict.BURST_RATIO and row[_key(0.5)] <= 1.5
     return f"at {row['avg_util']:.0%} average utilization, peak/average by interval: {shown}", ok
+
+
+def _versus_blog(ours: float, blog: tuple[int, int]) -> str:
+    lo, hi = blog
+    where = "above" if ours > hi else "below" if ours < lo else "within"
+    return f"{where} the blog's {lo}-{hi}"
 
 
 def drops_at_a_third_of_the_link(df):
     d = _at_util(df, 0.25, 0.35)
     per = ", ".join(f"{u:.0%}: {x:.1f}/s" for u, x in zip(d["avg_util"], d["drops_per_s_machine"]))
     # at least 4 frames/s per machine: a tenth of the blog's 40, since its number belongs to its
-    # switch and traffic; the claim we hold is that an average far below the link drops frames
-    return f"dropped frames per second per machine at 25-35 % utilization: {per}", bool(
-        (d["drops_per_s_machine"] >= 4).all())
+    # switch and traffic; the claim we hold is that an average far below the link drops frames.
+    # How ours compare with the blog's 40-100 is reported, not judged (a bar there would be fitted).
+    mean = float(d["drops_per_s_machine"].mean())
+    return (f"dropped frames per second per machine at 25-35 % utilization: {per} "
+            f"({_versus_blog(mean, (40, 100))})"), bool((d["drops_per_s_machine"] >= 4).all())
 
 
 def drops_rise_sharply(df):
     low = _at_util(df, 0.25, 0.35)["drops_per_s_machine"].mean()
-    high = _at_util(df, 0.45, 0.65)["drops_per_s_machine"].mean()
-    # "rise very sharply": at 45-65 % at least 2.5x what 25-35 % drops (the blog: 40-100 ->
-    # 100-500, 2.5x at its low ends)
-    return f"drops per second per machine: {low:.1f} at 25-35 % -> {high:.1f} at 45-65 %", high >= 2.5 * max(low, 1e-9)
+    high = _at_util(df, 0.45, 0.55)["drops_per_s_machine"].mean()
+    # "rise very sharply": at 45-55 % (the blog's "At 45-55% utilization, you'll start seeing
+    # 100-500") at least 2.5x what 25-35 % drops (the blog: 40-100 -> 100-500, 2.5x at its low
+    # ends). Our levels against the blog's are reported, not judged.
+    return (f"drops per second per machine: {low:.1f} at 25-35 % ({_versus_blog(low, (40, 100))}) -> "
+            f"{high:.1f} at 45-55 % ({_versus_blog(high, (100, 500))}), {high / max(low, 1e-9):.1f}x"
+            ), high >= 2.5 * max(low, 1e-9)
 
 
 def _spread(cell: str) -> float:
@@ -143,11 +155,9 @@ def verdict_calls_incast_at_moderate_load(df):
     d = _at_util(df, 0.25, 0.35)
     judged = d["verdict_incast"] + d["verdict_possible"] + d["verdict_none"]
     share = float(d["verdict_incast"].sum() / judged.sum())
-    quiet = df[df["drops_per_s_machine"] == 0]
-    # some machine-seconds at 25-35 % are incast by the monitor's rule; never where nothing dropped
-    ok = share > 0 and int(quiet["verdict_incast"].sum()) == 0
-    return (f"machine-seconds judged incast at 25-35 %: {share:.0%}; at the points without drops: "
-            f"{int(quiet['verdict_incast'].sum())}"), ok
+    # some machine-seconds at 25-35 % are incast by the monitor's rule (every point of the
+    # sweep drops frames, so there is no drop-free point to hold a "never without drops" to)
+    return f"machine-seconds judged incast at 25-35 %: {share:.0%}", share > 0
 
 
 def draw(fig, df: pd.DataFrame) -> None:
@@ -209,18 +219,20 @@ EXPERIMENT = Experiment(
     plot=Plot(kind="custom", draw=draw),
     checks=(
         Check("\"as the polling period gets smaller, the ratio between maximum observed incoming rate and average "
-              "rate gets larger\": near 20 % average utilization, the mean per-second ratio never grows with the "
-              "interval, is at least 3 (the verdict's microburst ratio) at 1 ms and at most 1.5 at 500 ms", SRC,
+              "rate gets larger\": near 20 % average utilization, the mean per-second ratio is at least 3 (the "
+              "verdict's microburst ratio) at 1 ms and at most 1.5 at 500 ms (that it never grows between "
+              "nested intervals holds by construction and is not a check)", SRC,
               burstiness_grows_as_polling_shrinks),
         Check("\"If your cluster has average utilization of 25-35% and uses Ethernet switches with small buffers, "
               "you may already be dropping 40-100 frames per second per machine\": at least 4 per second per "
               "machine there", SRC, drops_at_a_third_of_the_link),
-        Check("\"The frame drop rate will rise very sharply as utilization increases\": at 45-65 % at least 2.5x "
-              "the drops of 25-35 %", SRC, drops_rise_sharply),
+        Check("\"The frame drop rate will rise very sharply as utilization increases. At 45-55% utilization, you'll "
+              "start seeing 100-500 dropped frames\": at 45-55 % at least 2.5x the drops of 25-35 %", SRC,
+              drops_rise_sharply),
         Check("\"more than 50% average utilization (sampled @ 1 second intervals) ... The 1-second utilization "
               "rates will see-saw between 900 Mbit/sec down to 200 Mbit/sec\": above 50 % a machine's 1 s "
               "transmit rate varies 2x or more between seconds, at 20-35 % less than 1.5x", SRC, seesaw_above_half),
         Check("The monitor's verdict rule, applied per machine-second, calls incast at 25-35 % average "
-              "utilization, and never where nothing was dropped", SRC, verdict_calls_incast_at_moderate_load),
+              "utilization", SRC, verdict_calls_incast_at_moderate_load),
     ),
 )
