@@ -84,6 +84,52 @@ def test_workload_combinations_are_refused_in_one_line_naming_the_flag(args, fla
     assert len(lines) == 1 and flag in lines[0] and "expected" in lines[0], r.stderr
 
 
+# Flows beyond the servers' count: client c's flow from server i is flow c x servers + i;
+# the Riak workload opens one per ordered pair of nodes as its gets need it (flows created
+# while the run goes). Each once crashed the recorder (a table sized by the servers).
+TWO_CLIENTS = ["--servers", "4", "--clients", "2", "--duration", "20ms"]
+RIAK = ["--workload", "riak", "--servers", "8", "--get-rate", "2000", "--duration", "20ms"]
+
+
+@pytest.mark.parametrize("run, flows", [(TWO_CLIENTS, 4 * 2), (RIAK, 8 * 7)], ids=["clients", "riak"])
+def test_events_cover_every_flow_with_several_clients_or_riak(run, flows, tmp_path):
+    from incastlab.peers.tracediff import iter_events
+
+    path = tmp_path / "e.csv"
+    r = incastlab("simulate", *run, "--events", str(path))
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    events = list(iter_events(path))  # refuses any line that is not an event
+    assert events and all(0 <= e.flow < flows for e in events)
+    seen = {e.flow for e in events if e.kind == "tx"}
+    if run is TWO_CLIENTS:
+        assert seen == set(range(flows)), "both clients' flows send"
+    else:
+        assert max(seen) >= 8, "flows opened during the run are traced too"
+    assert [p.name for p in tmp_path.iterdir()] == ["e.csv"], "no temporary file left"
+
+
+@pytest.mark.parametrize("run, late, beyond, why", [
+    (TWO_CLIENTS, "7", "8", "servers x clients = 4 x 2"),
+    (RIAK, "0,55", "56", "servers x (servers - 1) = 8 x 7"),
+], ids=["clients", "riak"])
+def test_trace_flows_reach_every_flow_and_refuse_past_the_last(run, late, beyond, why, tmp_path):
+    path = tmp_path / "t.csv"
+    r = incastlab("simulate", *run, "--trace", str(path), "--trace-flows", late)
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    lines = path.read_text().splitlines()
+    assert lines[0].startswith("time_s,flow,") and len(lines) > 1
+    asked = {int(f) for f in late.split(",")}
+    traced = {int(line.split(",")[1]) for line in lines[1:]}
+    assert traced and traced <= asked
+    if run is TWO_CLIENTS:
+        assert traced == {7}, "client 1's last flow"
+    r = incastlab("simulate", *run, "--trace", str(tmp_path / "x.csv"), "--trace-flows", beyond)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    line, = r.stderr.strip().splitlines()
+    assert "--trace-flows" in line and f"from 0 to {int(beyond) - 1}" in line and why in line
+    assert not (tmp_path / "x.csv").exists()
+
+
 def test_missing_output_directory_is_refused_before_simulating(tmp_path):
     target = tmp_path / "no-such-dir" / "fig.png"
     r = incastlab("simulate", "--servers", "1", *SHORT, "--plot", str(target))

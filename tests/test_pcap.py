@@ -221,6 +221,42 @@ def test_truncated_capture_is_said_and_the_file_holds_the_first_packets(tmp_path
     assert tshark_count(pcap, "frame") == 100 + 24
 
 
+def test_several_clients_capture_gives_each_client_its_own_address(tmp_path):
+    # client c's flow from server i is flow c x 4 + i: client 1's connections are
+    # (synthetic handshakes at time 0) from its own host; the mirror of client 0's port
+    # carries no ACK of client 1's after them
+    pcap = tmp_path / "p.pcap"
+    r = incastlab("simulate", "--servers", "4", "--clients", "2", "--duration", "20ms", "--pcap", str(pcap), "--json")
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    result = json.loads(r.stdout)
+    assert tshark_count(pcap, "frame") == result["capture_packets"] > 0
+    syns = tshark_lines(pcap, "tcp.flags.syn == 1 && tcp.flags.ack == 0", "ip.src", "ip.dst", "tcp.srcport")
+    clients = {line.split("\t")[0] for line in syns}
+    assert len(syns) == 8 and len(clients) == 2, syns
+    assert "198.18.0.1" in clients, "client 0 keeps the documented client address"
+    pairs = {tuple(line.split("\t")[:2]) for line in syns}
+    assert len(pairs) == 8, "each (client, server) pair is one connection"
+    data_to = set(tshark_lines(pcap, f"tcp.srcport == {SERVER_PORT} && tcp.len > 0", "ip.dst"))
+    assert data_to == {"198.18.0.1"}, "the mirrored port is client 0's"
+    assert [p.name for p in tmp_path.iterdir()] == ["p.pcap"], "no temporary file left"
+
+
+def test_riak_capture_joins_each_connection_s_two_nodes(tmp_path):
+    pcap = tmp_path / "p.pcap"
+    r = incastlab("simulate", "--workload", "riak", "--servers", "8", "--get-rate", "2000", "--duration", "20ms",
+                  "--pcap", str(pcap), "--json")
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    result = json.loads(r.stdout)
+    assert tshark_count(pcap, "frame") == result["capture_packets"] > 0
+    nodes = {f"198.18.1.{i}" for i in range(1, 9)}
+    data = tshark_lines(pcap, f"tcp.srcport == {SERVER_PORT} && tcp.len > 0", "ip.src", "ip.dst")
+    src = {line.split("\t")[0] for line in data}
+    dst = {line.split("\t")[1] for line in data}
+    # the mirror watches node 0's port: replies from the other nodes to node 0
+    assert dst == {"198.18.1.1"} and len(src) > 1 and src <= nodes - dst, (src, dst)
+    assert [p.name for p in tmp_path.iterdir()] == ["p.pcap"]
+
+
 @pytest.mark.parametrize("args, flag", [
     (["--pcap", "{tmp}/missing/x.pcap"], "--pcap"),
     (["--pcap", "{tmp}/x.txt"], "--pcap"),

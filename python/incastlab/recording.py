@@ -58,8 +58,10 @@ class Recording:
     def wanted(self) -> bool:
         return bool(self.pcap or self.trace or self.events or self.port_util or self.port_util_interval_ps)
 
-    def check(self, servers: int, names: dict[str, str] | None = None) -> None:
-        """Refuse what cannot be written for a point with ``servers`` servers.
+    def check(self, servers: int, names: dict[str, str] | None = None, clients: int = 1,
+              workload: str = "sync_read") -> None:
+        """Refuse what cannot be written for a point with ``servers`` servers (and
+        ``clients`` clients, or the ``workload``).
 
         ``names`` maps field names to the flags the user typed (``pcap`` -> ``--pcap``).
         """
@@ -84,11 +86,12 @@ class Recording:
                 or self.capture_limit < 1:
             raise UsageError(name("capture_limit", "capture_limit"), self.capture_limit,
                              "a whole number of packets, at least 1")
+        flows, why = flow_count(servers, clients, workload)
         for f in self.trace_flows or ():
-            if f < 0 or f >= servers:
+            if f < 0 or f >= flows:
                 shown = ",".join(map(str, self.trace_flows))
                 raise UsageError(name("trace_flows", "trace_flows"), shown,
-                                 f"flow numbers from 0 to {servers - 1} (one flow per server)")
+                                 f"flow numbers from 0 to {flows - 1} ({why})")
 
     def flows_for(self, servers: int) -> list[int]:
         if self.trace_flows is not None:
@@ -100,6 +103,15 @@ class Recording:
         (``fig.pcap`` -> ``fig-n16.pcap``): one file per point of a sweep."""
         return replace(self, pcap=_with_servers(self.pcap, servers), trace=_with_servers(self.trace, servers),
                        events=_with_servers(self.events, servers), port_util=_with_servers(self.port_util, servers))
+
+
+def flow_count(servers: int, clients: int = 1, workload: str = "sync_read") -> tuple[int, str]:
+    """How many flows a point has (ids 0 .. count - 1), and why (as the core numbers them:
+    ``incast_simio::run::flow_count``)."""
+    if workload == "riak":
+        return servers * (servers - 1), (f"servers x (servers - 1) = {servers} x {servers - 1}: "
+                                         "workload riak, one flow per ordered pair of nodes")
+    return servers * clients, f"servers x clients = {servers} x {clients}: one flow per server and client"
 
 
 def _with_servers(path: str | None, servers: int) -> str | None:
@@ -117,7 +129,8 @@ def simulate_recording(native_scenario: dict[str, Any], rec: Recording, progress
     from . import _native
 
     servers = native_scenario["servers"]
-    rec.check(servers)
+    rec.check(servers, clients=native_scenario.get("clients", 1),
+              workload=native_scenario.get("workload", "sync_read"))
     trace = Path(rec.trace) if rec.trace else None
     parquet = trace is not None and trace.suffix.lower() == ".parquet"
     csv_path = _sibling_temp(trace, ".csv") if parquet else trace

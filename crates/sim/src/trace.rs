@@ -158,12 +158,20 @@ pub struct Records {
     pub trace: Vec<TraceRow>,
     pub events: Vec<EventRow>,
     pub port_util: Option<crate::port_util::PortUtil>,
+    /// Each flow's (sender host, receiver host), by flow id, the victim's last when there is
+    /// one: who the captured packets' connections join (a front addresses them from this).
+    pub ends: Vec<(u32, u32)>,
 }
 
 /// The recorder a world carries; does nothing unless asked.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Recorder {
     capture_limit: usize,
+    /// The watched host's NIC: of the packets receivers send, the mirror sees only its own
+    /// (with several clients, or Riak's nodes, the others' ACKs never cross the port).
+    pub(crate) watched_nic: crate::event::PortId,
+    /// By flow id, up to the largest flow asked for: flows created later (several clients,
+    /// the Riak workload's connections) are traced as the first ones.
     traced: Vec<bool>,
     /// The per-event trace is on.
     pub(crate) events: bool,
@@ -172,28 +180,34 @@ pub(crate) struct Recorder {
     pub(crate) watch_ports: bool,
     /// Per-port utilization sampling, when on (moved to `records` at the end).
     pub(crate) port_util: Option<crate::port_util::PortUtil>,
-    /// Each flow's sender state as last reported in the per-event trace.
+    /// Each flow's sender state as last reported in the per-event trace: one entry per flow
+    /// the world has created (`Recorder::add_flow`), so flow ids index it.
     reported: Vec<Option<SenderSnapshot>>,
     pub(crate) records: Records,
 }
 
 impl Recorder {
-    pub(crate) fn new(opts: &RecordOptions, flows: usize) -> Recorder {
-        let mut traced = vec![false; flows];
+    pub(crate) fn new(opts: &RecordOptions) -> Recorder {
+        let mut traced = vec![false; opts.trace_flows.iter().max().map_or(0, |&f| f as usize + 1)];
         for &f in &opts.trace_flows {
-            if let Some(t) = traced.get_mut(f as usize) {
-                *t = true;
-            }
+            traced[f as usize] = true;
         }
-        let reported = if opts.events { vec![None; flows] } else { vec![] };
         Recorder {
             capture_limit: opts.capture_limit,
+            watched_nic: 0,
             traced,
             events: opts.events,
             watch_ports: opts.events,
             port_util: None,
-            reported,
+            reported: vec![],
             records: Records::default(),
+        }
+    }
+
+    /// The world created its next flow (ids are given in order from 0).
+    pub(crate) fn add_flow(&mut self) {
+        if self.events {
+            self.reported.push(None);
         }
     }
 
@@ -207,6 +221,14 @@ impl Recorder {
             return;
         }
         self.records.capture.push(Captured { time, packet: *packet, dropped });
+    }
+
+    /// Capture a packet the receiving end whose NIC is `nic` sends, if that is the watched host.
+    #[inline]
+    pub(crate) fn capture_sent(&mut self, time: Time, nic: crate::event::PortId, packet: &Packet) {
+        if self.capture_limit != 0 && nic == self.watched_nic {
+            self.capture(time, packet, false);
+        }
     }
 
     #[inline]

@@ -402,9 +402,10 @@ impl World {
             counters: WorldCounters::default(),
             scratch: Vec::with_capacity(64),
             actions: Vec::with_capacity(16),
-            recorder: Recorder::new(opts, n),
+            recorder: Recorder::new(opts),
             progress: opts.progress.clone(),
         };
+        w.recorder.watched_nic = w.topo.nic(watched);
         // (a refused interval allocates nothing: `crate::record` returns the refusal)
         let sampled = opts.port_util_interval.filter(|&i| crate::port_util::check(sc, w.ports.len(), i).is_ok());
         if let Some(interval) = sampled {
@@ -426,6 +427,7 @@ impl World {
         if s.victim {
             let (flow, sender_host, receiver_host) = (w.flows.len() as FlowId, extras_from, extras_from + 1);
             w.ends.push((sender_host, receiver_host));
+            w.recorder.add_flow();
             let mut sender = w.new_sender(flow, 0);
             let one_way = w.topo.one_way(sender_host, receiver_host, s.header_bytes as u64);
             sender.rto.sample(Time(2 * one_way.0));
@@ -452,6 +454,7 @@ impl World {
         let fl = Flow { sender, receiver, state, conn, server_conn, syn_sent_at, syn_timeout, syn_deadline, window, nics, reader };
         self.flows.push(fl);
         self.ends.push((src, dst));
+        self.recorder.add_flow();
         f
     }
 
@@ -700,7 +703,7 @@ impl World {
     fn send_from_client(&mut self, pkt: Packet) {
         let nic = self.flows[pkt.flow as usize].nics.1;
         let id = self.pool.alloc(pkt);
-        self.recorder.capture(self.now, self.pool.get(id), false);
+        self.recorder.capture_sent(self.now, nic, self.pool.get(id));
         let admitted = self.offer(nic, id);
         debug_assert!(admitted, "host queues are unbounded");
     }
@@ -1370,6 +1373,7 @@ impl World {
             u.finish();
             self.recorder.records.port_util = Some(u);
         }
+        self.recorder.records.ends = self.ends.clone();
         std::mem::take(&mut self.recorder.records)
     }
 
@@ -2073,5 +2077,38 @@ mod tests {
         let g = w.riak_gets().unwrap();
         assert!(g.completed > 0 && g.completed <= g.issued);
         assert_eq!(w.counters.app_bytes, g.node_bytes_received.iter().sum::<u64>());
+    }
+
+    #[test]
+    fn the_recorder_covers_every_flow_with_several_clients_and_riak_connections() {
+        // flows beyond the servers' count: client 1's (c * servers + i) and Riak's, opened
+        // as gets need them; the per-event trace and a traced late flow must cover them all
+        let duration_ps = Some(PS_PER_S / 50);
+        let two_clients = ScenarioSpec { servers: 4, clients: 2, duration_ps, ..ScenarioSpec::default() };
+        let riak = ScenarioSpec {
+            servers: 5,
+            workload: Workload::Riak,
+            get_rate: 500.0,
+            duration_ps: Some(PS_PER_S / 5),
+            ..ScenarioSpec::default()
+        };
+        for (spec, late) in [(two_clients, 7), (riak, 19)] {
+            let (trace_flows, capture_limit) = (vec![late], 1 << 20);
+            let opts = RecordOptions { events: true, trace_flows, capture_limit, ..Default::default() };
+            let mut w = World::with_records(&spec.validate().unwrap(), &opts);
+            w.run();
+            let flows = w.ends.len();
+            assert!(flows > late as usize, "flow {late} exists ({flows} flows)");
+            let rec = w.take_records();
+            assert_eq!(rec.ends.len(), flows);
+            let cwnd_flows: std::collections::BTreeSet<_> =
+                rec.events.iter().filter(|e| e.kind == EventKind::Cwnd).map(|e| e.flow).collect();
+            assert_eq!(cwnd_flows.len(), flows, "every flow's first sender state is reported");
+            assert!(rec.trace.iter().any(|r| r.flow == late) && rec.trace.iter().all(|r| r.flow == late));
+            // the mirror of the watched host's port: what other receivers send never crosses it
+            let watched = if spec.workload == Workload::Riak { 0 } else { 4 };
+            let mut sent = rec.capture.iter().filter(|c| !c.packet.kind.to_client());
+            assert!(sent.clone().count() > 0 && sent.all(|c| rec.ends[c.packet.flow as usize].1 == watched));
+        }
     }
 }

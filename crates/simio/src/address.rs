@@ -42,6 +42,18 @@ pub fn server_ip(i: u32) -> Result<[u8; 4], TooManyServers> {
     Ok((base + subnet * 256 + host).to_be_bytes())
 }
 
+/// Host `h`'s address in a run of `servers` servers (the core's host numbers: servers
+/// 0..servers, then the clients, then the victim's two hosts): server i is `server_ip(i)`,
+/// the first client keeps [`CLIENT_IP`], and every later host takes the next address after
+/// the servers', so a capture of several clients gives each connection its real hosts.
+pub fn host_ip(h: u32, servers: u32) -> Result<[u8; 4], TooManyServers> {
+    match h.cmp(&servers) {
+        std::cmp::Ordering::Less => server_ip(h),
+        std::cmp::Ordering::Equal => Ok(CLIENT_IP),
+        std::cmp::Ordering::Greater => server_ip(h - 1).map_err(|_| TooManyServers(h)),
+    }
+}
+
 /// A locally administered MAC derived from the IPv4 address (02:00:a.b.c.d).
 pub fn mac_of(ip: [u8; 4]) -> [u8; 6] {
     [0x02, 0x00, ip[0], ip[1], ip[2], ip[3]]
@@ -88,6 +100,18 @@ mod tests {
             assert_ne!(ip, CLIENT_IP);
             assert!(seen.insert(ip));
         }
+    }
+
+    #[test]
+    fn every_host_gets_its_own_address() {
+        // 4 servers, 2 clients (hosts 4 and 5), the victim's hosts 6 and 7
+        let ips: Vec<_> = (0..8).map(|h| host_ip(h, 4).unwrap()).collect();
+        assert_eq!(ips[3], server_ip(3).unwrap());
+        assert_eq!(ips[4], CLIENT_IP);
+        assert_eq!(ips[5], server_ip(4).unwrap());
+        assert_eq!(ips.iter().collect::<std::collections::HashSet<_>>().len(), 8);
+        assert!(host_ip(MAX_SERVERS, MAX_SERVERS).is_ok(), "the client of the largest run");
+        assert!(host_ip(MAX_SERVERS + 1, MAX_SERVERS).is_err());
     }
 
     #[test]

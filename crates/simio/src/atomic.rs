@@ -7,10 +7,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Call `write` on a buffered temporary file next to `path`, then rename it to `path`.
-/// On any error the temporary file is removed and `path` is left as it was.
+/// On any error, or a panic in `write` (resumed once cleaned up), the temporary file is
+/// removed and `path` is left as it was.
 pub fn write_atomically<T>(path: &Path, write: impl FnOnce(&mut BufWriter<File>) -> io::Result<T>) -> io::Result<T> {
     let tmp = temp_path(path);
-    let result = (|| {
+    let attempt = || {
         let file = File::create(&tmp)?;
         let mut w = BufWriter::with_capacity(1 << 20, file);
         let value = write(&mut w)?;
@@ -18,11 +19,19 @@ pub fn write_atomically<T>(path: &Path, write: impl FnOnce(&mut BufWriter<File>)
         w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
         fs::rename(&tmp, path)?;
         Ok(value)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+    };
+    // the writer holds nothing that a panic could leave half-changed: only the file removed
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(attempt)) {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(e)) => {
+            let _ = fs::remove_file(&tmp);
+            Err(e)
+        }
+        Err(panic) => {
+            let _ = fs::remove_file(&tmp);
+            std::panic::resume_unwind(panic)
+        }
     }
-    result
 }
 
 /// A name no other writer uses: process id plus a per-process counter, so threads writing
@@ -58,6 +67,21 @@ mod tests {
         });
         assert!(r.is_err());
         assert!(!target.exists());
+        assert_eq!(fs::read_dir(&d).unwrap().count(), 0, "temporary file removed");
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_panicking_write_leaves_no_file_behind() {
+        let d = scratch_dir("panic");
+        let target = d.join("out.pcap");
+        let r = std::panic::catch_unwind(|| {
+            let _ = write_atomically(&target, |w| -> io::Result<()> {
+                w.write_all(b"half")?;
+                panic!("simulated bug in a writer");
+            });
+        });
+        assert!(r.is_err(), "the panic reaches the caller");
         assert_eq!(fs::read_dir(&d).unwrap().count(), 0, "temporary file removed");
         fs::remove_dir_all(&d).unwrap();
     }

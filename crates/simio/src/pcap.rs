@@ -55,7 +55,7 @@ pub fn write_pcap<W: Write>(
     opts: &PcapOptions,
     out: W,
 ) -> Result<PcapSummary, Box<dyn std::error::Error + Send + Sync>> {
-    let mut wire = Wire::new(sc)?;
+    let mut wire = Wire::new(sc, &records.ends)?;
     let snaplen = opts.snaplen.max(frame::MAX_HEADERS as u32);
     let header = PcapHeader {
         // The file header states tcpdump's default snap length, not `snaplen`: some
@@ -75,9 +75,10 @@ pub fn write_pcap<W: Write>(
         w.write_packet(&PcapPacket::new(ts, orig, &buf))?;
         Ok(())
     };
-    // flows start established unless the run simulates handshakes: make them up
+    // flows start established unless the run simulates handshakes: make them up (not for
+    // the victim's, the last flow, which never crosses the client's port)
     if !sc.spec.handshake {
-        for f in 0..wire.flows() {
+        for f in 0..wire.flows().saturating_sub(sc.spec.victim as u32) {
             for seg in wire.handshake(f) {
                 put(&mut w, Duration::ZERO, &Wired::Tcp(seg))?;
                 summary.handshake_frames += 1;
@@ -105,6 +106,7 @@ pub fn write_pcap<W: Write>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::address;
     use incast_sim::packet::Kind;
     use incast_sim::trace::RecordOptions;
     use incast_sim::ScenarioSpec;
@@ -153,5 +155,42 @@ mod tests {
         assert!(dropped > 0);
         assert_eq!(s.frames, rec.capture.len() as u64 - dropped + 24);
         assert_eq!(s.dropped_frames, 0);
+    }
+
+    #[test]
+    fn several_clients_and_riak_nodes_are_each_addressed_as_their_hosts() {
+        use incast_sim::scenario::Workload;
+        let ms = incast_sim::time::PS_PER_S / 1000;
+        let duration_ps = Some(20 * ms);
+        let two_clients = ScenarioSpec { servers: 4, clients: 2, duration_ps, ..ScenarioSpec::default() };
+        let riak = ScenarioSpec { servers: 8, workload: Workload::Riak, get_rate: 2000.0, ..two_clients.clone() };
+        let riak = ScenarioSpec { clients: 1, ..riak };
+        for spec in [two_clients, riak] {
+            let sc = spec.validate().unwrap();
+            let opts = RecordOptions { capture_limit: 1 << 20, ..Default::default() };
+            let (_, rec) = incast_sim::simulate_recording(&sc, &opts);
+            let mut bytes = Vec::new();
+            let s = write_pcap(&sc, &rec, &PcapOptions::default(), &mut bytes).unwrap();
+            assert_eq!(s.handshake_frames, 3 * rec.ends.len() as u64, "a handshake per flow");
+            // each SYN comes from its flow's receiving host, to its sending host
+            let mut wire = Wire::new(&sc, &rec.ends).unwrap();
+            let mut syns = std::collections::BTreeSet::new();
+            for f in 0..rec.ends.len() as u32 {
+                let syn = wire.handshake(f)[0].clone();
+                let (src, dst) = rec.ends[f as usize];
+                let n = sc.spec.servers;
+                let hosts = (address::host_ip(dst, n).unwrap(), address::host_ip(src, n).unwrap());
+                assert_eq!((syn.src.ip, syn.dst.ip), hosts);
+                syns.insert((syn.src.ip, syn.dst.ip));
+            }
+            assert_eq!(syns.len(), rec.ends.len(), "no two flows share a pair of hosts");
+            let mut r = PcapReader::new(&bytes[..]).unwrap();
+            let mut n = 0u64;
+            while let Some(p) = r.next_packet() {
+                p.unwrap();
+                n += 1;
+            }
+            assert_eq!(n, s.frames);
+        }
     }
 }

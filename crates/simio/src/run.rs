@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use incast_sim::trace::RecordOptions;
+use incast_sim::scenario::Workload;
 use incast_sim::{Scenario, SimResult};
 
 use crate::{events_csv, pcap, trace_csv, write_atomically};
@@ -18,7 +19,7 @@ pub struct FileRequest {
     /// At most this many captured packets (the file gets the first ones).
     pub capture_limit: usize,
     pub trace: Option<PathBuf>,
-    /// Flows to trace (each below the number of servers).
+    /// Flows to trace (each below [`flow_count`]).
     pub trace_flows: Vec<u32>,
     /// The per-event trace of every flow (ns-3 peer format).
     pub events: Option<PathBuf>,
@@ -71,14 +72,24 @@ impl std::error::Error for Refused {}
 /// Simulate `sc`, recording what `req` asks for, and write the files.
 pub fn simulate_to_files(sc: &Scenario, req: &FileRequest) -> Result<(SimResult, Written), Error> {
     let n = sc.spec.servers;
-    if let Some(&f) = req.trace_flows.iter().find(|&&f| f >= n) {
+    let (flows, why) = flow_count(sc);
+    if let Some(&f) = req.trace_flows.iter().find(|&&f| f as u64 >= flows) {
         return Err(Box::new(Refused(format!(
-            "trace_flows: {f} is not allowed; expected flow numbers below the number of servers ({n})"
+            "trace_flows: {f} is not allowed; expected flow numbers from 0 to {} ({why})",
+            flows.saturating_sub(1)
         ))));
     }
     if req.pcap.is_some() {
-        if n > crate::address::MAX_SERVERS {
-            return Err(Box::new(crate::address::TooManyServers(n)));
+        // every host needs an address (`address::host_ip`): servers, clients, the victim's two
+        let hosts = n as u64 + sc.spec.clients as u64 * (sc.spec.workload == Workload::SyncRead) as u64
+            + 2 * sc.spec.victim as u64;
+        if n > crate::address::MAX_SERVERS || hosts > crate::address::MAX_SERVERS as u64 + 1 {
+            return Err(Box::new(Refused(format!(
+                "pcap: {n} servers and {} clients is not allowed; expected at most {} hosts \
+                 (one address each in 198.18.0.0/15)",
+                sc.spec.clients,
+                crate::address::MAX_SERVERS + 1
+            ))));
         }
         if req.capture_limit == 0 {
             return Err(Box::new(Refused("capture_limit: 0 is not allowed; expected at least 1 packet".into())));
@@ -115,6 +126,21 @@ pub fn simulate_to_files(sc: &Scenario, req: &FileRequest) -> Result<(SimResult,
         written.event_rows = Some(rows);
     }
     Ok((result, written))
+}
+
+/// How many flows a run of `sc` can have (flow ids run from 0 to this minus 1), and why:
+/// client c's flow from server i is flow c * servers + i; the Riak workload opens a flow per
+/// (replica, coordinator) pair of nodes as its gets first need it. The victim's flow is not
+/// a traced one.
+pub fn flow_count(sc: &Scenario) -> (u64, String) {
+    let (n, c) = (sc.spec.servers as u64, sc.spec.clients as u64);
+    match sc.spec.workload {
+        Workload::SyncRead => (n * c, format!("servers x clients = {n} x {c}: one flow per server and client")),
+        Workload::Riak => (
+            n * (n - 1),
+            format!("servers x (servers - 1) = {n} x {}: workload riak, one flow per ordered pair of nodes", n - 1),
+        ),
+    }
 }
 
 fn with_path(e: std::io::Error, path: &std::path::Path) -> Error {

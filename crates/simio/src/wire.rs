@@ -1,8 +1,11 @@
 //! The core's packets as TCP segments between real-looking hosts.
 //!
-//! Each connection of a flow is one TCP connection between its server (port 7001) and
-//! the client (port 40000 + flow + connection number; flows that start established have
-//! only connection 0, `--handshake` runs open connection 1, 2, ... one per block).
+//! Each connection of a flow is one TCP connection between its sending host (port 7001)
+//! and its receiving host (port 40000 + flow + connection number; flows that start
+//! established have only connection 0, `--handshake` runs open connection 1, 2, ... one per
+//! block). The hosts are the flow's ends in the core (`Records::ends`): with several
+//! clients each client's connections go to its own address, with the Riak workload each
+//! connection joins its two nodes (addresses: [`address::host_ip`]).
 //! Sequence numbers on the wire are the core's byte sequence (the first data byte is 1,
 //! the SYN took 0) plus a per-connection initial sequence number, modulo 2^32. The
 //! client -> server direction has its own sequence space: every request is 24 bytes of
@@ -46,8 +49,8 @@ struct ConnWire {
 
 /// Translates one run's packets; keeps each connection's client-side sequence number.
 pub struct Wire {
-    servers: Vec<Endpoint>,
-    client_ip: [u8; 4],
+    /// Each flow's (sender, receiver) address, by flow id.
+    ends: Vec<([u8; 4], [u8; 4])>,
     isns: Box<dyn Fn(u32, u32) -> (u32, u32) + Send>,
     conns: HashMap<(u32, u32), ConnWire>,
     mss: u16,
@@ -58,28 +61,30 @@ pub struct Wire {
 }
 
 impl Wire {
-    /// Addresses and ISNs for every flow of `sc` (ISNs from [`address::isns`]).
-    pub fn new(sc: &Scenario) -> Result<Wire, TooManyServers> {
-        Wire::with_isns(sc, address::isns)
+    /// Addresses and ISNs for every flow of `sc`, whose (sender host, receiver host) are
+    /// `ends` (ISNs from [`address::isns`]).
+    pub fn new(sc: &Scenario, ends: &[(u32, u32)]) -> Result<Wire, TooManyServers> {
+        Wire::with_isns(sc, ends, address::isns)
     }
 
     /// As [`Wire::new`] with chosen initial sequence numbers `(server, client)` per
     /// (flow, connection).
-    pub fn with_isns(sc: &Scenario, isns: impl Fn(u32, u32) -> (u32, u32) + Send + 'static) -> Result<Wire, TooManyServers> {
+    pub fn with_isns(
+        sc: &Scenario,
+        ends: &[(u32, u32)],
+        isns: impl Fn(u32, u32) -> (u32, u32) + Send + 'static,
+    ) -> Result<Wire, TooManyServers> {
         let n = sc.spec.servers;
         if n > address::MAX_SERVERS {
             return Err(TooManyServers(n));
         }
-        let servers = (0..n)
-            .map(|f| {
-                let ip = address::server_ip(f)?;
-                Ok(Endpoint { mac: address::mac_of(ip), ip, port: address::SERVER_PORT })
-            })
+        let ends = ends
+            .iter()
+            .map(|&(src, dst)| Ok((address::host_ip(src, n)?, address::host_ip(dst, n)?)))
             .collect::<Result<Vec<_>, TooManyServers>>()?;
         let (client_wscale, client_window) = scaled_window(sc.rwnd_bytes);
         Ok(Wire {
-            servers,
-            client_ip: address::CLIENT_IP,
+            ends,
             isns: Box::new(isns),
             conns: HashMap::new(),
             mss: sc.spec.mss_bytes.min(u16::MAX as u32) as u16,
@@ -91,16 +96,29 @@ impl Wire {
     }
 
     pub fn flows(&self) -> u32 {
-        self.servers.len() as u32
+        self.ends.len() as u32
+    }
+
+    /// Flow `flow`'s (sender, receiver) address; a flow the run did not create (never in a
+    /// capture of it) gets the first server's and the client's rather than a panic.
+    fn ends_of(&self, flow: u32) -> ([u8; 4], [u8; 4]) {
+        debug_assert!((flow as usize) < self.ends.len(), "flow {flow} of {}", self.ends.len());
+        let fallback = (address::server_ip(0).unwrap_or_default(), address::CLIENT_IP);
+        self.ends.get(flow as usize).copied().unwrap_or(fallback)
     }
 
     fn conn(&mut self, flow: u32, conn: u32) -> &mut ConnWire {
-        let (servers, client_ip, isns) = (&self.servers, self.client_ip, &self.isns);
+        let (server_ip, client_ip) = self.ends_of(flow);
+        let isns = &self.isns;
         self.conns.entry((flow, conn)).or_insert_with(|| {
             let (server_isn, client_isn) = isns(flow, conn);
             ConnWire {
-                server: servers[flow as usize],
-                client: Endpoint { mac: address::mac_of(client_ip), ip: client_ip, port: address::client_port(flow, conn) },
+                server: Endpoint { mac: address::mac_of(server_ip), ip: server_ip, port: address::SERVER_PORT },
+                client: Endpoint {
+                    mac: address::mac_of(client_ip),
+                    ip: client_ip,
+                    port: address::client_port(flow, conn),
+                },
                 server_isn,
                 client_isn,
                 client_next: 1,
@@ -153,10 +171,10 @@ impl Wire {
     /// requests).
     pub fn segment(&mut self, p: &Packet) -> Wired {
         if p.kind == Kind::Udp {
-            let server = self.servers[p.flow as usize];
-            let client = Endpoint { mac: address::mac_of(self.client_ip), ip: self.client_ip, port: UDP_CLIENT_PORT };
+            let (server_ip, client_ip) = self.ends_of(p.flow);
+            let client = Endpoint { mac: address::mac_of(client_ip), ip: client_ip, port: UDP_CLIENT_PORT };
             return Wired::Udp(Datagram {
-                src: Endpoint { port: UDP_SERVER_PORT, ..server },
+                src: Endpoint { mac: address::mac_of(server_ip), ip: server_ip, port: UDP_SERVER_PORT },
                 dst: client,
                 payload_len: p.wire_bytes.saturating_sub(UDP_HEADERS) as usize,
             });
@@ -280,6 +298,12 @@ mod tests {
         ScenarioSpec { servers, tcp, blocks: Some(1), duration_ps: None, ..ScenarioSpec::default() }.validate().unwrap()
     }
 
+    /// The core's flow ends with one client: flow i from server i to host `servers`.
+    fn one_client(sc: &Scenario) -> Vec<(u32, u32)> {
+        let n = sc.spec.servers;
+        (0..n).map(|i| (i, n)).collect()
+    }
+
     fn tcp(w: Wired) -> Segment {
         match w {
             Wired::Tcp(s) => s,
@@ -290,7 +314,7 @@ mod tests {
     #[test]
     fn sequence_numbers_wrap_modulo_2_32() {
         let sc = scenario(2, TcpVariant::Newreno);
-        let mut wire = Wire::with_isns(&sc, |_, _| (u32::MAX - 99, u32::MAX)).unwrap();
+        let mut wire = Wire::with_isns(&sc, &one_client(&sc), |_, _| (u32::MAX - 99, u32::MAX)).unwrap();
         let mut data = Packet::new(1, Kind::Data, 1500, 1460, 1, 0);
         assert_eq!(tcp(wire.segment(&data)).seq, u32::MAX - 98, "first data byte is ISN + 1");
         data.seq = 101;
@@ -311,7 +335,7 @@ mod tests {
     #[test]
     fn flows_are_distinct_connections() {
         let sc = scenario(3, TcpVariant::Newreno);
-        let mut wire = Wire::new(&sc).unwrap();
+        let mut wire = Wire::new(&sc, &one_client(&sc)).unwrap();
         let a = tcp(wire.segment(&Packet::new(0, Kind::Data, 1500, 1460, 1, 0)));
         let b = tcp(wire.segment(&Packet::new(2, Kind::Data, 1500, 1460, 1, 0)));
         assert_eq!((a.src.ip, a.src.port, a.dst.port), ([198, 18, 1, 1], 7001, 40000));
@@ -320,9 +344,25 @@ mod tests {
     }
 
     #[test]
+    fn each_flow_joins_its_own_hosts() {
+        // 2 servers, 2 clients: client c's flow from server i is flow c * 2 + i (hosts 2, 3)
+        let sc = scenario(2, TcpVariant::Newreno);
+        let mut wire = Wire::new(&sc, &[(0, 2), (1, 2), (0, 3), (1, 3)]).unwrap();
+        let a = tcp(wire.segment(&Packet::new(1, Kind::Data, 1500, 1460, 1, 0)));
+        let b = tcp(wire.segment(&Packet::new(3, Kind::Data, 1500, 1460, 1, 0)));
+        assert_eq!((a.src.ip, a.dst.ip), ([198, 18, 1, 2], address::CLIENT_IP));
+        assert_eq!((b.src.ip, b.dst.ip), ([198, 18, 1, 2], address::host_ip(3, 2).unwrap()));
+        assert_ne!(a.dst.ip, b.dst.ip, "the second client has its own address");
+        // Riak: a connection between two nodes; its ACKs go from the receiving node back
+        let mut riak = Wire::new(&sc, &[(1, 0)]).unwrap();
+        let ack = tcp(riak.segment(&Packet::new(0, Kind::Ack, 40, 0, 0, 1461)));
+        assert_eq!((ack.src.ip, ack.dst.ip), ([198, 18, 1, 1], [198, 18, 1, 2]));
+    }
+
+    #[test]
     fn each_connection_of_a_flow_has_its_own_port_isn_and_client_sequence() {
         let sc = scenario(2, TcpVariant::Newreno);
-        let mut wire = Wire::with_isns(&sc, |f, c| (1000 * (c + 1) + f, 5000 * (c + 1))).unwrap();
+        let mut wire = Wire::with_isns(&sc, &one_client(&sc), |f, c| (1000 * (c + 1) + f, 5000 * (c + 1))).unwrap();
         let mut syn = Packet::new(1, Kind::Syn, 40, 0, 0, 0);
         syn.conn = 1;
         syn.set_window(2920);
@@ -348,7 +388,7 @@ mod tests {
     #[test]
     fn background_udp_is_a_datagram_of_the_core_size() {
         let sc = scenario(2, TcpVariant::Newreno);
-        let mut wire = Wire::new(&sc).unwrap();
+        let mut wire = Wire::new(&sc, &one_client(&sc)).unwrap();
         match wire.segment(&Packet::new(1, Kind::Udp, 1500, 0, 0, 0)) {
             Wired::Udp(d) => {
                 assert_eq!((d.src.ip, d.dst.ip, d.payload_len), ([198, 18, 1, 2], address::CLIENT_IP, 1472));
@@ -360,7 +400,7 @@ mod tests {
     #[test]
     fn ack_with_sack_blocks_carries_them_relative_to_the_isn() {
         let sc = scenario(1, TcpVariant::Sack);
-        let mut wire = Wire::with_isns(&sc, |_, _| (1000, 0)).unwrap();
+        let mut wire = Wire::with_isns(&sc, &one_client(&sc), |_, _| (1000, 0)).unwrap();
         let mut ack = Packet::new(0, Kind::Ack, 58, 0, 0, 1461);
         ack.set_sack(&[(2921, 4381), (5841, 7301)]);
         let s = tcp(wire.segment(&ack));
@@ -378,10 +418,12 @@ mod tests {
 
     #[test]
     fn handshake_negotiates_sack_only_for_sack_runs_and_scales_large_windows() {
-        let sack = Wire::new(&scenario(1, TcpVariant::Sack)).unwrap().handshake(0);
+        let sc = scenario(1, TcpVariant::Sack);
+        let sack = Wire::new(&sc, &one_client(&sc)).unwrap().handshake(0);
         assert!(sack[0].options.contains(&TcpOptionElement::SelectiveAcknowledgementPermitted));
         assert!(sack[1].options.contains(&TcpOptionElement::SelectiveAcknowledgementPermitted));
-        let reno = Wire::new(&scenario(1, TcpVariant::Reno)).unwrap().handshake(0);
+        let sc = scenario(1, TcpVariant::Reno);
+        let reno = Wire::new(&sc, &one_client(&sc)).unwrap().handshake(0);
         assert!(!reno[0].options.contains(&TcpOptionElement::SelectiveAcknowledgementPermitted));
         assert!(reno[0].flags.syn && !reno[0].flags.ack);
         assert!(reno[1].flags.syn && reno[1].flags.ack && reno[1].ack == reno[0].seq.wrapping_add(1));
@@ -394,6 +436,6 @@ mod tests {
     #[test]
     fn too_many_servers_for_the_address_range_is_refused() {
         let sc = scenario(address::MAX_SERVERS + 1, TcpVariant::Newreno);
-        assert!(Wire::new(&sc).is_err());
+        assert!(Wire::new(&sc, &one_client(&sc)).is_err());
     }
 }

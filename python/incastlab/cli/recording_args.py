@@ -46,8 +46,9 @@ def add_recording_arguments(parser: argparse.ArgumentParser) -> None:
                    default=None, metavar="DUR", help="the --port-util interval (default 100us)")
 
 
-def recordings_for(args: argparse.Namespace, servers: list[int]) -> list[Recording]:
-    """One Recording per point, checked before anything is simulated."""
+def recordings_for(args: argparse.Namespace, servers: list[int], scenarios: list | None = None) -> list[Recording]:
+    """One Recording per point, checked before anything is simulated (against
+    ``scenarios[i]``'s clients and workload when given)."""
     for flag, value, needs in (("--trace-flows", args.trace_flows, "trace"),
                                ("--capture-limit", args.capture_limit, "pcap"),
                                ("--pcap-received-only", "on" if args.pcap_received_only else None, "pcap"),
@@ -67,8 +68,9 @@ def recordings_for(args: argparse.Namespace, servers: list[int]) -> list[Recordi
     )
     several = len(servers) > 1
     recordings = [base.for_point(n) if several else base for n in servers]
-    for rec, n in zip(recordings, servers):
-        rec.check(n, _FLAGS)
+    for i, (rec, n) in enumerate(zip(recordings, servers)):
+        point = {"clients": scenarios[i].clients, "workload": scenarios[i].workload} if scenarios else {}
+        rec.check(n, _FLAGS, **point)
     return recordings
 
 

@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         plots.check_plot_path(args.plot)
     if args.csv is not None:
         check_writable(args.csv, "--csv")
-    recordings = recordings_for(args, args.servers)
+    recordings = recordings_for(args, args.servers, scenarios)
 
     with flag_names({"port_util_interval": "--port-util-interval"}):  # a refusal from the core names the flag too
         results = sim.run_points(scenarios, jobs=args.jobs, progress=point_progress("simulate", len(scenarios)),
