@@ -36,7 +36,7 @@ impl Riak {
     pub(super) fn new(sc: &Scenario) -> Box<Riak> {
         let s = &sc.spec;
         Box::new(Riak {
-            gets: RiakGets::new(s.servers as usize, s.read_quorum),
+            gets: RiakGets::new(s.servers as usize, s.read_quorum, s.replicas),
             sizes: ReplySizes::new(s.reply_size_dist, s.reply_bytes),
             rate: s.get_rate,
             replicas: s.replicas as usize,
