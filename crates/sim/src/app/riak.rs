@@ -104,6 +104,8 @@ struct Conn {
     replies: VecDeque<(u64, u64)>,
     /// Stream bytes the replica has written.
     written: u64,
+    /// Stream offset where the last reply fully delivered ends.
+    whole: u64,
 }
 
 /// The gets of a whole cluster. Memory follows the gets in flight, not the time run: a get
@@ -119,6 +121,12 @@ pub struct RiakGets {
     conns: Vec<Conn>,
     pub issued: u64,
     pub completed: u64,
+    /// Replies the replicas wrote, and their bytes.
+    pub replies_written: u64,
+    pub reply_bytes_written: u64,
+    /// Replies whose last byte reached their coordinator, and their bytes.
+    pub replies_delivered: u64,
+    pub reply_bytes_delivered: u64,
     /// Latencies of the completed gets, picoseconds.
     pub latencies: Latencies,
     /// Reply payload delivered in order to each node, bytes.
@@ -137,6 +145,10 @@ impl RiakGets {
             conns: Vec::new(),
             issued: 0,
             completed: 0,
+            replies_written: 0,
+            reply_bytes_written: 0,
+            replies_delivered: 0,
+            reply_bytes_delivered: 0,
             latencies: Latencies::default(),
             node_bytes_received: vec![0; nodes],
         }
@@ -181,6 +193,8 @@ impl RiakGets {
         c.written += bytes;
         let end = c.written;
         c.replies.push_back((end, get));
+        self.replies_written += 1;
+        self.reply_bytes_written += bytes;
     }
 
     /// `flow`'s coordinator `node` got stream bytes up to offset `delivered` (from
@@ -193,6 +207,9 @@ impl RiakGets {
                 break;
             }
             c.replies.pop_front();
+            self.replies_delivered += 1;
+            self.reply_bytes_delivered += end - c.whole;
+            c.whole = end;
             let g = &mut self.gets[(get - self.first) as usize];
             g.replies += 1;
             if g.replies == self.quorum {
@@ -242,6 +259,8 @@ mod tests {
         g.delivered(Time(200), 0, 3, 0, 1000);
         g.delivered(Time(250), 1, 3, 0, 999);
         assert_eq!(g.completed, 0, "one reply and 999 of 1000 bytes of another: not yet");
+        assert_eq!((g.replies_delivered, g.reply_bytes_delivered), (1, 1000));
+        assert_eq!((g.replies_written, g.reply_bytes_written), (3, 3000));
         g.delivered(Time(300), 1, 3, 999, 1000);
         assert_eq!((g.completed, g.latencies.len(), g.latencies.max()), (1, 1, Some(200)));
         assert_eq!(g.gets_held(), 1, "its third reply is still due");
