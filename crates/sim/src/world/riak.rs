@@ -105,6 +105,23 @@ impl World {
         self.send_from_client(pkt);
     }
 
+    /// A dropped request enters its NIC again: like any segment TCP sends, it carries the
+    /// connection's ACK, window and timestamp echo of now (RFC 793 §3.7 "Managing the
+    /// Window", RFC 7323 §4.3), not those of its first sending an RTOmin ago: a stale echo
+    /// would make the replica's next RTT sample an RTOmin too long.
+    pub(super) fn refresh_request(&mut self, id: crate::event::PktId) {
+        let f = self.pool.get(id).flow as usize;
+        if self.pool.get(id).conn != self.flows[f].conn {
+            return; // its connection was replaced: the replica will count it stale
+        }
+        let fl = &mut self.flows[f];
+        fl.receiver.on_ack_sent();
+        let p = self.pool.get_mut(id);
+        p.ack = fl.receiver.ack_number();
+        p.ts = fl.receiver.ts_echo();
+        p.set_window(fl.receiver.window);
+    }
+
     /// Request `number` of flow `f` reached its replica: it writes the reply of every
     /// request it can now read, in order, onto the connection.
     #[inline(never)] // kept out of the synchronized reads' hot path
