@@ -2077,7 +2077,8 @@ mod tests {
         assert_eq!(w.ends.len(), 20, "500 gets/s for 0.2 s use all 5 x 4 pairs");
         let g = w.riak_gets().unwrap();
         assert!(g.completed > 0 && g.completed <= g.issued);
-        assert_eq!(w.counters.app_bytes, g.node_bytes_received.iter().sum::<u64>());
+        // (app_bytes and node_bytes_received grow from one value: compare with the replies)
+        assert!(g.reply_bytes_delivered <= w.counters.app_bytes && w.counters.app_bytes <= g.reply_bytes_written);
     }
 }
 
