@@ -281,7 +281,8 @@ mod tests {
         };
         let r = crate::run(&spec).unwrap();
         assert_eq!(r.gets_completed, Some(0));
-        assert_eq!((r.get_latency_p50_s, r.get_latency_p99_s, r.get_latency_max_s), (Some(None), Some(None), Some(None)));
+        let latencies = (r.get_latency_p50_s, r.get_latency_p99_s, r.get_latency_max_s);
+        assert_eq!(latencies, (Some(None), Some(None), Some(None)));
         let json = serde_json::to_value(&r).unwrap();
         assert!(json["get_latency_p50_s"].is_null() && json.get("get_latency_max_s").is_some());
         let sync = serde_json::to_value(crate::run(&ScenarioSpec { servers: 2, ..ScenarioSpec::default() }).unwrap());
