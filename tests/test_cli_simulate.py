@@ -67,6 +67,20 @@ def test_riak_workload_runs_end_to_end_and_tables_gets():
     assert len(point["node_bytes_received"]) == 16 and sum(point["node_bytes_received"]) == point["app_bytes"]
 
 
+def test_riak_latencies_print_as_dashes_and_null_when_no_get_completed():
+    # one get per node per second, 1 ms: no get completes; latencies are null, not 0 s
+    args = ["simulate", "--workload", "riak", "--servers", "4", "--get-rate", "1", "--duration", "1ms"]
+    point = json.loads(incastlab(*args, "--json").stdout)
+    assert point["gets_completed"] == 0
+    assert [point[f"get_latency_{k}_s"] for k in ("p50", "p99", "max")] == [None, None, None]
+    r = incastlab(*args)
+    assert r.returncode == 0, r.stderr
+    heading, row = r.stdout.splitlines()[1], r.stdout.splitlines()[3]
+    cells = dict(zip(["nodes", "goodput", "gets", "done", "p50", "p99", "max"], row.split()))
+    assert heading.split()[5:11] == ["p50", "ms", "p99", "ms", "max", "ms"]
+    assert (cells["p50"], cells["p99"], cells["max"]) == ("-", "-", "-")
+
+
 @pytest.mark.parametrize("args, flag", [
     (["--workload", "riak", "--servers", "8", "--blocks", "3"], "--blocks"),
     # the constraint is between two fields: blamed on the one given (servers, which the

@@ -36,7 +36,7 @@ def test_every_scenario_field_has_a_simulate_flag_that_reaches_it():
     simulate_parser = _subcommands(build_parser())["simulate"]
     flags = {a.dest: a for a in simulate_parser._actions}
     samples = {"count": "3", "bytes": "64KiB", "bits_per_second": "10Gbps", "picoseconds": "3ms",
-               "fraction": "0.25", "choice": None, "flag": None, "weights": "3,1"}
+               "fraction": "0.25", "per_second": "50", "choice": None, "flag": None, "weights": "3,1"}
     for f in schema.FIELDS:
         if f.public in NOT_FLAGS:
             continue
@@ -47,6 +47,14 @@ def test_every_scenario_field_has_a_simulate_flag_that_reaches_it():
         argv = ["--servers", "1", f.flag] + ([] if value is None else [value])
         args = simulate_parser.parse_args(argv)
         assert getattr(args, f.public) == (True if value is None else value)
+
+
+def test_get_rate_is_a_rate_per_second_not_a_fraction():
+    f = schema.BY_PUBLIC["get_rate"]
+    assert (f.unit, f.metavar, schema.UNIT_WORDS[f.unit]) == ("per_second", "PER_S", "/s")
+    assert f.parse("2500") == 2500.0 and f.allowed().startswith("a number from 0.001 to 1e+07 per second")
+    with pytest.raises(UsageError, match="get_rate"):
+        f.parse("0")
 
 
 def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

@@ -32,9 +32,11 @@ PS_PER_S = 10**12
 
 # What a bare number means, per unit: the SI base unit (bytes, bit/s, seconds).
 _METAVAR = {"count": "N", "bytes": "SIZE", "bits_per_second": "RATE", "picoseconds": "TIME",
-            "fraction": "FRACTION", "flag": "", "choice": "WORD", "weights": "W,W,..."}
+            "fraction": "FRACTION", "per_second": "PER_S", "flag": "", "choice": "WORD", "weights": "W,W,..."}
 UNIT_WORDS = {"count": "count", "bytes": "bytes", "bits_per_second": "bit/s", "picoseconds": "seconds",
-               "fraction": "fraction", "flag": "on/off", "choice": "word", "weights": "list"}
+               "fraction": "fraction", "per_second": "/s", "flag": "on/off", "choice": "word", "weights": "list"}
+# Units whose values are plain real numbers (no unit suffix to parse).
+REAL_UNITS = ("fraction", "per_second")
 
 # Words that switch a duration on or off (``delayed_ack="on"`` is Linux's 40 ms minimum
 # delayed-ACK timer: 000_315d806dde942a9f.txt §4.2, "Most TCP implementations wait only 40ms").
@@ -130,8 +132,9 @@ class FieldSpec:
             text = f"whole numbers of at least {self.min}, one per class, e.g. 3,1"
         elif self.unit == "flag":
             text = "on or off"
-        elif self.unit == "fraction":
+        elif self.unit in REAL_UNITS:
             text = f"a number from {self.min:g} to {self.max:g}"
+            text += " per second" if self.unit == "per_second" else ""
         else:
             text = _range_text(self)
         if self.limit_source:
@@ -152,7 +155,7 @@ class FieldSpec:
             if word not in self.choices:
                 raise UsageError(self.public, raw, self.allowed())
             return word
-        if self.unit == "fraction":
+        if self.unit in REAL_UNITS:
             return self._in_range(raw, _parse_fraction(self, raw))
         if self.unit == "weights":
             return _parse_weights(self, raw)
@@ -163,7 +166,7 @@ class FieldSpec:
     def _in_range(self, raw: Any, value: Any) -> Any:
         if not (self.min <= value <= self.max):  # also refuses NaN
             # text as typed; a number in the field's unit (5 s of RTT reads "5s", not 5.0)
-            shown = raw if isinstance(raw, str) or self.unit == "fraction" else self.format(self.to_public(value))
+            shown = raw if isinstance(raw, str) or self.unit in REAL_UNITS else self.format(self.to_public(value))
             raise UsageError(self.public, shown, self.allowed())
         return value
 

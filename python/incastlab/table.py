@@ -68,6 +68,8 @@ def _cell(rec: dict, key: str, fmt: Callable[[Any], str]) -> str:
     blocks = rec.get("blocks")
     if key in _NEEDS_A_BLOCK and blocks == 0:
         return "-"
+    if rec.get(key) is None or pd.isna(rec[key]):
+        return "-"  # no value: e.g. get latencies when no get completed (null in JSON)
     text = fmt(rec[key])
     if key in _PERCENTILES and blocks is not None and blocks < FEW_BLOCKS:
         return text + "*"

@@ -27,12 +27,15 @@ pub struct SimResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gets_completed: Option<u64>,
     /// Riak: latency of completed gets, from issue to the quorum-th reply's last byte.
+    /// Absent without Riak; `Some(None)` (JSON null) when no get completed. The
+    /// percentiles are nearest-rank from a log-linear histogram, within 0.05 % of the
+    /// exact value (`app::latency`); the maximum is exact.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub get_latency_p50_s: Option<f64>,
+    pub get_latency_p50_s: Option<Option<f64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub get_latency_p99_s: Option<f64>,
+    pub get_latency_p99_s: Option<Option<f64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub get_latency_max_s: Option<f64>,
+    pub get_latency_max_s: Option<Option<f64>>,
     /// Riak: reply payload delivered in order to each node, bytes, index = node.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub node_bytes_received: Option<Vec<u64>>,
@@ -183,9 +186,9 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         workload: s.workload,
         gets_issued: riak.map(|g| g.issued),
         gets_completed: riak.map(|g| g.completed),
-        get_latency_p50_s: riak.map(|g| secs(percentile(&g.latencies, 50.0))),
-        get_latency_p99_s: riak.map(|g| secs(percentile(&g.latencies, 99.0))),
-        get_latency_max_s: riak.map(|g| secs(g.latencies.iter().copied().max().unwrap_or(0))),
+        get_latency_p50_s: riak.map(|g| g.latencies.percentile(50.0).map(secs)),
+        get_latency_p99_s: riak.map(|g| g.latencies.percentile(99.0).map(secs)),
+        get_latency_max_s: riak.map(|g| g.latencies.max().map(secs)),
         node_bytes_received: riak.map(|g| g.node_bytes_received.clone()),
         sru_bytes: if s.workload == Workload::Riak { 0 } else { sc.per_server_bytes[0] },
         block_bytes: w.clients.first().map_or(0, |c| c.block_bytes(w.active_per_block())),
@@ -258,5 +261,31 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         app_bytes: c.app_bytes,
         peak_packets: w.high_water_marks().0 as u64,
         peak_events: w.high_water_marks().1 as u64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::{ScenarioSpec, Workload};
+    use crate::time::PS_PER_MS;
+
+    #[test]
+    fn get_latencies_are_null_when_no_get_completed_and_absent_without_riak() {
+        // 4 nodes, one get per second each, 1 ms: (almost surely) no get at all
+        let spec = ScenarioSpec {
+            servers: 4,
+            workload: Workload::Riak,
+            get_rate: 1.0,
+            duration_ps: Some(PS_PER_MS),
+            ..ScenarioSpec::default()
+        };
+        let r = crate::run(&spec).unwrap();
+        assert_eq!(r.gets_completed, Some(0));
+        let latencies = (r.get_latency_p50_s, r.get_latency_p99_s, r.get_latency_max_s);
+        assert_eq!(latencies, (Some(None), Some(None), Some(None)));
+        let json = serde_json::to_value(&r).unwrap();
+        assert!(json["get_latency_p50_s"].is_null() && json.get("get_latency_max_s").is_some());
+        let sync = serde_json::to_value(crate::run(&ScenarioSpec { servers: 2, ..ScenarioSpec::default() }).unwrap());
+        assert!(sync.unwrap().get("get_latency_p50_s").is_none(), "no Riak, no field");
     }
 }

@@ -452,12 +452,14 @@ pub struct Fabric {
     pub oversubscription: Option<f64>,
 }
 
-/// Why no switch-to-switch link may be slower than a host's: the world never drops the
-/// client's requests and ACKs (`World::at_switch`), and on a link slower than the client's own
-/// its burst of requests could queue past a buffer. Datacenter uplinks are at least as fast
-/// as host links; oversubscription comes from having fewer of them.
-const SLOWER_LINK: &str = "a switch-to-switch link slower than the host links would queue the client's requests, \
-                           which the model never drops";
+/// Why no switch-to-switch link may be slower than a host's. Not loss on the reverse path:
+/// `World::at_switch` drops requests (sent again an RTOmin later), ACKs and SYNs like any
+/// packet. But the results watch the client's switch port as the bottleneck
+/// (`max_queue_bytes`, the capture mirror, the event trace), and a trunk slower than the host
+/// links would be the rate bottleneck instead; nor do the sources have one: datacenter
+/// uplinks are at least as fast as host links, and oversubscription comes from having fewer.
+const SLOWER_LINK: &str = "a switch-to-switch link slower than the host links would be the bottleneck, \
+                           and the results measure the client's switch port as the bottleneck";
 
 /// Unset leaf_spine fields: the smallest leaf-spine, two leaves under one spine, at full
 /// bisection (every uplink as fast as the host ports below it together).
@@ -1124,7 +1126,10 @@ mod tests {
         assert_eq!(refused(over), ("oversubscription", related));
         assert_eq!(refused(leaf_spine(2, 2)), ("spines", related), "1 server per leaf over 2 spines");
         let slow = ScenarioSpec { trunk_rate_bps: Some(100_000_000), ..two };
-        assert_eq!(refused(slow), ("trunk_rate_bps", &["rate_bps"][..]));
+        assert_eq!(refused(slow.clone()), ("trunk_rate_bps", &["rate_bps"][..]));
+        // the reason given is the true one: requests and ACKs do drop (World::at_switch)
+        let why = slow.validate().unwrap_err().allowed;
+        assert!(why.contains("bottleneck") && !why.contains("never drops"), "{why}");
     }
 
     #[test]

@@ -28,6 +28,8 @@ pub enum Unit {
     Picoseconds,
     /// A real number (a fraction or a factor).
     Fraction,
+    /// A real number of events per second (a rate of things, not of bits).
+    PerSecond,
     /// On or off.
     Flag,
     /// One word out of `choices`.
@@ -103,7 +105,7 @@ const fn because(mut f: Field, source: &'static str) -> Field {
     f
 }
 
-use Unit::{BitsPerSecond, Bytes, Count, Fraction, Picoseconds};
+use Unit::{BitsPerSecond, Bytes, Count, Fraction, PerSecond, Picoseconds};
 
 /// Every field of [`ScenarioSpec`], in the order people read them: the workload, the
 /// network, TCP, the run, the mitigations.
@@ -115,7 +117,7 @@ pub const FIELDS: &[Field] = &[
         "servers x clients at most 2^20 connections"),
     choice("workload", "workload", &["sync_read", "riak"],
         "sync_read: clients read blocks from every server (FAST'08); riak: the servers are nodes coordinating gets (Fritchie)"),
-    because(field("get_rate", "get_rate", Fraction, Range::Real { min: 0.001, max: 1e7 },
+    because(field("get_rate", "get_rate", PerSecond, Range::Real { min: 0.001, max: 1e7 },
         "riak: gets each node coordinates per second, a Poisson process (Fritchie: thousands per second)"),
         "a get at least every 1000 s, at most one per 100 ns"),
     field("replicas", "replicas", Count, whole(1, 64),
@@ -335,6 +337,7 @@ pub fn allowed_text(f: &Field) -> String {
                 (false, false) => format!("{} to {}", fmt(min), fmt(max)),
             }
         }
+        Range::Real { min, max } if f.unit == Unit::PerSecond => format!("{min} to {max} per second"),
         Range::Real { min, max } => format!("{min} to {max}"),
         Range::Any if f.unit == Unit::Choice => format!("one of {}", f.choices.join(", ")),
         Range::Any => "on or off".to_string(),

@@ -21,12 +21,12 @@ import re
 from typing import Any, Iterable, Mapping
 
 from ..errors import UsageError
-from ..schema import BY_PUBLIC, FIELDS, FieldSpec
+from ..schema import BY_PUBLIC, FIELDS, REAL_UNITS, FieldSpec
 
 #: A range longer than this is a typo (``1..1000000+1``), not a study.
 MAX_RANGE_VALUES = 10_000
 _RANGE = re.compile(r"^(?P<a>[^.]+?)\.\.(?P<b>[^+*]+?)(?:(?P<op>[+*])(?P<step>.+))?$")
-_RANGED_UNITS = ("count", "bytes", "bits_per_second", "picoseconds", "fraction")
+_RANGED_UNITS = ("count", "bytes", "bits_per_second", "picoseconds", *REAL_UNITS)
 
 
 def field_names_text() -> str:
@@ -106,8 +106,8 @@ def _expand(f: FieldSpec, m: re.Match, item: str, param: str) -> list[Any]:
         if len(values) > MAX_RANGE_VALUES:
             raise UsageError(where, item, f"a range of at most {MAX_RANGE_VALUES} values")
         nxt = v * factor if op == "*" else v + step
-        v = round(nxt) if isinstance(a, int) and isinstance(nxt, float) and f.unit != "fraction" else nxt
-        if f.unit == "fraction":
+        v = round(nxt) if isinstance(a, int) and isinstance(nxt, float) and f.unit not in REAL_UNITS else nxt
+        if f.unit in REAL_UNITS:
             v = round(v, 12)  # 0.1 + 0.2 is 0.3 here
     values.append(b)
     return [_parse_one(f, _public(f, x), param) for x in values]

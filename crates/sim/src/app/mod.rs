@@ -2,6 +2,7 @@
 //! Fritchie's blog, and the connection-serialization schedules of Osada et al. with the
 //! model that sizes them.
 
+pub mod latency;
 pub mod riak;
 pub mod schedule;
 pub mod serialization_model;

@@ -21,6 +21,7 @@ use rand::Rng;
 use rand_distr::{Distribution, Exp, LogNormal};
 use serde::{Deserialize, Serialize};
 
+use super::latency::Latencies;
 use crate::event::FlowId;
 use crate::time::{Time, PS_PER_S};
 
@@ -77,7 +78,7 @@ impl ReplySizes {
 #[derive(Clone, Copy, Debug)]
 struct Get {
     started: Time,
-    /// Replies fully arrived so far.
+    /// Replies fully arrived so far; at `replicas` the get is retired.
     replies: u32,
 }
 
@@ -103,40 +104,66 @@ struct Conn {
     replies: VecDeque<(u64, u64)>,
     /// Stream bytes the replica has written.
     written: u64,
+    /// Stream offset where the last reply fully delivered ends.
+    whole: u64,
 }
 
-/// The gets of a whole cluster.
+/// The gets of a whole cluster. Memory follows the gets in flight, not the time run: a get
+/// is retired once all its replies have arrived, and latencies go to a bounded histogram.
 #[derive(Clone, Debug)]
 pub struct RiakGets {
     quorum: u32,
-    gets: Vec<Get>,
+    replicas: u32,
+    /// The gets from the oldest one not retired (id `first`) to the newest; retired ones
+    /// behind a live one wait in place until it retires.
+    gets: VecDeque<Get>,
+    first: u64,
     conns: Vec<Conn>,
     pub issued: u64,
     pub completed: u64,
-    /// Latency of each completed get, picoseconds, in completion order.
-    pub latencies: Vec<u64>,
+    /// Replies the replicas wrote, and their bytes.
+    pub replies_written: u64,
+    pub reply_bytes_written: u64,
+    /// Replies whose last byte reached their coordinator, and their bytes.
+    pub replies_delivered: u64,
+    pub reply_bytes_delivered: u64,
+    /// Latencies of the completed gets, picoseconds.
+    pub latencies: Latencies,
     /// Reply payload delivered in order to each node, bytes.
     pub node_bytes_received: Vec<u64>,
 }
 
 impl RiakGets {
-    pub fn new(nodes: usize, quorum: u32) -> Self {
+    /// Gets ask `replicas` nodes and complete at `quorum` (<= `replicas`) replies.
+    pub fn new(nodes: usize, quorum: u32, replicas: u32) -> Self {
+        assert!(quorum <= replicas, "the read quorum is at most the replicas asked");
         RiakGets {
             quorum,
-            gets: Vec::new(),
+            replicas,
+            gets: VecDeque::new(),
+            first: 0,
             conns: Vec::new(),
             issued: 0,
             completed: 0,
-            latencies: Vec::new(),
+            replies_written: 0,
+            reply_bytes_written: 0,
+            replies_delivered: 0,
+            reply_bytes_delivered: 0,
+            latencies: Latencies::default(),
             node_bytes_received: vec![0; nodes],
         }
     }
 
     /// A get starts now; its id.
     pub fn issue(&mut self, now: Time) -> u64 {
-        self.gets.push(Get { started: now, replies: 0 });
+        self.gets.push_back(Get { started: now, replies: 0 });
         self.issued += 1;
-        self.gets.len() as u64 - 1
+        self.issued - 1
+    }
+
+    /// Gets held in memory: from the oldest not retired to the newest.
+    pub fn gets_held(&self) -> usize {
+        self.gets.len()
     }
 
     /// The coordinator sends, on `flow`, the request of `get` for a reply of `bytes`; its
@@ -166,6 +193,8 @@ impl RiakGets {
         c.written += bytes;
         let end = c.written;
         c.replies.push_back((end, get));
+        self.replies_written += 1;
+        self.reply_bytes_written += bytes;
     }
 
     /// `flow`'s coordinator `node` got stream bytes up to offset `delivered` (from
@@ -178,12 +207,19 @@ impl RiakGets {
                 break;
             }
             c.replies.pop_front();
-            let g = &mut self.gets[get as usize];
+            self.replies_delivered += 1;
+            self.reply_bytes_delivered += end - c.whole;
+            c.whole = end;
+            let g = &mut self.gets[(get - self.first) as usize];
             g.replies += 1;
             if g.replies == self.quorum {
                 self.completed += 1;
-                self.latencies.push((now - g.started).0);
+                self.latencies.record((now - g.started).0);
             }
+        }
+        while self.gets.front().is_some_and(|g| g.replies == self.replicas) {
+            self.gets.pop_front();
+            self.first += 1;
         }
     }
 
@@ -210,7 +246,7 @@ mod tests {
 
     #[test]
     fn a_get_completes_at_the_quorum_not_before_nor_again() {
-        let mut g = RiakGets::new(4, 2);
+        let mut g = RiakGets::new(4, 2, 3);
         let id = g.issue(Time(100));
         // three replicas, one connection each (flows 0, 1, 2), 1000 B replies
         for f in 0..3 {
@@ -223,10 +259,14 @@ mod tests {
         g.delivered(Time(200), 0, 3, 0, 1000);
         g.delivered(Time(250), 1, 3, 0, 999);
         assert_eq!(g.completed, 0, "one reply and 999 of 1000 bytes of another: not yet");
+        assert_eq!((g.replies_delivered, g.reply_bytes_delivered), (1, 1000));
+        assert_eq!((g.replies_written, g.reply_bytes_written), (3, 3000));
         g.delivered(Time(300), 1, 3, 999, 1000);
-        assert_eq!((g.completed, g.latencies.clone()), (1, vec![200]));
+        assert_eq!((g.completed, g.latencies.len(), g.latencies.max()), (1, 1, Some(200)));
+        assert_eq!(g.gets_held(), 1, "its third reply is still due");
         g.delivered(Time(400), 2, 3, 0, 1000);
         assert_eq!(g.completed, 1, "the third reply arrives but the get completed once");
+        assert_eq!((g.latencies.len(), g.gets_held()), (1, 0), "and the get is retired");
         assert_eq!(g.node_bytes_received, vec![0, 0, 0, 3000]);
     }
 
@@ -234,7 +274,7 @@ mod tests {
     fn replies_on_one_connection_are_attributed_in_order_by_offset() {
         // quorum 1: each reply completes its get. Three gets on one connection, replies of
         // 500, 300 and 200 B end at offsets 500, 800, 1000
-        let mut g = RiakGets::new(2, 1);
+        let mut g = RiakGets::new(2, 1, 1);
         let ids: Vec<u64> = (0..3).map(|i| g.issue(Time(i))).collect();
         for (&id, bytes) in ids.iter().zip([500, 300, 200]) {
             g.send_request(0, id, bytes);
@@ -247,14 +287,38 @@ mod tests {
             g.write_reply(0, id, bytes);
         }
         g.delivered(Time(10), 0, 1, 0, 799);
-        assert_eq!(g.latencies, vec![10], "offset 799 ends the first reply only");
+        assert_eq!((g.latencies.len(), g.latencies.max()), (1, Some(10)), "offset 799 ends the first reply only");
+        assert_eq!(g.gets_held(), 2, "the first get is retired");
         g.delivered(Time(20), 0, 1, 799, 1000);
-        assert_eq!(g.latencies, vec![10, 19, 18], "both others end by 1000, in order");
+        // both others end by 1000, in order: latencies 19 and 18 ps (exact below 2048 ps)
+        let l = &g.latencies;
+        assert_eq!((l.len(), l.percentile(1.0), l.percentile(50.0), l.max()), (3, Some(10), Some(18), Some(19)));
+        assert_eq!(g.gets_held(), 0);
+    }
+
+    #[test]
+    fn memory_follows_the_gets_in_flight_not_the_gets_issued() {
+        // 100,000 gets, each answered by its 3 replicas (flows 0-2) before the next: one
+        // get is ever held, and the latencies' histogram stays small
+        let mut g = RiakGets::new(4, 2, 3);
+        let mut out = vec![];
+        for i in 0..100_000u64 {
+            let id = g.issue(Time(i * 1_000_000));
+            for f in 0..3 {
+                let n = g.send_request(f, id, 100);
+                g.request_arrived(f, n, &mut out);
+                g.write_reply(f, id, 100);
+                g.delivered(Time(i * 1_000_000 + 5000 + f as u64), f, 3, i * 100, (i + 1) * 100);
+            }
+            out.clear();
+            assert_eq!(g.gets_held(), 0);
+        }
+        assert_eq!((g.completed, g.latencies.len(), g.latencies.max()), (100_000, 100_000, Some(5001)));
     }
 
     #[test]
     fn a_late_request_holds_back_the_ones_behind_it_as_a_byte_stream_does() {
-        let mut g = RiakGets::new(2, 1);
+        let mut g = RiakGets::new(2, 1, 1);
         for id in 0..3 {
             let get = g.issue(Time::ZERO);
             assert_eq!(g.send_request(5, get, 100 + id), id);

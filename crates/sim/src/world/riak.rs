@@ -36,7 +36,7 @@ impl Riak {
     pub(super) fn new(sc: &Scenario) -> Box<Riak> {
         let s = &sc.spec;
         Box::new(Riak {
-            gets: RiakGets::new(s.servers as usize, s.read_quorum),
+            gets: RiakGets::new(s.servers as usize, s.read_quorum, s.replicas),
             sizes: ReplySizes::new(s.reply_size_dist, s.reply_bytes),
             rate: s.get_rate,
             replicas: s.replicas as usize,
@@ -103,6 +103,23 @@ impl World {
         pkt.ts = fl.receiver.ts_echo();
         pkt.set_window(fl.receiver.window);
         self.send_from_client(pkt);
+    }
+
+    /// A dropped request enters its NIC again: like any segment TCP sends, it carries the
+    /// connection's ACK, window and timestamp echo of now (RFC 793 §3.7 "Managing the
+    /// Window", RFC 7323 §4.3), not those of its first sending an RTOmin ago: a stale echo
+    /// would make the replica's next RTT sample an RTOmin too long.
+    pub(super) fn refresh_request(&mut self, id: crate::event::PktId) {
+        let f = self.pool.get(id).flow as usize;
+        if self.pool.get(id).conn != self.flows[f].conn {
+            return; // its connection was replaced: the replica will count it stale
+        }
+        let fl = &mut self.flows[f];
+        fl.receiver.on_ack_sent();
+        let p = self.pool.get_mut(id);
+        p.ack = fl.receiver.ack_number();
+        p.ts = fl.receiver.ts_echo();
+        p.set_window(fl.receiver.window);
     }
 
     /// Request `number` of flow `f` reached its replica: it writes the reply of every
