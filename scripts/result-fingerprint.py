@@ -89,6 +89,25 @@ def grid() -> list[tuple[str, dict, bool]]:
     ]
     for knob, (tcp, rules) in itertools.product(knobs, combos):
         add({"tcp": tcp, "tcp_rules": rules, "servers": 32, "duration": "1s", **knob})
+
+    # what came after the grid: CUBIC and DCTCP with ECN marks, PRR and RACK-TLP, the fabrics
+    # (two switches, leaf-spine), PAUSE and PFC with a victim, shared pools, QoS classes,
+    # several clients and the Riak workload; the short ones with their event traces
+    add(dict(cc="cubic", tcp="sack", servers=16, duration="1s"), events=True)
+    add(dict(cc="dctcp", ecn_threshold=20, tcp="sack", servers=32, rate="10Gbps", rtt="40us", buffer=150_000,
+             rto_min="1ms", duration="100ms"))
+    for rto in ("200ms", "200us"):
+        add(dict(tcp="sack", prr=True, rack_tlp=True, servers=16, rto_min=rto, duration="1s"), events=(rto == "200ms"))
+    add(dict(topology="two_switch", servers=16, duration="1s"), events=True)
+    add(dict(topology="leaf_spine", leaves=4, spines=2, oversubscription=2.0, servers=16, duration="1s"))
+    add(dict(topology="two_switch", pause=True, victim=True, servers=8, duration="1s"))
+    add(dict(topology="two_switch", pause=True, pfc=True, qos_classes=2, victim=True, victim_class=1, servers=8,
+             duration="1s"))
+    add(dict(buffer_sharing="dynamic", servers=16, duration="1s"))
+    add(dict(qos_classes=2, qos_scheduler="wrr", qos_weights=[3, 1], victim=True, victim_class=1, servers=8,
+             duration="1s"))
+    add(dict(clients=2, servers=8, duration="1s"), events=True)
+    add(dict(workload="riak", servers=16, get_rate=125, duration="500ms"))
     return points
 
 
