@@ -20,7 +20,7 @@ import pytest
 from incastlab import EnvironmentProblem, Scenario, UsageError
 from incastlab.peers import ns3, tracediff
 from incastlab.peers.tracediff import Sent
-from peer_support import executable
+from peer_support import CONTEXT, NEITHER_PEER_EXPRESSES, executable
 
 # What ns3-incast --header=true prints (a real 2 s run at 4 servers).
 NS3_OUTPUT = (
@@ -138,31 +138,10 @@ def test_seed_zero_is_refused_because_ns3_refuses_it():
     assert e.value.param == "seed"
 
 
-# One value other than the default for every field the peer cannot express.
-NOT_EXPRESSIBLE = {
-    "block": "1MiB", "blocks": 5, "dupack_threshold": 2, "rto_max": "10s", "rto_random": 0.5, "timer_ticks": True,
-    "send_jitter": "1us", "slow_start": False, "slow_start_after_idle": True, "buffer_packets": 20,
-    "active_servers": 2, "handshake": True, "syn_timeout": "1s", "mitigation": "ictcp", "nccs_k": 2,
-    "condition_i": "delivered", "udp": 0.001, "udp_packet": 500, "cc": "cubic", "ecn_threshold": 20,
-    "topology": "two_switch", "trunk_rate": "10Gbps", "leaves": 3, "spines": 2,
-    "oversubscription": 2.0,
-    "pause": True, "pause_xoff": 6000, "pause_xon": 1000, "pause_quanta": 100, "victim": True,
-    "prr": True, "rack_tlp": True, "buffer_sharing": "dynamic", "buffer_pool": 1_000_000, "dt_alpha": 2.0,
-    "qos_classes": 2, "qos_scheduler": "wrr", "qos_weights": "3,1", "victim_class": 1, "pfc": True,
-    "clients": 2, "workload": "riak", "get_rate": 50, "replicas": 2, "read_quorum": 1, "reply_bytes": 20_000,
-    "reply_size_dist": "exponential",
-}
-
-# Fields a sample needs beside it to be a valid scenario at all (the core's own constraints).
-# The peer checks fields in the schema's order, so buffer_pool's refusal names buffer_sharing,
-# the inexpressible field a pool needs: either name tells the user what the peer cannot do.
-CONTEXT = {"prr": {"tcp": "sack"}, "rack_tlp": {"tcp": "sack"}, "buffer_pool": {"buffer_sharing": "dynamic"},
-           "trunk_rate": {"topology": "two_switch"}, "leaves": {"topology": "leaf_spine"},
-           "spines": {"topology": "leaf_spine"}, "oversubscription": {"topology": "leaf_spine"},
-           "qos_weights": {"qos_scheduler": "wrr", "qos_classes": 2},
-           "victim_class": {"victim": True, "qos_classes": 2}, "pfc": {"pause": True, "qos_classes": 2},
-           # Riak's own fields are refused unless the workload is riak
-           **{f: {"workload": "riak"} for f in ("get_rate", "replicas", "read_quorum", "reply_bytes", "reply_size_dist")}}
+# One value other than the default for every field the peer cannot express: those neither
+# peer can (peer_support), then ns-3's own.
+NOT_EXPRESSIBLE = {**NEITHER_PEER_EXPRESSES, "block": "1MiB", "dupack_threshold": 2, "rto_max": "10s",
+                   "send_jitter": "1us", "buffer_packets": 20}
 
 
 def test_every_inexpressible_field_has_a_sample_here():

@@ -1,4 +1,5 @@
-"""What the peer-harness tests share: stand-in executables and a hand-written trace."""
+"""What the peer-harness tests share: stand-in executables, a hand-written trace, and the
+sample values of the fields the peers cannot express."""
 
 from __future__ import annotations
 
@@ -20,3 +21,30 @@ def executable(path: Path, text: str) -> Path:
     path.write_text(text)
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return path
+
+
+# One value other than the default for every field neither peer (ns-2, ns-3) can express;
+# each peer's tests add the fields only it cannot express (test_peer_ns2.py, test_peer_ns3.py).
+NEITHER_PEER_EXPRESSES = {
+    "blocks": 5, "timer_ticks": True, "rto_random": 0.5, "slow_start": False, "slow_start_after_idle": True,
+    "active_servers": 2, "handshake": True, "syn_timeout": "1s", "mitigation": "ictcp", "nccs_k": 2,
+    "condition_i": "delivered", "udp": 0.001, "udp_packet": 500, "cc": "cubic", "ecn_threshold": 20,
+    "topology": "two_switch", "trunk_rate": "10Gbps", "leaves": 3, "spines": 2, "oversubscription": 2.0,
+    "pause": True, "pause_xoff": 6000, "pause_xon": 1000, "pause_quanta": 100, "victim": True,
+    "prr": True, "rack_tlp": True, "buffer_sharing": "dynamic", "buffer_pool": 1_000_000, "dt_alpha": 2.0,
+    "qos_classes": 2, "qos_scheduler": "wrr", "qos_weights": "3,1", "victim_class": 1, "pfc": True,
+    "clients": 2, "workload": "riak", "get_rate": 50, "replicas": 2, "read_quorum": 1, "reply_bytes": 20_000,
+    "reply_size_dist": "exponential",
+}
+
+# Fields a sample needs beside it to be a valid scenario at all (the core's own constraints).
+# A peer checks fields in the schema's order, so buffer_pool's refusal names buffer_sharing,
+# the inexpressible field a pool needs: either name tells the user what the peer cannot do.
+CONTEXT = {"prr": {"tcp": "sack"}, "rack_tlp": {"tcp": "sack"}, "buffer_pool": {"buffer_sharing": "dynamic"},
+           "trunk_rate": {"topology": "two_switch"}, "leaves": {"topology": "leaf_spine"},
+           "spines": {"topology": "leaf_spine"}, "oversubscription": {"topology": "leaf_spine"},
+           "qos_weights": {"qos_scheduler": "wrr", "qos_classes": 2},
+           "victim_class": {"victim": True, "qos_classes": 2}, "pfc": {"pause": True, "qos_classes": 2},
+           # Riak's own fields are refused unless the workload is riak
+           **{f: {"workload": "riak"}
+              for f in ("get_rate", "replicas", "read_quorum", "reply_bytes", "reply_size_dist")}}
