@@ -46,6 +46,7 @@ import pandas as pd
 
 from .errors import UsageError
 from .monitor import verdict
+from .monitor.timescales import runs_at_or_above
 
 PS_PER_S = 10**12
 #: The core records from 100 us to 1 s (``port_util.rs``: MIN_INTERVAL, MAX_INTERVAL).
@@ -246,15 +247,7 @@ def _direction(u_ms: PortUtil, port: int, second: int, avg_bps: float, line_rate
     if u_ms is None:
         return verdict.DirectionFacts(name, avg_bps, None)
     ms = u_ms["tx_bytes"][port, second * 1000:(second + 1) * 1000] * 8 * 1000.0
-    runs, current = [], 0
-    for above in ms >= verdict.LINE_FRACTION * line_rate:
-        if above:
-            current += 1
-        elif current:
-            runs.append(current)
-            current = 0
-    if current:
-        runs.append(current)
+    runs = runs_at_or_above(ms, verdict.LINE_FRACTION * line_rate)  # the monitor's bursts, counted its way
     return verdict.DirectionFacts(name, avg_bps, float(ms.max()), runs)
 
 

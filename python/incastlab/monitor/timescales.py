@@ -79,8 +79,14 @@ def burst_runs(t_end_ns, dt_ns, nbytes, start_ns: int, end_ns: int, scale_ns: in
     if len(t_end_ns) == 0 or n < 1:
         return []
     rates = bucket_bytes(t_end_ns, dt_ns, nbytes, start_ns, scale_ns, n) * 8 * NS_PER_S / scale_ns
+    return runs_at_or_above(rates, threshold_bps)
+
+
+def runs_at_or_above(rates, threshold_bps: float) -> list[int]:
+    """Lengths of the runs of consecutive ``rates`` at or above ``threshold_bps``, in order
+    (the bursts of ``burst_runs``; ``incastlab.utilization`` counts a simulated port's by it)."""
     runs, current = [], 0
-    for above in rates >= threshold_bps:
+    for above in np.asarray(rates) >= threshold_bps:
         if above:
             current += 1
         elif current:
