@@ -255,6 +255,10 @@ pub struct EventQueue {
     occupied: [u64; MAX_SLOTS / 64],
     /// The absolute slot being processed; its events are `current[head..]`.
     base: u64,
+    /// The earliest occupied wheel slot after `base` (absolute; `u64::MAX`: none): found
+    /// when the wheel moves on, lowered by pushes, so that the next move reads one word
+    /// instead of searching the bitmap on the pop's critical path.
+    next: u64,
     /// The events of slot `base`, sorted by key (earliest first); those before `head` have
     /// been popped. A wheel slot's vector is swapped in whole, not copied.
     current: Vec<Entry>,
@@ -307,6 +311,7 @@ impl EventQueue {
             mask: slots as u64 - 1,
             occupied: [0; MAX_SLOTS / 64],
             base: 0,
+            next: u64::MAX,
             current: Vec::with_capacity(64),
             head: 0,
             far: std::collections::BinaryHeap::with_capacity(n),
@@ -358,6 +363,7 @@ impl EventQueue {
         // it went through the stack, and its wider reload missed the store buffer
         let ahead = (time >> SLOT_BITS).wrapping_sub(self.base).wrapping_sub(1);
         if ahead < self.mask {
+            self.next = self.next.min(time >> SLOT_BITS);
             self.file_in_wheel(Entry { time, order, event: event.pack() });
         } else {
             self.file_current_or_far(time, order, event);
@@ -391,6 +397,26 @@ impl EventQueue {
         self.last
     }
 
+    /// An event at `key` would be the next one popped: it falls in the slot being
+    /// processed, before every pending event of that slot (later slots and the heap hold
+    /// only later keys). False when that cannot be told cheaply (a later slot).
+    #[inline]
+    pub fn runs_next(&self, key: Key) -> bool {
+        debug_assert!(key > self.last, "an event scheduled in the past");
+        ((key >> 64) as u64 >> SLOT_BITS) == self.base && self.current.get(self.head).is_none_or(|e| e.key() > key)
+    }
+
+    /// Make `key` the event being processed, exactly as pushing it and popping it would
+    /// (the caller checked [`EventQueue::runs_next`]): the world runs an event that comes
+    /// next without filing it.
+    #[inline]
+    pub fn take_next(&mut self, key: Key) {
+        debug_assert!(self.runs_next(key));
+        // pushed, it would have been pending at this pop
+        self.peak = self.peak.max(self.len + 1);
+        self.last = key;
+    }
+
     /// The earliest event, removed.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
@@ -417,13 +443,16 @@ impl EventQueue {
         self.current.clear();
         self.head = 0;
         let far = self.far.peek().map_or(u64::MAX, |f| f.0.slot());
-        self.base = self.next_occupied().unwrap_or(u64::MAX).min(far);
+        debug_assert_eq!(self.next, self.next_occupied().unwrap_or(u64::MAX));
+        self.base = self.next.min(far);
         debug_assert!(self.base != u64::MAX, "len > 0 means some event is pending");
         if far - self.base <= self.mask {
             self.pull_far();
         }
         let i = self.index(self.base);
         self.occupied[i / 64] &= !(1 << (i % 64));
+        // the slot after this one, for the next move (pushes may still lower it)
+        self.next = self.next_occupied().unwrap_or(u64::MAX);
         let slot = &mut self.slots[i];
         if slot.len() == 1 {
             // a lone event (most slots at low load): taken as it is, `current` stays empty
@@ -652,6 +681,44 @@ mod tests {
         q.push_key(done, Event::LinkFree(0)); // a packet came to wait, later
         assert_eq!(q.pop(), Some((Time(12), Event::LinkFree(0))));
         assert_eq!(q.pop(), Some((Time(12), Event::ArriveServer(1))));
+    }
+
+    #[test]
+    fn a_key_runs_next_only_before_every_pending_event_of_the_current_slot() {
+        let mut q = EventQueue::default();
+        q.push(Time(10), Event::RtoTimer(0));
+        let early = q.reserve(Time(10)); // reserved before the pending one below was pushed
+        q.push(Time(10), Event::RtoTimer(1));
+        q.push(Time(3 << SLOT_BITS), Event::RtoTimer(2));
+        q.pop(); // RtoTimer(0): the current slot now holds RtoTimer(1)
+        let late = q.reserve(Time(10));
+        assert!(q.runs_next(early), "before the pending event of its instant");
+        assert!(!q.runs_next(late), "after it");
+        let later = q.reserve(Time(2 << SLOT_BITS));
+        assert!(!q.runs_next(later), "a later slot is never told");
+    }
+
+    #[test]
+    fn taking_the_next_key_leaves_the_queue_as_a_push_and_a_pop_would() {
+        let run = |take: bool| {
+            let mut q = EventQueue::default();
+            q.push(Time(10), Event::RtoTimer(0));
+            q.push(Time(50), Event::RtoTimer(1));
+            q.pop();
+            let k = q.reserve(Time(10));
+            q.push(Time(20), Event::RtoTimer(2));
+            if take {
+                assert!(q.runs_next(k));
+                q.take_next(k);
+            } else {
+                q.push_key(k, Event::LinkFree(9));
+                assert_eq!(q.pop(), Some((Time(10), Event::LinkFree(9))));
+            }
+            let current = q.current();
+            let rest: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+            (current, q.peak(), rest)
+        };
+        assert_eq!(run(true), run(false));
     }
 
     #[test]
