@@ -143,10 +143,10 @@ fn ack_packet(flow: FlowId, r: &mut TcpReceiver, header: u32) -> Packet {
     if r.ece() {
         pkt.ecn = ECE;
     }
-    let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
-    let n = r.sack_blocks(&mut blocks);
-    pkt.set_sack(&blocks[..n]);
-    if n > 0 {
+    if r.has_sack_blocks() {
+        let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
+        let n = r.sack_blocks(&mut blocks);
+        pkt.set_sack(&blocks[..n]);
         pkt.wire_bytes += 2 + 8 * n as u32;
     }
     pkt
@@ -931,15 +931,19 @@ impl World {
             return self.riak_delivered(p.flow, before, before + got.delivered);
         };
         let progress = client.on_progress(self.now, server, before, before + got.delivered);
+        if let Progress::Partial(_) = progress {
+            if !self.scheduler.follows_delivery() {
+                return; // nothing to tell (NCCS and OCS counting sent bytes hear it in `transmit`)
+            }
+        }
         let mut actions = std::mem::take(&mut self.actions);
         match progress {
-            Progress::Partial(remaining) if !self.scheduler.counts_sent() => {
+            Progress::Partial(remaining) => {
                 // (the schemes that count run with one client: flow = server)
                 let (client, flows) = (&self.clients[0], &self.flows);
                 let remaining_of = |g: FlowId| client.remaining(g, flows[g as usize].receiver.rcv_nxt - 1);
                 self.scheduler.on_progress(p.flow, remaining, remaining_of, &mut actions);
             }
-            Progress::Partial(_) => {} // counted where the servers send (`transmit`)
             Progress::FlowDone => {
                 self.flow_done(p.flow);
                 self.scheduler.on_progress(p.flow, 0, |_| 0, &mut actions);

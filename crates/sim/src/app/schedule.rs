@@ -83,6 +83,13 @@ impl Scheduler {
         matches!(self.scheme, Mitigation::Nccs { count_sent: true, .. } | Mitigation::Ocs { count_sent: true, .. })
     }
 
+    /// Whether [`Scheduler::on_progress`] wants to hear of the bytes the client receives
+    /// (NCCS and OCS counting delivered bytes): the other schemes act only when a flow is
+    /// done, so the world skips the call on every other segment.
+    pub fn follows_delivery(&self) -> bool {
+        matches!(self.scheme, Mitigation::Nccs { count_sent: false, .. } | Mitigation::Ocs { count_sent: false, .. })
+    }
+
     /// Flow `flow` has `remaining` bytes of this block still to send or deliver (see
     /// [`Scheduler::counts_sent`]); `remaining_of` tells the same of any flow.
     pub fn on_progress(&mut self, flow: FlowId, remaining: u64, remaining_of: impl Fn(FlowId) -> u64, out: &mut Vec<Action>) {

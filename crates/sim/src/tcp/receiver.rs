@@ -95,6 +95,12 @@ impl TcpReceiver {
         self.rcv_nxt
     }
 
+    /// The next ACK carries SACK blocks: SACK is on and data is held out of order.
+    #[inline]
+    pub fn has_sack_blocks(&self) -> bool {
+        self.cfg.sack && !self.ooo.is_empty()
+    }
+
     /// Fill `out` with SACK blocks for the next ACK; returns how many. RFC 2018 §4: the
     /// first block holds the most recently received segment; the others follow, highest
     /// first (we do not remember older reports, so "most recently reported" is
