@@ -898,24 +898,26 @@ impl World {
             _ => return self.at_sender(p),
         }
         self.counters.data_bytes_arrived += p.len as u64;
-        if p.conn != self.flows[f].conn {
+        let fl = &mut self.flows[f];
+        if p.conn != fl.conn {
             self.counters.stale_packets += 1;
             return;
         }
         if let Some(ictcp) = &mut self.ictcp {
             ictcp.on_arrival(self.now, p.len as u64);
         }
-        if p.after_timeout && self.flows[f].receiver.holds(p.seq, p.len) {
+        if p.after_timeout && fl.receiver.holds(p.seq, p.len) {
             self.counters.spurious_timeouts += 1;
         }
-        let before = self.flows[f].receiver.rcv_nxt - 1;
-        if self.flows[f].receiver.on_ce(p.has(CE)) {
+        let before = fl.receiver.rcv_nxt - 1;
+        if fl.receiver.on_ce(p.has(CE)) {
             // DCTCP (RFC 8257 §3.2): the CE bit changed while an ACK was delayed
             self.send_ack(p.flow);
             self.flows[f].receiver.ce_flushed();
         }
-        self.flows[f].receiver.note_timestamp(p.seq, p.ts);
-        let got = self.flows[f].receiver.on_segment(self.now, p.seq, p.len);
+        let receiver = &mut self.flows[f].receiver;
+        receiver.note_timestamp(p.seq, p.ts);
+        let got = receiver.on_segment(self.now, p.seq, p.len);
         if got.ack_now {
             self.send_ack(p.flow);
         } else {
