@@ -227,6 +227,9 @@ pub struct World {
     actions: Vec<Action>,
     pub(crate) recorder: Recorder,
     progress: Option<std::sync::Arc<crate::progress::RunProgress>>,
+    /// No port marks ECN, has a pool share or classes, is paused or watched: offers and
+    /// link-free events take their short paths (`offer_to`, `on_link_free`).
+    plain: bool,
 }
 
 impl World {
@@ -404,6 +407,7 @@ impl World {
             actions: Vec::with_capacity(16),
             recorder: Recorder::new(opts),
             progress: opts.progress.clone(),
+            plain: false, // set below, once the ports and the recorder are built
         };
         w.recorder.watched_nic = w.topo.nic(watched);
         // (a refused interval allocates nothing: `crate::record` returns the refusal)
@@ -417,6 +421,10 @@ impl World {
             w.recorder.port_util = Some(PortUtil::with_cap(&w.topo, interval, duration, cap));
             w.recorder.watch_ports = true;
         }
+        w.plain = w.pause.is_none()
+            && s.ecn_threshold_packets.is_none()
+            && !w.recorder.watch_ports
+            && w.ports.iter().all(|p| !p.has_buffer());
         // one connection per (server, client): every server holds a stripe of every
         // client's blocks
         for c in 0..clients {
@@ -726,6 +734,35 @@ impl World {
     /// runs it at once if it comes next.
     #[inline(never)]
     fn offer_to<const HOLD: bool>(&mut self, port: PortId, id: PktId) -> Offer {
+        if !self.plain {
+            return self.offer_to_featured::<HOLD>(port, id);
+        }
+        // what `offer_to_featured` does with ECN marks, pools, classes, PAUSE and the
+        // port watch off: a FIFO that starts the packet or makes it wait
+        let wire = self.pool.get(id).wire_bytes;
+        let now = self.queue.current();
+        let (queue, out) = (&mut self.queue, &mut self.ports[port as usize]);
+        let offer = out.offer(now, id, wire, |end| queue.reserve(end));
+        match offer {
+            Offer::Started(arrive) => {
+                let ev = self.arrival(port, id);
+                self.queue.push(arrive, ev);
+            }
+            Offer::Waiting { first: true } => {
+                let free = self.ports[port as usize].free_at();
+                debug_assert!(free > now, "a plain port makes a packet wait only behind a transmission");
+                if !(HOLD && crate::event::key_time(free) == self.now) {
+                    self.queue.push_key(free, Event::LinkFree(port));
+                }
+            }
+            Offer::Waiting { first: false } | Offer::Dropped => {}
+        }
+        offer
+    }
+
+    /// [`World::offer_to`] with every feature a port may have.
+    #[inline(always)]
+    fn offer_to_featured<const HOLD: bool>(&mut self, port: PortId, id: PktId) -> Offer {
         let p = self.pool.get(id);
         let (wire, ect) = (p.wire_bytes, p.has(ECT));
         let class = if p.flow == self.victim_flow { self.victim_class } else { 0 };
@@ -852,6 +889,21 @@ impl World {
     /// `port`'s transmission ended and packets wait: the next one starts, unless the port
     /// is paused (then its pause's end starts it).
     fn on_link_free(&mut self, port: PortId) {
+        if self.plain {
+            // what follows with PAUSE, PFC classes and the port watch off
+            let (queue, out) = (&mut self.queue, &mut self.ports[port as usize]);
+            if out.free_at() > queue.current() {
+                return; // a transmission started since: its own "link free" comes
+            }
+            let (id, arrive, more) = out.next(self.now, |end| queue.reserve(end));
+            let free = out.free_at();
+            let ev = self.arrival(port, id);
+            self.queue.push(arrive, ev);
+            if more {
+                self.queue.push_key(free, Event::LinkFree(port));
+            }
+            return;
+        }
         let p = &self.ports[port as usize];
         if p.control_end() > self.now {
             // a PAUSE frame went out at the frame boundary: the data waits for its end
@@ -1574,6 +1626,51 @@ mod tests {
     fn two_server_world(tie_break: TieBreak, seed: u64) -> World {
         let spec = ScenarioSpec { servers: 2, buffer_packets: Some(1), tie_break, seed, ..ScenarioSpec::default() };
         World::with_records(&spec.validate().unwrap(), &RecordOptions { events: true, ..Default::default() })
+    }
+
+    #[test]
+    fn the_plain_paths_give_what_the_featured_paths_give_with_every_feature_off() {
+        // FAST'08 collapsing at 16 servers (drops, timeouts, back-to-back arrivals at the
+        // client's port), a 10 Gbps one-shot incast, two switches, random ties
+        let specs = [
+            ScenarioSpec { servers: 16, duration_ps: Some(300_000 * PS_PER_US), ..ScenarioSpec::default() },
+            ScenarioSpec {
+                servers: 64,
+                sru_bytes: Some(1 << 20),
+                buffer_bytes: 150_000,
+                rate_bps: 10_000_000_000,
+                rtt_ps: 40 * PS_PER_US,
+                blocks: Some(1),
+                ..ScenarioSpec::default()
+            },
+            ScenarioSpec {
+                servers: 16,
+                topology: TopologyKind::TwoSwitch,
+                duration_ps: Some(300_000 * PS_PER_US),
+                ..ScenarioSpec::default()
+            },
+            ScenarioSpec {
+                servers: 16,
+                tie_break: TieBreak::Random,
+                duration_ps: Some(300_000 * PS_PER_US),
+                ..ScenarioSpec::default()
+            },
+        ];
+        for spec in specs {
+            let run = |plain: bool| {
+                let mut w = World::new(&spec.validate().unwrap());
+                assert!(w.plain, "every feature is off");
+                w.plain = plain;
+                w.run();
+                let c = &w.counters;
+                let totals = (c.events, c.app_bytes, c.data_bytes_sent, c.data_bytes_dropped, w.switch_drops());
+                let tcp = w.sender_array_total(|s| [s.stats.timeouts, s.stats.retransmits, s.stats.fast_retransmits]);
+                (totals, tcp, w.blocks_done(), w.queue.peak(), w.now, w.max_switch_occupancy())
+            };
+            let plain = run(true);
+            assert!(plain.0 .4 > 0 && plain.1[0] > 0, "the scenario drops packets and times out: {spec:?}");
+            assert_eq!(plain, run(false), "{spec:?}");
+        }
     }
 
     /// (flow, sequence number) of each data packet the client's port dropped.
