@@ -17,15 +17,18 @@
 //! (`docs/model.md`, "Tie order").
 //!
 //! The queue is a timing wheel (Varghese and Lauck, 1987) for the near future and a binary
-//! heap for the far future. The wheel has slots of 2^20 ps (about 1 us) each, 64 to 4096
-//! of them (about 67 us to 4.3 ms ahead of the current slot), as many as the links'
-//! serialization and propagation need ([`EventQueue::with_horizon`]): packets, ACKs and
-//! link-free events land in it with an O(1) push; retransmission and delayed-ACK timers
-//! lie beyond it and wait in the heap until the wheel reaches them. When the current slot is exhausted the next
-//! occupied one is found in a bitmap, and its few events are sorted by key. A radix heap
-//! (the previous queue) moved each event through up to ~28 buckets over the ~100 us of
-//! pending packet events and spent 45 % of the run in pop; the wheel moves each at most
-//! twice (heap -> slot -> current).
+//! heap for the far future. The wheel has 64 slots, one word of occupancy bits, each
+//! 2^20 ps (about 1 us) wide or wider, as wide as the links' serialization and propagation
+//! need for the wheel to reach them (about 67 us ahead at 2^20 ps;
+//! [`EventQueue::with_horizon`]): packets, ACKs and link-free events land in it with an
+//! O(1) push; retransmission and delayed-ACK timers lie beyond it and wait in the heap
+//! until the wheel reaches them. The next occupied slot is kept as pushes come and found
+//! by turning the occupancy word when the wheel moves on; a slot's few events are sorted
+//! by key. A radix heap (the previous queue) moved each event through up to ~28 buckets
+//! over the ~100 us of pending packet events and spent 45 % of the run in pop; the wheel
+//! moves each at most twice (heap -> slot -> current). Wider wheels of up to 4096 slots,
+//! as many as the horizon needed, searched several bitmap words on every move; one word
+//! with wider slots on slow links costs FAST'08 at one server 4 % less time.
 
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -161,12 +164,12 @@ pub fn key_time(k: Key) -> Time {
     Time((k >> 64) as u64)
 }
 
-/// log2 of a wheel slot's width in picoseconds: about 1 us, a few packet times at 10 Gbps.
+/// log2 of the narrowest wheel slot's width in picoseconds: about 1 us, a few packet
+/// times at 10 Gbps.
 const SLOT_BITS: u32 = 20;
-/// Most slots a wheel has: 2^32 ps (about 4.3 ms) ahead of the current slot.
-const MAX_SLOTS: usize = 4096;
-/// Fewest slots a wheel has (one word of the occupancy bitmap): about 67 us.
-const MIN_SLOTS: usize = 64;
+/// Slots in the wheel: one word of occupancy bits. A wheel that must reach further has
+/// wider slots, not more of them ([`EventQueue::with_horizon`]).
+const SLOTS: usize = 64;
 
 /// A pending event: its key as two words (24 bytes with the event, where a `u128` key's
 /// 16-byte alignment made 32), so more of them fit in a cache line.
@@ -184,11 +187,6 @@ impl Entry {
         key(Time(self.time), self.order)
     }
 
-    /// The wheel slot (absolute: time >> SLOT_BITS).
-    #[inline]
-    fn slot(&self) -> u64 {
-        self.time >> SLOT_BITS
-    }
 }
 
 /// An event in the far-future heap, ordered by key alone.
@@ -242,17 +240,15 @@ fn grow_and_push(slot: &mut Vec<Entry>, time: u64, order: u64, event: u64) {
 
 /// Pending events, earliest first.
 pub struct EventQueue {
-    /// The wheel: slot `a & mask` holds the events of absolute slot `a`, for `a` in
-    /// (`base`, `base` + slots); unsorted. A power of two of slots, no more than the
+    /// The wheel: slot `a % SLOTS` holds the events of absolute slot `a` (time >> `shift`),
+    /// for `a` in (`base`, `base` + SLOTS); unsorted. As few and as narrow slots as the
     /// near future needs ([`EventQueue::with_horizon`]): every event filed touches its
     /// slot's vector, and a wheel larger than the first-level cache missed it on most.
-    /// Sized for the largest wheel, so that indices masked to it need no bounds checks; a
-    /// narrower wheel leaves the rest untouched (empty vectors that never allocate).
-    slots: Box<[Vec<Entry>; MAX_SLOTS]>,
-    /// The wheel's slots minus one.
-    mask: u64,
+    slots: Box<[Vec<Entry>; SLOTS]>,
+    /// log2 of a slot's width in picoseconds.
+    shift: u32,
     /// Which wheel slots hold events, one bit each.
-    occupied: [u64; MAX_SLOTS / 64],
+    occupied: u64,
     /// The absolute slot being processed; its events are `current[head..]`.
     base: u64,
     /// The earliest occupied wheel slot after `base` (absolute; `u64::MAX`: none): found
@@ -263,7 +259,7 @@ pub struct EventQueue {
     /// been popped. A wheel slot's vector is swapped in whole, not copied.
     current: Vec<Entry>,
     head: usize,
-    /// Events at or beyond slot `base` + slots.
+    /// Events at or beyond slot `base` + SLOTS.
     far: std::collections::BinaryHeap<Far>,
     /// The key of the event being processed: every pending key is above it.
     last: Key,
@@ -289,7 +285,7 @@ impl EventQueue {
     /// A queue with room for about `n` pending events whose ties are broken as `tie` says
     /// (`seed` drives the random order).
     pub fn new(n: usize, tie: TieBreak, seed: u64) -> Self {
-        Self::with_slots(n, tie, seed, MAX_SLOTS)
+        Self::with_shift(n, tie, seed, SLOT_BITS)
     }
 
     /// [`EventQueue::new`] with a wheel just wide enough that an event scheduled at most
@@ -298,18 +294,19 @@ impl EventQueue {
     /// where changes only the cost, never the order.
     pub fn with_horizon(n: usize, tie: TieBreak, seed: u64, horizon: Time) -> Self {
         // + 2: the current slot, and a horizon that does not start on a slot boundary
-        let needed = (horizon.0 >> SLOT_BITS).saturating_add(2);
-        let slots = usize::try_from(needed).unwrap_or(MAX_SLOTS).next_power_of_two().clamp(MIN_SLOTS, MAX_SLOTS);
-        Self::with_slots(n, tie, seed, slots)
+        let mut shift = SLOT_BITS;
+        while (horizon.0 >> shift) + 2 > SLOTS as u64 {
+            shift += 1;
+        }
+        Self::with_shift(n, tie, seed, shift)
     }
 
-    fn with_slots(n: usize, tie: TieBreak, seed: u64, slots: usize) -> Self {
-        debug_assert!(slots.is_power_of_two() && slots >= 64);
+    fn with_shift(n: usize, tie: TieBreak, seed: u64, shift: u32) -> Self {
         let random = (tie == TieBreak::Random).then(|| rand_pcg::Pcg64::seed_from_u64(seed ^ 0x7469_6562_7265_616b));
         EventQueue {
-            slots: vec![Vec::new(); MAX_SLOTS].into_boxed_slice().try_into().expect("MAX_SLOTS vectors"),
-            mask: slots as u64 - 1,
-            occupied: [0; MAX_SLOTS / 64],
+            slots: Box::new(std::array::from_fn(|_| Vec::new())),
+            shift,
+            occupied: 0,
             base: 0,
             next: u64::MAX,
             current: Vec::with_capacity(64),
@@ -361,9 +358,9 @@ impl EventQueue {
         let (time, order) = ((key >> 64) as u64, key as u64);
         // the entry is built where it is stored, from registers: built once for both paths
         // it went through the stack, and its wider reload missed the store buffer
-        let ahead = (time >> SLOT_BITS).wrapping_sub(self.base).wrapping_sub(1);
-        if ahead < self.mask {
-            self.next = self.next.min(time >> SLOT_BITS);
+        let ahead = (time >> self.shift).wrapping_sub(self.base).wrapping_sub(1);
+        if ahead < SLOTS as u64 - 1 {
+            self.next = self.next.min(time >> self.shift);
             self.file_in_wheel(Entry { time, order, event: event.pack() });
         } else {
             self.file_current_or_far(time, order, event);
@@ -377,7 +374,7 @@ impl EventQueue {
     #[inline(never)]
     fn file_current_or_far(&mut self, time: u64, order: u64, event: Event) {
         let e = Entry { time, order, event: event.pack() };
-        if e.slot() == self.base {
+        if self.slot(&e) == self.base {
             // usually the latest of its slot: appended; else inserted among the unpopped
             match self.current.last() {
                 Some(b) if b.key() > e.key() => {
@@ -403,7 +400,7 @@ impl EventQueue {
     #[inline]
     pub fn runs_next(&self, key: Key) -> bool {
         debug_assert!(key > self.last, "an event scheduled in the past");
-        ((key >> 64) as u64 >> SLOT_BITS) == self.base && self.current.get(self.head).is_none_or(|e| e.key() > key)
+        ((key >> 64) as u64 >> self.shift) == self.base && self.current.get(self.head).is_none_or(|e| e.key() > key)
     }
 
     /// Make `key` the event being processed, exactly as pushing it and popping it would
@@ -442,15 +439,15 @@ impl EventQueue {
     fn advance(&mut self) -> Entry {
         self.current.clear();
         self.head = 0;
-        let far = self.far.peek().map_or(u64::MAX, |f| f.0.slot());
+        let far = self.far.peek().map_or(u64::MAX, |f| self.slot(&f.0));
         debug_assert_eq!(self.next, self.next_occupied().unwrap_or(u64::MAX));
         self.base = self.next.min(far);
         debug_assert!(self.base != u64::MAX, "len > 0 means some event is pending");
-        if far - self.base <= self.mask {
+        if far - self.base < SLOTS as u64 {
             self.pull_far();
         }
         let i = self.index(self.base);
-        self.occupied[i / 64] &= !(1 << (i % 64));
+        self.occupied &= !(1 << i);
         // the slot after this one, for the next move (pushes may still lower it)
         self.next = self.next_occupied().unwrap_or(u64::MAX);
         let slot = &mut self.slots[i];
@@ -472,7 +469,7 @@ impl EventQueue {
     #[inline(never)]
     fn pull_far(&mut self) {
         while let Some(&Far(e)) = self.far.peek() {
-            if e.slot() - self.base > self.mask {
+            if self.slot(&e) - self.base >= SLOTS as u64 {
                 break;
             }
             self.far.pop();
@@ -483,8 +480,8 @@ impl EventQueue {
     /// File an event of slot `base` or later into the wheel (never the heap).
     #[inline(always)]
     fn file_in_wheel(&mut self, e: Entry) {
-        let i = self.index(e.slot());
-        self.occupied[i / 64] |= 1 << (i % 64);
+        let i = self.index(self.slot(&e));
+        self.occupied |= 1 << i;
         let slot = &mut self.slots[i];
         // a push that cannot grow the vector: without the call to grow on its path, the
         // entry goes from registers to the slot, not through a spill and a wider reload
@@ -499,34 +496,21 @@ impl EventQueue {
     /// The wheel slot of absolute slot `slot`.
     #[inline(always)]
     fn index(&self, slot: u64) -> usize {
-        (slot & self.mask) as usize % MAX_SLOTS // (the mask is below MAX_SLOTS: no bounds checks)
+        (slot % SLOTS as u64) as usize
     }
 
-    /// The first occupied wheel slot after `base` (absolute), if any.
+    /// The absolute slot of entry `e`.
+    #[inline(always)]
+    fn slot(&self, e: &Entry) -> u64 {
+        e.time >> self.shift
+    }
+
+    /// The first occupied wheel slot after `base` (absolute), if any: the occupancy word
+    /// turned so that the slot after `base` is its lowest bit.
     #[inline]
     fn next_occupied(&self) -> Option<u64> {
-        let slots = self.mask as usize + 1;
-        let start = self.index(self.base + 1);
-        let words = slots / 64;
-        // the common case: an occupied slot later in `start`'s word
-        let bits = self.occupied[start / 64] & (!0u64 << (start % 64));
-        if bits != 0 {
-            let i = (start / 64) * 64 + bits.trailing_zeros() as usize;
-            return Some(self.base + 1 + (i - start) as u64);
-        }
-        for step in 1..=words {
-            let w = (start / 64 + step) & (words - 1) & (MAX_SLOTS / 64 - 1);
-            let mut bits = self.occupied[w];
-            if step == words {
-                bits &= !(!0u64 << (start % 64)); // wrapped round: only those before `start`
-            }
-            if bits != 0 {
-                let i = w * 64 + bits.trailing_zeros() as usize;
-                let ahead = (i + slots - start) & self.mask as usize;
-                return Some(self.base + 1 + ahead as u64);
-            }
-        }
-        None
+        let turned = self.occupied.rotate_right(self.index(self.base + 1) as u32);
+        (turned != 0).then(|| self.base + 1 + turned.trailing_zeros() as u64)
     }
 
     pub fn len(&self) -> usize {
@@ -580,12 +564,15 @@ mod tests {
     }
 
     #[test]
-    fn the_wheel_spans_the_horizon_in_a_power_of_two_of_slots() {
-        let slots = |h: u64| EventQueue::with_horizon(0, TieBreak::Fifo, 0, Time(h)).mask as usize + 1;
+    fn the_wheel_reaches_the_horizon_with_slots_as_narrow_as_they_can_be() {
+        let shift = |h: u64| EventQueue::with_horizon(0, TieBreak::Fifo, 0, Time(h)).shift;
         // 25 us of propagation and 12 us of serialization: 37 slots of 2^20 ps, + 2
-        assert_eq!(slots(37_000_000), MIN_SLOTS);
-        assert_eq!(slots(100 << SLOT_BITS), 128);
-        assert_eq!(slots(u64::MAX), MAX_SLOTS);
+        assert_eq!(shift(37_000_000), SLOT_BITS);
+        // 100 slots of 2^20 ps, + 2, do not fit in 64: 50 + 2 of 2^21 ps do
+        assert_eq!(shift(100 << SLOT_BITS), SLOT_BITS + 1);
+        assert_eq!(shift(62 << SLOT_BITS), SLOT_BITS);
+        assert_eq!(shift(63 << SLOT_BITS), SLOT_BITS + 1);
+        assert_eq!(shift(u64::MAX), 59);
     }
 
     #[test]
@@ -789,7 +776,8 @@ mod tests {
     }
 
     /// Offsets that hit every path: the same instant, within the current ~1 us slot, the
-    /// next slot, across the wheel's 2^32 ps span (to the far heap), and a 200 ms timer.
+    /// next slot, past the narrowest wheel's 2^26 ps span (to the far heap; a wheel of
+    /// 2^26 ps slots reaches 2^32 ps), and a 200 ms timer.
     fn op() -> impl proptest::strategy::Strategy<Value = Op> {
         use proptest::prelude::*;
         let offset = prop_oneof![
@@ -809,10 +797,10 @@ mod tests {
     /// Run `ops` on the queue and on a reference binary heap keyed by the keys the queue
     /// hands out (as the radix heap and the binary heap before it were): both must pop the
     /// same events in the same order.
-    fn same_as_reference_heap(ops: &[Op], tie: TieBreak, seed: u64, slots: usize) {
+    fn same_as_reference_heap(ops: &[Op], tie: TieBreak, seed: u64, shift: u32) {
         use std::cmp::Reverse;
         use std::collections::BinaryHeap;
-        let mut q = EventQueue::with_slots(0, tie, seed, slots);
+        let mut q = EventQueue::with_shift(0, tie, seed, shift);
         let mut reference = BinaryHeap::new();
         let mut reserved: Vec<(Key, u32)> = vec![];
         let (mut now, mut id) = (0u64, 0u32);
@@ -870,24 +858,24 @@ mod tests {
 
         #[test]
         fn pops_as_a_reference_binary_heap_does(ops in proptest::collection::vec(op(), 0..400)) {
-            same_as_reference_heap(&ops, TieBreak::Fifo, 0, MAX_SLOTS);
+            same_as_reference_heap(&ops, TieBreak::Fifo, 0, SLOT_BITS);
         }
 
         #[test]
         fn pops_as_a_reference_binary_heap_does_under_random_ties(
             ops in proptest::collection::vec(op(), 0..400), seed in 0u64..1_000,
         ) {
-            same_as_reference_heap(&ops, TieBreak::Random, seed, MAX_SLOTS);
+            same_as_reference_heap(&ops, TieBreak::Random, seed, SLOT_BITS);
         }
 
         #[test]
-        fn a_narrow_wheel_pops_as_a_reference_binary_heap_does(
+        fn a_wide_wheel_pops_as_a_reference_binary_heap_does(
             ops in proptest::collection::vec(op(), 0..400), random in proptest::bool::ANY,
         ) {
-            // 64 slots span about 67 us: the offsets of `op` past a slot's width reach the
-            // heap far more often, and wrap the bitmap's single word
+            // slots of 2^26 ps span 2^32 ps: most offsets of `op` land in the slot being
+            // processed or the next, many events share a slot and are sorted
             let tie = if random { TieBreak::Random } else { TieBreak::Fifo };
-            same_as_reference_heap(&ops, tie, 5, MIN_SLOTS);
+            same_as_reference_heap(&ops, tie, 5, 26);
         }
     }
 }
