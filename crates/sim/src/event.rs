@@ -42,43 +42,46 @@ pub type FlowId = u32;
 /// Index of an output port (a queue and the link behind it) in the world.
 pub type PortId = u32;
 
-/// Something that happens at an instant.
+/// Something that happens at an instant. The discriminants are the tags [`Event::pack`]
+/// writes, so a popped entry becomes an event without a translation table before the
+/// dispatch (each variant laid out as a C struct after its tag: 8 bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Event {
     /// A packet's last bit reaches the switch.
-    ArriveSwitch(PktId),
+    ArriveSwitch(PktId) = 0,
     /// A packet's last bit reaches the client.
-    ArriveClient(PktId),
+    ArriveClient(PktId) = 1,
     /// A packet's last bit reaches a server.
-    ArriveServer(PktId),
+    ArriveServer(PktId) = 2,
     /// A port's link finished a transmission and packets wait: start the next one.
-    LinkFree(PortId),
+    LinkFree(PortId) = 3,
     /// A jittered data packet enters its server's NIC (`send_jitter`).
-    NicEnter(PktId),
+    NicEnter(PktId) = 4,
     /// The retransmission timer of a flow may expire (lazy timer: see `tcp::timer`).
-    RtoTimer(FlowId),
+    RtoTimer(FlowId) = 5,
     /// The delayed-ACK timer of a flow's receiver may expire.
-    DelAckTimer(FlowId),
+    DelAckTimer(FlowId) = 6,
     /// A server finished its think time and writes its answer to the socket.
-    ServerRespond(FlowId),
+    ServerRespond(FlowId) = 7,
     /// The client's SYN retransmission timer of a flow may expire.
-    SynTimer(FlowId),
+    SynTimer(FlowId) = 8,
     /// A server's UDP background source sends its next datagram.
-    UdpSend(FlowId),
+    UdpSend(FlowId) = 9,
     /// The client's ICTCP time slot ends.
-    IctcpSlot,
+    IctcpSlot = 10,
     /// A Riak node coordinates its next get (`app::riak`).
-    GetIssue(u32),
+    GetIssue(u32) = 14,
     /// An 802.3x PAUSE frame (XOFF) reaches the upstream end of a port: it stops.
-    PauseOn(PortId),
+    PauseOn(PortId) = 11,
     /// A PAUSE frame of zero quanta (XON) reaches a port: it resumes.
-    PauseOff(PortId),
+    PauseOff(PortId) = 12,
     /// A port's pause time may have run out (lazy: a refreshed pause ends later).
-    PauseEnd(PortId),
+    PauseEnd(PortId) = 13,
     /// An 802.1Qbb PFC frame pausing one class reaches the upstream end of a port.
-    PfcOn(PortId, u8),
+    PfcOn { class: u8, port: PortId } = 15,
     /// A PFC frame of zero time for one class reaches a port: that class resumes.
-    PfcOff(PortId, u8),
+    PfcOff { class: u8, port: PortId } = 16,
 }
 
 impl Event {
@@ -105,8 +108,8 @@ impl Event {
             Event::PauseEnd(x) => (13, x),
             Event::GetIssue(x) => (14, x),
             // the priority class in the tag's second byte
-            Event::PfcOn(x, class) => (15 | (class as u32) << 8, x),
-            Event::PfcOff(x, class) => (16 | (class as u32) << 8, x),
+            Event::PfcOn { class, port } => (15 | (class as u32) << 8, port),
+            Event::PfcOff { class, port } => (16 | (class as u32) << 8, port),
         };
         tag as u64 | (x as u64) << 32
     }
@@ -131,8 +134,8 @@ impl Event {
             12 => Event::PauseOff(x),
             13 => Event::PauseEnd(x),
             14 => Event::GetIssue(x),
-            15 => Event::PfcOn(x, class),
-            16 => Event::PfcOff(x, class),
+            15 => Event::PfcOn { class, port: x },
+            16 => Event::PfcOff { class, port: x },
             t => unreachable!("no event has tag {t}"),
         }
     }
@@ -555,8 +558,8 @@ mod tests {
             Event::PauseOff(12),
             Event::PauseEnd(0),
             Event::GetIssue(14),
-            Event::PfcOn(15, 7),
-            Event::PfcOff(u32::MAX, 255),
+            Event::PfcOn { class: 7, port: 15 },
+            Event::PfcOff { class: 255, port: u32::MAX },
         ];
         for e in events {
             assert_eq!(Event::unpack(e.pack()), e);

@@ -589,8 +589,8 @@ impl World {
             Event::PauseOn(port) => self.on_pause(port, true),
             Event::PauseOff(port) => self.on_pause(port, false),
             Event::PauseEnd(port) => self.resume(port),
-            Event::PfcOn(port, class) => self.on_pfc(port, class as usize, true),
-            Event::PfcOff(port, class) => self.on_pfc(port, class as usize, false),
+            Event::PfcOn { class, port } => self.on_pfc(port, class as usize, true),
+            Event::PfcOff { class, port } => self.on_pfc(port, class as usize, false),
         }
     }
 
@@ -1090,8 +1090,8 @@ impl World {
         let ev = match (frame, pfc) {
             (Frame::Xoff, false) => Event::PauseOn(ingress),
             (Frame::Xon, false) => Event::PauseOff(ingress),
-            (Frame::Xoff, true) => Event::PfcOn(ingress, class as u8),
-            (Frame::Xon, true) => Event::PfcOff(ingress, class as u8),
+            (Frame::Xoff, true) => Event::PfcOn { class: class as u8, port: ingress },
+            (Frame::Xon, true) => Event::PfcOff { class: class as u8, port: ingress },
         };
         self.queue.push(at, ev);
     }
@@ -1937,7 +1937,7 @@ mod tests {
             let victim = w.pool.alloc(Packet::new(w.victim_flow, Kind::Data, 1500, 1460, 1, 0));
             assert!(matches!(w.offer_to::<false>(nic1, victim), Offer::Started(_)));
             assert_eq!(crate::event::key_time(w.ports[nic1 as usize].free_at()), us(12));
-            w.queue.push(us(50), Event::PfcOff(nic1, 0));
+            w.queue.push(us(50), Event::PfcOff { class: 0, port: nic1 });
             w.run_events(end);
             w.ports[nic1 as usize].clone()
         };
