@@ -185,6 +185,9 @@ pub struct World {
     /// Each flow's (sender host, receiver host), the victim's included: a flow is one TCP
     /// connection whose data goes sender -> receiver and whose ACKs and requests go back.
     ends: Vec<(HostId, HostId)>,
+    /// Each flow's ports at switch 0 towards its receiver and towards its sender: its route
+    /// on a star, looked up once (read while `track_ingress` is off: one switch).
+    star_egress: Vec<[PortId; 2]>,
     /// Host send jitter: when each sending host's last jittered packet enters its NIC
     /// (packets of one host enter in the order TCP sent them), by host.
     jitter_entered: Vec<Time>,
@@ -369,6 +372,7 @@ impl World {
             victim_flow: if s.victim { flows as FlowId } else { FlowId::MAX },
             victim_class: s.victim_class as usize,
             ends: Vec::with_capacity(flows + 1),
+            star_egress: Vec::with_capacity(flows + 1),
             pause: s.pause.then(|| {
                 let (xoff_bytes, xon_bytes, quanta) = (s.pause_xoff_bytes, s.pause_xon_bytes, s.pause_quanta as u16);
                 let cfg = PauseConfig { xoff_bytes, xon_bytes, quanta };
@@ -435,6 +439,7 @@ impl World {
         if s.victim {
             let (flow, sender_host, receiver_host) = (w.flows.len() as FlowId, extras_from, extras_from + 1);
             w.ends.push((sender_host, receiver_host));
+            w.star_egress.push([w.topo.route(0, receiver_host), w.topo.route(0, sender_host)]);
             w.recorder.add_flow();
             let mut sender = w.new_sender(flow, 0);
             let one_way = w.topo.one_way(sender_host, receiver_host, s.header_bytes as u64);
@@ -462,6 +467,7 @@ impl World {
         let fl = Flow { sender, receiver, state, conn, server_conn, syn_sent_at, syn_timeout, syn_deadline, window, nics, reader };
         self.flows.push(fl);
         self.ends.push((src, dst));
+        self.star_egress.push([self.topo.route(0, dst), self.topo.route(0, src)]);
         self.recorder.add_flow();
         f
     }
@@ -1144,9 +1150,12 @@ impl World {
             (PortId::MAX, 0) // one switch, no PAUSE: nothing reads the ingress
         };
         // data, SYN-ACKs and datagrams go to the flow's receiver, the rest to its sender
-        let (src, dst) = self.ends[flow as usize];
-        let dst = if kind.to_client() { dst } else { src };
-        let port = self.topo.route(sw, dst);
+        let port = if self.track_ingress {
+            let (src, dst) = self.ends[flow as usize];
+            self.topo.route(sw, if kind.to_client() { dst } else { src })
+        } else {
+            self.star_egress[flow as usize][usize::from(!kind.to_client())]
+        };
         let offer = self.offer_to::<true>(port, id);
         let admitted = offer != Offer::Dropped;
         if let (Some(pause), Offer::Waiting { .. }) = (&mut self.pause, offer) {
