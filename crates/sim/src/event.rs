@@ -264,6 +264,9 @@ pub struct EventQueue {
     head: usize,
     /// Events at or beyond slot `base` + SLOTS.
     far: std::collections::BinaryHeap<Far>,
+    /// The slot of the heap's earliest event (`u64::MAX`: none), kept as it changes so
+    /// that every move of the wheel does not look into the heap.
+    far_slot: u64,
     /// The key of the event being processed: every pending key is above it.
     last: Key,
     len: usize,
@@ -315,6 +318,7 @@ impl EventQueue {
             current: Vec::with_capacity(64),
             head: 0,
             far: std::collections::BinaryHeap::with_capacity(n),
+            far_slot: u64::MAX,
             last: 0,
             len: 0,
             next_seq: 0,
@@ -387,6 +391,7 @@ impl EventQueue {
                 _ => self.current.push(e),
             }
         } else {
+            self.far_slot = self.far_slot.min(self.slot(&e));
             self.far.push(Far(e));
         }
     }
@@ -442,7 +447,8 @@ impl EventQueue {
     fn advance(&mut self) -> Entry {
         self.current.clear();
         self.head = 0;
-        let far = self.far.peek().map_or(u64::MAX, |f| self.slot(&f.0));
+        let far = self.far_slot;
+        debug_assert_eq!(far, self.far.peek().map_or(u64::MAX, |f| self.slot(&f.0)));
         debug_assert_eq!(self.next, self.next_occupied().unwrap_or(u64::MAX));
         self.base = self.next.min(far);
         debug_assert!(self.base != u64::MAX, "len > 0 means some event is pending");
@@ -478,6 +484,7 @@ impl EventQueue {
             self.far.pop();
             self.file_in_wheel(e);
         }
+        self.far_slot = self.far.peek().map_or(u64::MAX, |f| self.slot(&f.0));
     }
 
     /// File an event of slot `base` or later into the wheel (never the heap).
