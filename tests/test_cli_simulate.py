@@ -5,6 +5,7 @@ import json
 import re
 import subprocess
 import sys
+from unittest import mock
 
 import pytest
 
@@ -259,13 +260,44 @@ def test_bench_quick_json_fields():
         assert rec["events"] > 0 and rec["events_per_s"] > 0 and rec["max_rss_mib"] > 0
     oneshot = recs[2]
     assert oneshot["servers"] == 64
-    # issue 15's references: ns-3 at 1 server (100x asked), htsim on the one-shot points (2x asked)
+    # issue 15's references: ns-3 at 1 server (100x asked), htsim on the one-shot points (2x
+    # asked), as measured on this machine's CPU model if they were
+    from incastlab.cli import bench
+    refs, same = bench.reference_machine(bench.cpu_model())
     assert (recs[0]["servers"], recs[0]["reference_tool"], recs[0]["target_speedup"]) == (1, "ns-3", 100)
-    assert recs[0]["speedup_target_wall_s"] == pytest.approx(0.0217)
+    assert recs[0]["speedup_target_wall_s"] == pytest.approx(refs.ns3_fast08_1_s / 100)
     assert (oneshot["reference_tool"], oneshot["target_speedup"], oneshot["target_events_per_s"]) == ("htsim", 2, 25e6)
-    assert recs[3]["speedup_target_wall_s"] == pytest.approx(0.047)
+    assert recs[3]["speedup_target_wall_s"] == pytest.approx(refs.htsim_oneshot_s[256] / 2)
     assert recs[1]["reference_tool"] is None and recs[1]["speedup"] is None
-    assert recs[0]["speedup"] == pytest.approx(2.17 / recs[0]["wall_seconds"])
+    assert recs[0]["speedup"] == pytest.approx(refs.ns3_fast08_1_s / recs[0]["wall_seconds"])
+    assert all(r["reference_same_machine"] is same for r in recs if r["reference_tool"])
+    assert all((r["speedup_ok"] is None) == (not same) for r in recs if r["reference_tool"])
+
+
+def test_bench_references_are_this_machines_or_get_no_verdict(tmp_path):
+    from incastlab.cli import bench
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC\nflags\t\t: fpu\n")
+    assert bench.cpu_model(cpuinfo) == "AMD EPYC"
+    assert bench.cpu_model(tmp_path / "missing") is None
+    # each machine's own times; the bench on an unknown CPU shows the latest with no verdict
+    for m in bench.REFERENCE_MACHINES:
+        assert bench.reference_machine(m.cpu) == (m, True)
+        point = bench.bench_points(quick=True, cpu=m.cpu)[0]
+        assert (point.reference.wall_s, point.reference.same_machine) == (m.ns3_fast08_1_s, True)
+    other = bench.bench_points(quick=True, cpu="Some Other CPU")
+    assert [p.reference.same_machine for p in other if p.reference] == [False, False, False]
+    assert other[0].reference.machine == bench.REFERENCE_MACHINES[-1].cpu
+    # a speed-up against another machine's time is reported, without a verdict
+    rec = {"result": {"servers": 1, "wall_seconds": 0.01, "events": 10, "packet_hops": 5, "sim_seconds": 2.0,
+                      "goodput_mbps": 900.0, "blocks": 1, "peak_packets": 1, "peak_events": 1},
+           "rss_before_kib": 1000, "rss_after_kib": 2000}
+    with mock.patch.object(bench.subprocess, "run", return_value=mock.Mock(returncode=0, stdout=json.dumps(rec))):
+        here, there = bench.run_point(bench.bench_points(True, cpu="AMD EPYC")[0]), bench.run_point(other[0])
+    assert here["speedup_ok"] is True and there["speedup_ok"] is None
+    assert here["speedup"] == there["speedup"] == pytest.approx(bench.REFERENCE_MACHINES[-1].ns3_fast08_1_s / 0.01)
+    assert "another CPU model" in bench.render_bench([there]) and "no verdict" in bench.render_bench([there])
+    assert "another CPU model" not in bench.render_bench([here])
 
 
 def test_version_names_the_installed_package():
