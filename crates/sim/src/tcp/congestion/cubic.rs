@@ -111,9 +111,8 @@ impl Cubic {
         C * d * d * d * self.mss as f64 + epoch.w_max as f64
     }
 
-    /// An ACK of `acked` new bytes outside recovery. (Out of line: the dispatch in
-    /// `Congestion::on_ack` then stays small enough to inline for NewReno's few lines.)
-    #[inline(never)]
+    /// An ACK of `acked` new bytes outside recovery.
+    #[inline]
     pub fn on_ack(&mut self, clock: AckClock, cwnd: &mut u64, ssthresh: u64, acked: u64) {
         if !clock.cwnd_limited {
             // §5.8: no growth; §4.2: the time since the last ACK is not growth time

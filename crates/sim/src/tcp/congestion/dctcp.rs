@@ -33,7 +33,7 @@ impl Dctcp {
         Dctcp { classic: NewReno::new(cfg), mss: cfg.mss, alpha: 1.0, window_end: 1, bytes_acked: 0, bytes_marked: 0, cwr_end: 1 }
     }
 
-    #[inline(never)] // as CUBIC's (`Congestion::on_ack`)
+    #[inline]
     pub fn on_ack(&mut self, cwnd: &mut u64, ssthresh: u64, acked: u64) {
         self.classic.on_ack(cwnd, ssthresh, acked);
     }
