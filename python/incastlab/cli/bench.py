@@ -56,7 +56,7 @@ class Reference:
 @dataclass(frozen=True)
 class ReferenceMachine:
     """The other simulators' times for the bench points, measured on one machine (issue 15):
-    the minimum of interleaved runs, idle, single threaded."""
+    the fastest of many runs, idle, single threaded (docs/simulate.md, "incastlab bench")."""
     cpu: str  # /proc/cpuinfo "model name"
     measured: str  # when, and how
     ns3_fast08_1_s: float  # ns-3.44 optimized build, the FAST'08 1-server 2 s point (its Simulator::Run)
@@ -69,7 +69,7 @@ REFERENCE_MACHINES = (
     # ns-3.44 from its ns-3.44 tag, `./ns3 configure -d optimized` (-O3 -march=native, logging and
     # asserts off), incast.cc built in scratch/; csg-htsim 841d9e7, its sim/ library at -O3
     # -DNDEBUG under a driver of stock components (docs/simulate.md, "incastlab bench")
-    ReferenceMachine("AMD EPYC", "2026-11-25, idle", 2.06, {64: 0.021, 256: 0.084, 1024: 0.815}),
+    ReferenceMachine("AMD EPYC", "2026-11-25, idle", 2.06, {64: 0.0204, 256: 0.0841, 1024: 0.793}),
 )
 
 
