@@ -38,6 +38,9 @@ TickFn = Callable[[float, int, "float | None"], None]
 
 #: How often a running sweep reports progress inside its points.
 TICK_SECONDS = 0.5
+#: How long the main thread waits for the points at a time: Ctrl-C is seen between waits,
+#: and progress is reported no more often.
+WAIT_SECONDS = 0.1
 
 
 @dataclass(frozen=True)
@@ -293,7 +296,7 @@ def _run_all(points: list[Scenario], jobs: int, progress: TickFn | None,
         futures = [pool.submit(point, p, rec, probe) for p, rec, probe in zip(points, recordings, probes)]
         pending, done, last_tick = set(futures), 0, time.monotonic()
         while pending:
-            finished, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+            finished, pending = wait(pending, timeout=WAIT_SECONDS, return_when=FIRST_COMPLETED)
             for f in finished:
                 f.result()  # the first failure stops the run
             done += len(finished)
