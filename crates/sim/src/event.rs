@@ -189,7 +189,6 @@ impl Entry {
     fn key(&self) -> Key {
         key(Time(self.time), self.order)
     }
-
 }
 
 /// An event in the far-future heap, ordered by key alone.
@@ -244,9 +243,9 @@ fn grow_and_push(slot: &mut Vec<Entry>, time: u64, order: u64, event: u64) {
 /// Pending events, earliest first.
 pub struct EventQueue {
     /// The wheel: slot `a % SLOTS` holds the events of absolute slot `a` (time >> `shift`),
-    /// for `a` in (`base`, `base` + SLOTS); unsorted. As few and as narrow slots as the
-    /// near future needs ([`EventQueue::with_horizon`]): every event filed touches its
-    /// slot's vector, and a wheel larger than the first-level cache missed it on most.
+    /// for `a` in (`base`, `base` + SLOTS); unsorted. The slots are as narrow as the near
+    /// future allows ([`EventQueue::with_horizon`]), and few: every event filed touches
+    /// its slot's vector, and a wheel of 4096 slots missed the first-level cache on most.
     slots: Box<[Vec<Entry>; SLOTS]>,
     /// log2 of a slot's width in picoseconds.
     shift: u32,
