@@ -757,7 +757,7 @@ impl World {
             Offer::Waiting { first: true } => {
                 let free = self.ports[port as usize].free_at();
                 debug_assert!(free > now, "a plain port makes a packet wait only behind a transmission");
-                if !(HOLD && crate::event::key_time(free) == self.now) {
+                if !(HOLD && self.ends_at_this_instant(free)) {
                     self.queue.push_key(free, Event::LinkFree(port));
                 }
             }
@@ -801,7 +801,7 @@ impl World {
                 }
             }
             // (a paused idle port has no transmission to end: its pause's end starts it)
-            Offer::Waiting { first: true } if HOLD && crate::event::key_time(free) == self.now && free > now => {}
+            Offer::Waiting { first: true } if HOLD && self.ends_at_this_instant(free) => {}
             Offer::Waiting { first: true } if free > now => self.queue.push_key(free, Event::LinkFree(port)),
             // an idle wire carrying a PAUSE frame: the data waits for its end
             Offer::Waiting { first: true } if control_end > self.now => {
@@ -1212,10 +1212,17 @@ impl World {
         }
         if let Offer::Waiting { first: true } = offer {
             let free = self.ports[port as usize].free_at();
-            if crate::event::key_time(free) == self.now && free > self.queue.current() {
-                self.link_free_now(free, port);
+            if self.ends_at_this_instant(free) {
+                self.link_free_now(free, port); // `offer_to::<true>` left it unfiled
             }
         }
+    }
+
+    /// A transmission whose "done" key is `free` ends at this very instant, after the event
+    /// being processed: its link-free event is one `offer_to::<true>` leaves to its caller.
+    #[inline(always)]
+    fn ends_at_this_instant(&self, free: crate::event::Key) -> bool {
+        crate::event::key_time(free) == self.now && free > self.queue.current()
     }
 
     /// `port`'s "link free" event at `key`, at this very instant (`offer_to::<true>` left it

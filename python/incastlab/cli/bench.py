@@ -46,7 +46,7 @@ class Reference:
     machine: str
     #: The machine running the bench is the one the reference was measured on: the
     #: speed-up is a like-for-like ratio and gets a verdict.
-    same_machine: bool = True
+    same_machine: bool
 
     @property
     def target_wall_s(self) -> float:
@@ -58,18 +58,17 @@ class ReferenceMachine:
     """The other simulators' times for the bench points, measured on one machine (issue 15):
     the fastest of many runs, idle, single threaded (docs/simulate.md, "incastlab bench")."""
     cpu: str  # /proc/cpuinfo "model name"
-    measured: str  # when, and how
     ns3_fast08_1_s: float  # ns-3.44 optimized build, the FAST'08 1-server 2 s point (its Simulator::Run)
     htsim_oneshot_s: dict[int, float]  # csg-htsim, the one-shot points by servers (its event loop)
 
 
 REFERENCE_MACHINES = (
-    # the project's earlier machine (issue 15's figures)
-    ReferenceMachine("Intel(R) Xeon(R) Processor", "2026-11-22, idle", 2.17, {64: 0.032, 256: 0.094, 1024: 0.65}),
+    # the project's earlier machine (issue 15's figures, 2026-11-22)
+    ReferenceMachine("Intel(R) Xeon(R) Processor", 2.17, {64: 0.032, 256: 0.094, 1024: 0.65}),
     # ns-3.44 from its ns-3.44 tag, `./ns3 configure -d optimized` (-O3 -march=native, logging and
     # asserts off), incast.cc built in scratch/; csg-htsim 841d9e7, its sim/ library at -O3
-    # -DNDEBUG under a driver of stock components (docs/simulate.md, "incastlab bench")
-    ReferenceMachine("AMD EPYC", "2026-11-25, idle", 2.06, {64: 0.0204, 256: 0.0841, 1024: 0.793}),
+    # -DNDEBUG under a driver of stock components (docs/simulate.md, "incastlab bench"); 2026-11-25
+    ReferenceMachine("AMD EPYC", 2.06, {64: 0.0204, 256: 0.0841, 1024: 0.793}),
 )
 
 
