@@ -233,6 +233,11 @@ pub struct World {
     /// No port marks ECN, has a pool share or classes, is paused or watched: offers and
     /// link-free events take their short paths (`offer_to`, `on_link_free`).
     plain: bool,
+    /// `plain`, and every other optional feature the per-packet paths test is off too: no
+    /// event trace, victim flow, ingress tracking (one switch), ECN-capable senders, ICTCP,
+    /// send jitter, or scheduler that follows bytes. The event loop then runs a copy of
+    /// itself compiled with those tests folded away (`LEAN` in `run_events_as`).
+    lean: bool,
 }
 
 impl World {
@@ -412,6 +417,7 @@ impl World {
             recorder: Recorder::new(opts),
             progress: opts.progress.clone(),
             plain: false, // set below, once the ports and the recorder are built
+            lean: false,
         };
         w.recorder.watched_nic = w.topo.nic(watched);
         // (a refused interval allocates nothing: `crate::record` returns the refusal)
@@ -429,6 +435,15 @@ impl World {
             && s.ecn_threshold_packets.is_none()
             && !w.recorder.watch_ports
             && w.ports.iter().all(|p| !p.has_buffer());
+        w.lean = w.plain
+            && !w.recorder.events
+            && !s.victim
+            && !w.track_ingress
+            && !s.cc.uses_ecn()
+            && w.ictcp.is_none()
+            && w.send_jitter == 0
+            && !w.scheduler.counts_sent()
+            && !w.scheduler.follows_delivery();
         // one connection per (server, client): every server holds a stripe of every
         // client's blocks
         for c in 0..clients {
@@ -519,6 +534,17 @@ impl World {
 
     /// Process events up to `end`; true if the last block's data was all acknowledged.
     fn run_events(&mut self, end: Time) -> bool {
+        match self.lean {
+            true => self.run_events_as::<true>(end),
+            false => self.run_events_as::<false>(end),
+        }
+    }
+
+    /// [`World::run_events`]; `LEAN`: the world is [`World::lean`], and the per-packet
+    /// paths compiled for it skip the tests of features it does not have (each reads
+    /// `!LEAN && ...`). The two copies differ only in cost.
+    #[inline(never)]
+    fn run_events_as<const LEAN: bool>(&mut self, end: Time) -> bool {
         while let Some((t, ev)) = self.queue.pop() {
             if t > end {
                 break;
@@ -533,7 +559,7 @@ impl World {
                     p.record(t, self.blocks_done());
                 }
             }
-            self.dispatch(ev);
+            self.dispatch::<LEAN>(ev);
             if self.draining && self.flows_unacked == 0 {
                 return true;
             }
@@ -542,12 +568,12 @@ impl World {
     }
 
     #[inline]
-    fn dispatch(&mut self, ev: Event) {
+    fn dispatch<const LEAN: bool>(&mut self, ev: Event) {
         match ev {
-            Event::ArriveSwitch(p) => self.at_switch(p),
-            Event::ArriveClient(p) => self.at_client(p),
-            Event::ArriveServer(p) => self.at_server(p),
-            Event::LinkFree(port) => self.on_link_free(port),
+            Event::ArriveSwitch(p) => self.at_switch::<LEAN>(p),
+            Event::ArriveClient(p) => self.at_client::<LEAN>(p),
+            Event::ArriveServer(p) => self.at_server::<LEAN>(p),
+            Event::LinkFree(port) => self.on_link_free::<LEAN>(port),
             Event::NicEnter(p) => {
                 // a jittered data packet, or a dropped request sent again
                 if self.pool.get(p).kind == Kind::Request {
@@ -555,9 +581,9 @@ impl World {
                 }
                 let pkt = self.pool.get(p);
                 let (src, dst) = self.ends[pkt.flow as usize];
-                self.offer(self.topo.nic(if pkt.kind.to_client() { src } else { dst }), p);
+                self.offer::<LEAN>(self.topo.nic(if pkt.kind.to_client() { src } else { dst }), p);
             }
-            Event::RtoTimer(f) if f == self.victim_flow => {
+            Event::RtoTimer(f) if !LEAN && f == self.victim_flow => {
                 let mut out = std::mem::take(&mut self.scratch);
                 if self.victim.as_mut().unwrap().sender.on_timer_event(self.now, &mut out) {
                     self.util_timeout(f);
@@ -565,7 +591,7 @@ impl World {
                 self.victim_transmit(&mut out);
                 self.scratch = out;
             }
-            Event::DelAckTimer(f) if f == self.victim_flow => {
+            Event::DelAckTimer(f) if !LEAN && f == self.victim_flow => {
                 let v = self.victim.as_mut().unwrap();
                 if v.receiver.on_timer_event(self.now) {
                     self.victim_ack();
@@ -575,15 +601,15 @@ impl World {
             Event::RtoTimer(f) => {
                 let mut out = std::mem::take(&mut self.scratch);
                 if self.flows[f as usize].sender.on_timer_event(self.now, &mut out) {
-                    self.trace(f, TraceEvent::Timeout);
+                    self.trace::<LEAN>(f, TraceEvent::Timeout);
                     self.util_timeout(f);
                 }
-                self.transmit(f, &mut out);
+                self.transmit::<LEAN>(f, &mut out);
                 self.scratch = out;
             }
             Event::DelAckTimer(f) => {
                 if self.flows[f as usize].receiver.on_timer_event(self.now) {
-                    self.send_ack(f);
+                    self.send_ack::<LEAN>(f);
                 }
                 self.schedule_delack(f);
             }
@@ -678,7 +704,7 @@ impl World {
         pkt.conn = fl.conn;
         pkt.set_window(fl.window);
         let deadline = fl.syn_deadline;
-        self.send_from_client(pkt);
+        self.send_from_client::<false>(pkt);
         self.queue.push(deadline, Event::SynTimer(f));
     }
 
@@ -708,7 +734,7 @@ impl World {
         let changed = fl.receiver.window != w;
         fl.receiver.window = w;
         if changed && fl.state == ConnState::Open && self.clients[c].remaining(server, fl.receiver.rcv_nxt - 1) > 0 {
-            self.send_ack(f);
+            self.send_ack::<false>(f);
         }
     }
 
@@ -717,11 +743,11 @@ impl World {
     /// it through the stack in narrow stores copied by wide loads (which the store buffer
     /// cannot forward).
     #[inline(always)]
-    fn send_from_client(&mut self, pkt: Packet) {
+    fn send_from_client<const LEAN: bool>(&mut self, pkt: Packet) {
         let nic = self.flows[pkt.flow as usize].nics.1;
         let id = self.pool.alloc(pkt);
         self.recorder.capture_sent(self.now, nic, self.pool.get(id));
-        let admitted = self.offer(nic, id);
+        let admitted = self.offer::<LEAN>(nic, id);
         debug_assert!(admitted, "host queues are unbounded");
     }
 
@@ -729,8 +755,8 @@ impl World {
 
     /// Offer packet `id` to `port` now; false if the port dropped it (the caller frees it).
     #[inline]
-    fn offer(&mut self, port: PortId, id: PktId) -> bool {
-        self.offer_to::<false>(port, id) != Offer::Dropped
+    fn offer<const LEAN: bool>(&mut self, port: PortId, id: PktId) -> bool {
+        self.offer_to::<LEAN, false>(port, id) != Offer::Dropped
     }
 
     /// Offer packet `id` to `port` now: what the port did with it. (The port is borrowed
@@ -739,8 +765,8 @@ impl World {
     /// very instant, leaves that "link free" event to the caller (`World::at_switch`), which
     /// runs it at once if it comes next.
     #[inline(never)]
-    fn offer_to<const HOLD: bool>(&mut self, port: PortId, id: PktId) -> Offer {
-        if !self.plain {
+    fn offer_to<const LEAN: bool, const HOLD: bool>(&mut self, port: PortId, id: PktId) -> Offer {
+        if !(LEAN || self.plain) {
             return self.offer_to_featured::<HOLD>(port, id);
         }
         // what `offer_to_featured` does with ECN marks, pools, classes, PAUSE and the
@@ -894,8 +920,8 @@ impl World {
 
     /// `port`'s transmission ended and packets wait: the next one starts, unless the port
     /// is paused (then its pause's end starts it).
-    fn on_link_free(&mut self, port: PortId) {
-        if self.plain {
+    fn on_link_free<const LEAN: bool>(&mut self, port: PortId) {
+        if LEAN || self.plain {
             // what follows with PAUSE, PFC classes and the port watch off
             let (queue, out) = (&mut self.queue, &mut self.ports[port as usize]);
             if out.free_at() > queue.current() {
@@ -942,9 +968,9 @@ impl World {
         }
     }
 
-    fn at_client(&mut self, id: PktId) {
+    fn at_client<const LEAN: bool>(&mut self, id: PktId) {
         let p = self.pool.release(id);
-        if p.flow == self.victim_flow {
+        if !LEAN && p.flow == self.victim_flow {
             return self.at_victim_receiver(p);
         }
         let f = p.flow as usize;
@@ -953,7 +979,7 @@ impl World {
             Kind::SynAck => return self.on_syn_ack(p),
             Kind::Data => {}
             // a host that also sends (a Riak node): the packet is for its sending end
-            _ => return self.at_sender(p),
+            _ => return self.at_sender::<LEAN>(p),
         }
         self.counters.data_bytes_arrived += p.len as u64;
         let fl = &mut self.flows[f];
@@ -961,23 +987,23 @@ impl World {
             self.counters.stale_packets += 1;
             return;
         }
-        if let Some(ictcp) = &mut self.ictcp {
+        if let (false, Some(ictcp)) = (LEAN, &mut self.ictcp) {
             ictcp.on_arrival(self.now, p.len as u64);
         }
         if p.after_timeout && fl.receiver.holds(p.seq, p.len) {
             self.counters.spurious_timeouts += 1;
         }
         let before = fl.receiver.rcv_nxt - 1;
-        if fl.receiver.on_ce(p.has(CE)) {
+        if !LEAN && fl.receiver.on_ce(p.has(CE)) {
             // DCTCP (RFC 8257 §3.2): the CE bit changed while an ACK was delayed
-            self.send_ack(p.flow);
+            self.send_ack::<LEAN>(p.flow);
             self.flows[f].receiver.ce_flushed();
         }
         let receiver = &mut self.flows[f].receiver;
         receiver.note_timestamp(p.seq, p.ts);
         let got = receiver.on_segment(self.now, p.seq, p.len);
         if got.ack_now {
-            self.send_ack(p.flow);
+            self.send_ack::<LEAN>(p.flow);
         } else {
             self.schedule_delack(p.flow);
         }
@@ -992,7 +1018,7 @@ impl World {
         };
         let progress = client.on_progress(self.now, server, before, before + got.delivered);
         if let Progress::Partial(_) = progress {
-            if !self.scheduler.follows_delivery() {
+            if LEAN || !self.scheduler.follows_delivery() {
                 return; // nothing to tell (NCCS and OCS counting sent bytes hear it in `transmit`)
             }
         }
@@ -1057,11 +1083,11 @@ impl World {
         self.start_block(c);
     }
 
-    fn send_ack(&mut self, flow: FlowId) {
+    fn send_ack<const LEAN: bool>(&mut self, flow: FlowId) {
         let fl = &mut self.flows[flow as usize];
         let mut pkt = ack_packet(flow, &mut fl.receiver, self.header);
         pkt.conn = fl.conn;
-        self.send_from_client(pkt);
+        self.send_from_client::<LEAN>(pkt);
     }
 
     fn schedule_delack(&mut self, flow: FlowId) {
@@ -1134,31 +1160,31 @@ impl World {
         let p = &self.ports[port as usize];
         // a link still transmitting has its "link free" event pending
         if !p.paused(self.now) && p.waiting_packets() > 0 && p.free_at() < self.queue.current() {
-            self.on_link_free(port);
+            self.on_link_free::<false>(port);
         }
     }
 
-    fn at_switch(&mut self, id: PktId) {
+    fn at_switch<const LEAN: bool>(&mut self, id: PktId) {
         let (kind, flow, len, seq, after_timeout) = {
             let p = self.pool.get(id);
             (p.kind, p.flow, p.len, p.seq, p.after_timeout)
         };
-        let (via, sw) = if self.track_ingress {
+        let (via, sw) = if !LEAN && self.track_ingress {
             let via = self.via[id as usize];
             (via, self.topo.far_switch(via).expect("a packet arriving at a switch came over a link to it"))
         } else {
             (PortId::MAX, 0) // one switch, no PAUSE: nothing reads the ingress
         };
         // data, SYN-ACKs and datagrams go to the flow's receiver, the rest to its sender
-        let port = if self.track_ingress {
+        let port = if !LEAN && self.track_ingress {
             let (src, dst) = self.ends[flow as usize];
             self.topo.route(sw, if kind.to_client() { dst } else { src })
         } else {
             self.star_egress[flow as usize][usize::from(!kind.to_client())]
         };
-        let offer = self.offer_to::<true>(port, id);
+        let offer = self.offer_to::<LEAN, true>(port, id);
         let admitted = offer != Offer::Dropped;
-        if let (Some(pause), Offer::Waiting { .. }) = (&mut self.pause, offer) {
+        if let (false, Some(pause), Offer::Waiting { .. }) = (LEAN, &mut self.pause, offer) {
             let wire = self.pool.get(id).wire_bytes as u64;
             let time = pause_time(pause.cfg.quanta, self.topo.ports[via as usize].rate_bps);
             let class = if flow == self.victim_flow { self.victim_class } else { 0 };
@@ -1173,7 +1199,7 @@ impl World {
         }
         match admitted {
             true => {}
-            false if flow == self.victim_flow => {
+            false if !LEAN && flow == self.victim_flow => {
                 self.pool.release(id);
                 match kind {
                     Kind::Data => self.counters.victim_bytes_dropped += len as u64,
@@ -1213,7 +1239,7 @@ impl World {
         if let Offer::Waiting { first: true } = offer {
             let free = self.ports[port as usize].free_at();
             if self.ends_at_this_instant(free) {
-                self.link_free_now(free, port); // `offer_to::<true>` left it unfiled
+                self.link_free_now::<LEAN>(free, port); // `offer_to::<_, true>` left it unfiled
             }
         }
     }
@@ -1225,35 +1251,35 @@ impl World {
         crate::event::key_time(free) == self.now && free > self.queue.current()
     }
 
-    /// `port`'s "link free" event at `key`, at this very instant (`offer_to::<true>` left it
-    /// to its caller), now that the event that made it is done: run at once if nothing
+    /// `port`'s "link free" event at `key`, at this very instant (`offer_to::<_, true>` left
+    /// it to its caller), now that the event that made it is done: run at once if nothing
     /// pending comes before it, as the queue would have run it next (and counted as an
     /// event all the same); filed otherwise. Saves a push and a pop per packet on a port
     /// whose packets arrive back to back (FAST'08 at one server: every packet). Nothing
     /// else differs from a popped event: neither handler touches what ends a run, and the
     /// cancel check that falls on it is made at the next multiple of CANCEL_CHECK_EVENTS.
     #[inline(never)]
-    fn link_free_now(&mut self, key: crate::event::Key, port: PortId) {
+    fn link_free_now<const LEAN: bool>(&mut self, key: crate::event::Key, port: PortId) {
         if !self.queue.runs_next(key) {
             return self.queue.push_key(key, Event::LinkFree(port));
         }
         self.queue.take_next(key);
         self.counters.events += 1;
-        self.on_link_free(port);
+        self.on_link_free::<LEAN>(port);
     }
 
     // ---- the servers -----------------------------------------------------------------
 
-    fn at_server(&mut self, id: PktId) {
+    fn at_server<const LEAN: bool>(&mut self, id: PktId) {
         let p = self.pool.release(id);
-        self.at_sender(p)
+        self.at_sender::<LEAN>(p)
     }
 
     /// An ACK, request or SYN reached the sending end of its flow. (Inlined in both
     /// callers: `at_server`'s call is the star's per-ACK path.)
     #[inline(always)]
-    fn at_sender(&mut self, p: Packet) {
-        if p.flow == self.victim_flow {
+    fn at_sender<const LEAN: bool>(&mut self, p: Packet) {
+        if !LEAN && p.flow == self.victim_flow {
             return self.at_victim_sender(p);
         }
         let f = p.flow as usize;
@@ -1264,7 +1290,7 @@ impl World {
             self.counters.stale_packets += 1;
             return;
         }
-        if self.recorder.events {
+        if !LEAN && self.recorder.events {
             let payload = if p.kind == Kind::Request { REQUEST_PAYLOAD_BYTES as u64 } else { 0 };
             self.recorder.event(self.now, EventKind::Ack, p.flow, p.ack, payload, None);
         }
@@ -1278,13 +1304,13 @@ impl World {
                 if self.draining && was_unacked && s.all_acked() {
                     self.flows_unacked -= 1;
                 }
-                self.trace(p.flow, TraceEvent::Ack);
-                self.transmit(p.flow, &mut out);
+                self.trace::<LEAN>(p.flow, TraceEvent::Ack);
+                self.transmit::<LEAN>(p.flow, &mut out);
             }
             Kind::Request => {
                 // its piggybacked ACK first
                 s.on_data_segment_ack(self.now, p.ack, p.wnd as u64, p.ts, &mut out);
-                self.transmit(p.flow, &mut out);
+                self.transmit::<LEAN>(p.flow, &mut out);
                 if self.riak.is_some() {
                     self.riak_request(p.flow, p.seq, &mut out);
                 } else {
@@ -1316,7 +1342,7 @@ impl World {
         self.flows[f as usize].sender.set_peer_window(p.wnd as u64);
         let mut pkt = Packet::new(f, Kind::SynAck, self.header, 0, 0, 0);
         pkt.conn = p.conn;
-        self.send_from_server(f, pkt);
+        self.send_from_server::<false>(f, pkt);
     }
 
     /// The server writes the requested bytes to its socket.
@@ -1324,8 +1350,8 @@ impl World {
         let bytes = std::mem::take(&mut self.pending_request[flow as usize]);
         let mut out = std::mem::take(&mut self.scratch);
         self.flows[flow as usize].sender.write(self.now, bytes, &mut out);
-        self.trace(flow, TraceEvent::Write);
-        self.transmit(flow, &mut out);
+        self.trace::<false>(flow, TraceEvent::Write);
+        self.transmit::<false>(flow, &mut out);
         self.scratch = out;
     }
 
@@ -1333,25 +1359,25 @@ impl World {
         let Some(interval) = self.udp_interval else { return };
         let pkt = Packet::new(f, Kind::Udp, self.udp_bytes, 0, 0, 0);
         self.counters.udp_sent += 1;
-        self.send_from_server(f, pkt);
+        self.send_from_server::<false>(f, pkt);
         self.queue.push(self.now + interval, Event::UdpSend(f));
     }
 
     /// The sending end of flow `f` puts `pkt` on its NIC now (inlined: see `send_from_client`).
     #[inline(always)]
-    fn send_from_server(&mut self, f: FlowId, pkt: Packet) {
+    fn send_from_server<const LEAN: bool>(&mut self, f: FlowId, pkt: Packet) {
         let nic = self.flows[f as usize].nics.0;
         let id = self.pool.alloc(pkt);
-        let admitted = self.offer(nic, id);
+        let admitted = self.offer::<LEAN>(nic, id);
         debug_assert!(admitted, "host queues are unbounded");
     }
 
     /// Server `f`'s TCP sends `pkt`: it enters the NIC now, or up to `send_jitter` later
     /// (ns-2's `overhead_`: host timing noise breaks drop-tail phase lock-out), never
     /// before the host's previous packet.
-    fn send_data(&mut self, f: FlowId, pkt: Packet) {
-        if self.send_jitter == 0 {
-            return self.send_from_server(f, pkt);
+    fn send_data<const LEAN: bool>(&mut self, f: FlowId, pkt: Packet) {
+        if LEAN || self.send_jitter == 0 {
+            return self.send_from_server::<LEAN>(f, pkt);
         }
         let late = self.now + Time(self.rng.random_range(0..=self.send_jitter));
         let host = self.ends[f as usize].0 as usize;
@@ -1362,11 +1388,11 @@ impl World {
     }
 
     /// Put the segments a sender produced on its server's NIC and keep its timer.
-    fn transmit(&mut self, flow: FlowId, out: &mut Vec<Segment>) {
+    fn transmit<const LEAN: bool>(&mut self, flow: FlowId, out: &mut Vec<Segment>) {
         let conn = self.flows[flow as usize].server_conn;
         let sent_any = !out.is_empty();
         for seg in out.drain(..) {
-            if self.recorder.events {
+            if !LEAN && self.recorder.events {
                 let kind = if seg.retransmit { EventKind::Rtx } else { EventKind::Tx };
                 self.recorder.event(self.now, kind, flow, seg.seq, seg.len as u64, None);
             }
@@ -1376,16 +1402,16 @@ impl World {
             pkt.after_timeout = seg.after_timeout;
             pkt.conn = conn;
             pkt.ts = self.now; // TSval (RFC 7323): when TCP sent it
-            if self.sender_cfg.cc.uses_ecn() {
+            if !LEAN && self.sender_cfg.cc.uses_ecn() {
                 pkt.ecn = ECT; // RFC 3168 §6.1.1: data segments only, not pure ACKs or SYNs
             }
             self.counters.data_bytes_sent += seg.len as u64;
-            self.send_data(flow, pkt);
+            self.send_data::<LEAN>(flow, pkt);
         }
         if let Some(t) = self.flows[flow as usize].sender.take_timer_request() {
             self.queue.push(t, Event::RtoTimer(flow));
         }
-        if sent_any && self.scheduler.counts_sent() {
+        if !LEAN && sent_any && self.scheduler.counts_sent() {
             self.report_sent(flow); // condition-I is checked as bytes are sent
         }
     }
@@ -1410,8 +1436,8 @@ impl World {
     /// Record `flow`'s sender state if the per-event trace or its flow trace is on: a test
     /// inlined where every ACK passes, the recording out of line.
     #[inline(always)]
-    fn trace(&mut self, flow: FlowId, event: TraceEvent) {
-        if self.recorder.events || self.recorder.traces(flow) {
+    fn trace<const LEAN: bool>(&mut self, flow: FlowId, event: TraceEvent) {
+        if (!LEAN && self.recorder.events) || self.recorder.traces(flow) {
             self.record_sender(flow, event);
         }
     }
@@ -1507,7 +1533,7 @@ impl World {
             let mut pkt = Packet::new(flow, Kind::Data, self.header + payload, seg.len, seg.seq, 0);
             pkt.ts = self.now;
             let id = self.pool.alloc(pkt);
-            let admitted = self.offer(nic, id);
+            let admitted = self.offer::<false>(nic, id);
             debug_assert!(admitted, "host queues are unbounded");
         }
         if let Some(t) = self.victim.as_mut().unwrap().sender.take_timer_request() {
@@ -1532,7 +1558,7 @@ impl World {
         let pkt = ack_packet(v.flow, &mut v.receiver, self.header);
         let nic = self.topo.nic(v.receiver_host);
         let id = self.pool.alloc(pkt);
-        let admitted = self.offer(nic, id);
+        let admitted = self.offer::<false>(nic, id);
         debug_assert!(admitted, "host queues are unbounded");
     }
 
@@ -1645,7 +1671,7 @@ mod tests {
     }
 
     #[test]
-    fn the_plain_paths_give_what_the_featured_paths_give_with_every_feature_off() {
+    fn the_lean_and_plain_paths_give_what_the_featured_paths_give_with_every_feature_off() {
         // FAST'08 collapsing at 16 servers (drops, timeouts, back-to-back arrivals at the
         // client's port), a 10 Gbps one-shot incast, two switches, random ties
         let specs = [
@@ -1673,19 +1699,22 @@ mod tests {
             },
         ];
         for spec in specs {
-            let run = |plain: bool| {
+            // (lean implies plain: a lean loop takes the plain ports' paths)
+            let run = |plain: bool, lean: bool| {
                 let mut w = World::new(&spec.validate().unwrap());
-                assert!(w.plain, "every feature is off");
-                w.plain = plain;
+                assert!(w.plain, "every feature of the ports is off");
+                assert_eq!(w.lean, spec.topology == TopologyKind::Star, "every other feature is off (one switch)");
+                (w.plain, w.lean) = (plain, lean && w.lean);
                 w.run();
                 let c = &w.counters;
                 let totals = (c.events, c.app_bytes, c.data_bytes_sent, c.data_bytes_dropped, w.switch_drops());
                 let tcp = w.sender_array_total(|s| [s.stats.timeouts, s.stats.retransmits, s.stats.fast_retransmits]);
                 (totals, tcp, w.blocks_done(), w.queue.peak(), w.now, w.max_switch_occupancy())
             };
-            let plain = run(true);
-            assert!(plain.0 .4 > 0 && plain.1[0] > 0, "the scenario drops packets and times out: {spec:?}");
-            assert_eq!(plain, run(false), "{spec:?}");
+            let lean = run(true, true);
+            assert!(lean.0 .4 > 0 && lean.1[0] > 0, "the scenario drops packets and times out: {spec:?}");
+            assert_eq!(lean, run(true, false), "lean and plain: {spec:?}");
+            assert_eq!(lean, run(false, false), "lean and featured: {spec:?}");
         }
     }
 
@@ -1871,7 +1900,7 @@ mod tests {
                 let id = full_packet(&mut w, 1, Kind::Ack);
                 w.via.resize(id as usize + 1, 0);
                 w.via[id as usize] = w.topo.nic(w.first_client);
-                w.at_switch(id);
+                w.at_switch::<false>(id);
             }
             if with_frame {
                 w.send_pause_frame(w.topo.nic(1), 0, Frame::Xoff);
@@ -1949,9 +1978,9 @@ mod tests {
             let nic1 = w.topo.nic(1);
             w.on_pfc(nic1, 0, true);
             let udp = full_packet(&mut w, 1, Kind::Udp);
-            assert!(matches!(w.offer_to::<false>(nic1, udp), Offer::Waiting { .. }));
+            assert!(matches!(w.offer_to::<false, false>(nic1, udp), Offer::Waiting { .. }));
             let victim = w.pool.alloc(Packet::new(w.victim_flow, Kind::Data, 1500, 1460, 1, 0));
-            assert!(matches!(w.offer_to::<false>(nic1, victim), Offer::Started(_)));
+            assert!(matches!(w.offer_to::<false, false>(nic1, victim), Offer::Started(_)));
             assert_eq!(crate::event::key_time(w.ports[nic1 as usize].free_at()), us(12));
             w.queue.push(us(50), Event::PfcOff { class: 0, port: nic1 });
             w.run_events(end);

@@ -102,7 +102,7 @@ impl World {
         pkt.conn = fl.conn;
         pkt.ts = fl.receiver.ts_echo();
         pkt.set_window(fl.receiver.window);
-        self.send_from_client(pkt);
+        self.send_from_client::<false>(pkt);
     }
 
     /// A dropped request enters its NIC again: like any segment TCP sends, it carries the
@@ -132,8 +132,8 @@ impl World {
         for (get, bytes) in readable.drain(..) {
             r.gets.write_reply(f, get, bytes);
             self.flows[f as usize].sender.write(self.now, bytes, out);
-            self.trace(f, TraceEvent::Write);
-            self.transmit(f, out);
+            self.trace::<false>(f, TraceEvent::Write);
+            self.transmit::<false>(f, out);
         }
         r.readable = readable;
         self.riak = Some(r);
