@@ -761,8 +761,9 @@ impl World {
 
     /// Offer packet `id` to `port` now: what the port did with it. (The port is borrowed
     /// once: indexing `ports` at every use cost a bounds check and a reload each.)
-    /// `HOLD`: a packet that comes to wait as the transmission ahead of it ends, at this
-    /// very instant, leaves that "link free" event to the caller (`World::at_switch`), which
+    /// `HOLD` (a packet arriving at a switch): a packet that would wait as the transmission
+    /// ahead of it ends, at this very instant, has that "link free" event run first if it
+    /// comes next (a plain port), or leaves it to the caller (`World::at_switch`), which
     /// runs it at once if it comes next.
     #[inline(never)]
     fn offer_to<const LEAN: bool, const HOLD: bool>(&mut self, port: PortId, id: PktId) -> Offer {
@@ -772,6 +773,22 @@ impl World {
         // what `offer_to_featured` does with ECN marks, pools, classes, PAUSE and the
         // port watch off: a FIFO that starts the packet or makes it wait
         let wire = self.pool.get(id).wire_bytes;
+        let p = &self.ports[port as usize];
+        let free = p.free_at();
+        if HOLD
+            && self.ends_at_this_instant(free)
+            && p.waiting_packets() == 0
+            && self.queue.runs_next(free)
+            && p.admits(self.now, wire)
+        {
+            // The packet would wait alone, and the link-free event that comes next start it
+            // (`link_free_now`). That event is run first, here, and the packet offered to
+            // the link it left idle: the same tie orders reserved, the same occupancy seen,
+            // without the packet passing through the queue. (FAST'08 at one server: every
+            // data packet at the switch; 7 % of its time.)
+            self.queue.take_next(free);
+            self.counters.events += 1;
+        }
         let now = self.queue.current();
         let (queue, out) = (&mut self.queue, &mut self.ports[port as usize]);
         let offer = out.offer(now, id, wire, |end| queue.reserve(end));
@@ -1255,9 +1272,10 @@ impl World {
     /// it to its caller), now that the event that made it is done: run at once if nothing
     /// pending comes before it, as the queue would have run it next (and counted as an
     /// event all the same); filed otherwise. Saves a push and a pop per packet on a port
-    /// whose packets arrive back to back (FAST'08 at one server: every packet). Nothing
-    /// else differs from a popped event: neither handler touches what ends a run, and the
-    /// cancel check that falls on it is made at the next multiple of CANCEL_CHECK_EVENTS.
+    /// whose packets arrive back to back (FAST'08 at one server: every packet; a plain
+    /// port's `offer_to` runs the event itself, before the offer). Nothing else differs
+    /// from a popped event: neither handler touches what ends a run, and the cancel check
+    /// that falls on it is made at the next multiple of CANCEL_CHECK_EVENTS.
     #[inline(never)]
     fn link_free_now<const LEAN: bool>(&mut self, key: crate::event::Key, port: PortId) {
         if !self.queue.runs_next(key) {

@@ -221,8 +221,9 @@ impl OutputPort {
         }
     }
 
+    /// A packet of `wire_bytes` arriving at `now` fits in the buffer.
     #[inline]
-    fn admits(&self, now: Time, wire_bytes: u32) -> bool {
+    pub fn admits(&self, now: Time, wire_bytes: u32) -> bool {
         match self.admission {
             Admission::Bytes => self.waiting_bytes + self.on_wire_at(now) + wire_bytes as u64 <= self.buffer_bytes,
             Admission::Packets => self.held_packets(now) < self.buffer_packets,
