@@ -435,8 +435,8 @@ impl World {
             && s.ecn_threshold_packets.is_none()
             && !w.recorder.watch_ports
             && w.ports.iter().all(|p| !p.has_buffer());
+        // (an event trace watches the ports: such a world is not plain)
         w.lean = w.plain
-            && !w.recorder.events
             && !s.victim
             && !w.track_ingress
             && !s.cc.uses_ecn()
@@ -444,6 +444,7 @@ impl World {
             && w.send_jitter == 0
             && !w.scheduler.counts_sent()
             && !w.scheduler.follows_delivery();
+        debug_assert!(!(w.lean && w.recorder.events), "the lean loop records no events");
         // one connection per (server, client): every server holds a stripe of every
         // client's blocks
         for c in 0..clients {
@@ -1186,18 +1187,16 @@ impl World {
             let p = self.pool.get(id);
             (p.kind, p.flow, p.len, p.seq, p.after_timeout)
         };
-        let (via, sw) = if !LEAN && self.track_ingress {
+        // the ingress it came by, and its egress: data, SYN-ACKs and datagrams go to the
+        // flow's receiver, the rest to its sender
+        let (via, port) = if !LEAN && self.track_ingress {
             let via = self.via[id as usize];
-            (via, self.topo.far_switch(via).expect("a packet arriving at a switch came over a link to it"))
-        } else {
-            (PortId::MAX, 0) // one switch, no PAUSE: nothing reads the ingress
-        };
-        // data, SYN-ACKs and datagrams go to the flow's receiver, the rest to its sender
-        let port = if !LEAN && self.track_ingress {
+            let sw = self.topo.far_switch(via).expect("a packet arriving at a switch came over a link to it");
             let (src, dst) = self.ends[flow as usize];
-            self.topo.route(sw, if kind.to_client() { dst } else { src })
+            (via, self.topo.route(sw, if kind.to_client() { dst } else { src }))
         } else {
-            self.star_egress[flow as usize][usize::from(!kind.to_client())]
+            // one switch, no PAUSE: nothing reads the ingress, and the route was looked up at build
+            (PortId::MAX, self.star_egress[flow as usize][usize::from(!kind.to_client())])
         };
         let offer = self.offer_to::<LEAN, true>(port, id);
         let admitted = offer != Offer::Dropped;
@@ -1262,7 +1261,7 @@ impl World {
     }
 
     /// A transmission whose "done" key is `free` ends at this very instant, after the event
-    /// being processed: its link-free event is one `offer_to::<true>` leaves to its caller.
+    /// being processed: its link-free event is one `offer_to::<_, true>` may leave to its caller.
     #[inline(always)]
     fn ends_at_this_instant(&self, free: crate::event::Key) -> bool {
         crate::event::key_time(free) == self.now && free > self.queue.current()
