@@ -42,104 +42,7 @@ pub type FlowId = u32;
 /// Index of an output port (a queue and the link behind it) in the world.
 pub type PortId = u32;
 
-/// Something that happens at an instant. The discriminants are the tags [`Event::pack`]
-/// writes, so a popped entry becomes an event without a translation table before the
-/// dispatch (each variant laid out as a C struct after its tag: 8 bytes).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Event {
-    /// A packet's last bit reaches the switch.
-    ArriveSwitch(PktId) = 0,
-    /// A packet's last bit reaches the client.
-    ArriveClient(PktId) = 1,
-    /// A packet's last bit reaches a server.
-    ArriveServer(PktId) = 2,
-    /// A port's link finished a transmission and packets wait: start the next one.
-    LinkFree(PortId) = 3,
-    /// A jittered data packet enters its server's NIC (`send_jitter`).
-    NicEnter(PktId) = 4,
-    /// The retransmission timer of a flow may expire (lazy timer: see `tcp::timer`).
-    RtoTimer(FlowId) = 5,
-    /// The delayed-ACK timer of a flow's receiver may expire.
-    DelAckTimer(FlowId) = 6,
-    /// A server finished its think time and writes its answer to the socket.
-    ServerRespond(FlowId) = 7,
-    /// The client's SYN retransmission timer of a flow may expire.
-    SynTimer(FlowId) = 8,
-    /// A server's UDP background source sends its next datagram.
-    UdpSend(FlowId) = 9,
-    /// The client's ICTCP time slot ends.
-    IctcpSlot = 10,
-    /// A Riak node coordinates its next get (`app::riak`).
-    GetIssue(u32) = 14,
-    /// An 802.3x PAUSE frame (XOFF) reaches the upstream end of a port: it stops.
-    PauseOn(PortId) = 11,
-    /// A PAUSE frame of zero quanta (XON) reaches a port: it resumes.
-    PauseOff(PortId) = 12,
-    /// A port's pause time may have run out (lazy: a refreshed pause ends later).
-    PauseEnd(PortId) = 13,
-    /// An 802.1Qbb PFC frame pausing one class reaches the upstream end of a port.
-    PfcOn { class: u8, port: PortId } = 15,
-    /// A PFC frame of zero time for one class reaches a port: that class resumes.
-    PfcOff { class: u8, port: PortId } = 16,
-}
-
-impl Event {
-    /// The event as one word, tag low and operand high, as [`Entry`] stores it: three plain
-    /// words are built and stored in registers, where an enum in the entry went through
-    /// the stack (two narrow stores then one wide load, which the store buffer cannot
-    /// forward: a stall on every push).
-    #[inline(always)]
-    fn pack(self) -> u64 {
-        let (tag, x): (u32, u32) = match self {
-            Event::ArriveSwitch(x) => (0, x),
-            Event::ArriveClient(x) => (1, x),
-            Event::ArriveServer(x) => (2, x),
-            Event::LinkFree(x) => (3, x),
-            Event::NicEnter(x) => (4, x),
-            Event::RtoTimer(x) => (5, x),
-            Event::DelAckTimer(x) => (6, x),
-            Event::ServerRespond(x) => (7, x),
-            Event::SynTimer(x) => (8, x),
-            Event::UdpSend(x) => (9, x),
-            Event::IctcpSlot => (10, 0),
-            Event::PauseOn(x) => (11, x),
-            Event::PauseOff(x) => (12, x),
-            Event::PauseEnd(x) => (13, x),
-            Event::GetIssue(x) => (14, x),
-            // the priority class in the tag's second byte
-            Event::PfcOn { class, port } => (15 | (class as u32) << 8, port),
-            Event::PfcOff { class, port } => (16 | (class as u32) << 8, port),
-        };
-        tag as u64 | (x as u64) << 32
-    }
-
-    /// The event [`Event::pack`] made `w` of.
-    #[inline(always)]
-    fn unpack(w: u64) -> Event {
-        let (x, class) = ((w >> 32) as u32, (w >> 8) as u8);
-        match w as u8 {
-            0 => Event::ArriveSwitch(x),
-            1 => Event::ArriveClient(x),
-            2 => Event::ArriveServer(x),
-            3 => Event::LinkFree(x),
-            4 => Event::NicEnter(x),
-            5 => Event::RtoTimer(x),
-            6 => Event::DelAckTimer(x),
-            7 => Event::ServerRespond(x),
-            8 => Event::SynTimer(x),
-            9 => Event::UdpSend(x),
-            10 => Event::IctcpSlot,
-            11 => Event::PauseOn(x),
-            12 => Event::PauseOff(x),
-            13 => Event::PauseEnd(x),
-            14 => Event::GetIssue(x),
-            15 => Event::PfcOn { class, port: x },
-            16 => Event::PfcOff { class, port: x },
-            t => unreachable!("no event has tag {t}"),
-        }
-    }
-}
+pub use crate::events::Event;
 
 /// How events at exactly the same instant are ordered.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -548,32 +451,6 @@ mod tests {
     }
 
     #[test]
-    fn every_event_survives_packing_into_a_word() {
-        let events = [
-            Event::ArriveSwitch(u32::MAX),
-            Event::ArriveClient(1),
-            Event::ArriveServer(2),
-            Event::LinkFree(3),
-            Event::NicEnter(4),
-            Event::RtoTimer(5),
-            Event::DelAckTimer(6),
-            Event::ServerRespond(7),
-            Event::SynTimer(8),
-            Event::UdpSend(9),
-            Event::IctcpSlot,
-            Event::PauseOn(11),
-            Event::PauseOff(12),
-            Event::PauseEnd(0),
-            Event::GetIssue(14),
-            Event::PfcOn { class: 7, port: 15 },
-            Event::PfcOff { class: 255, port: u32::MAX },
-        ];
-        for e in events {
-            assert_eq!(Event::unpack(e.pack()), e);
-        }
-    }
-
-    #[test]
     fn the_wheel_reaches_the_horizon_with_slots_as_narrow_as_they_can_be() {
         let shift = |h: u64| EventQueue::with_horizon(0, TieBreak::Fifo, 0, Time(h)).shift;
         // 25 us of propagation and 12 us of serialization: 37 slots of 2^20 ps, + 2
@@ -600,10 +477,10 @@ mod tests {
         }
         // pending: 3, 1, 5 (the most), 1, 3 (at the end, never popped)
         assert_eq!(q.peak(), 5);
-        q.push(Time(99), Event::IctcpSlot);
-        q.push(Time(99), Event::IctcpSlot);
+        q.push(Time(99), Event::SynTimer(7));
+        q.push(Time(99), Event::SynTimer(7));
         assert_eq!(q.peak(), 5);
-        q.push(Time(99), Event::IctcpSlot);
+        q.push(Time(99), Event::SynTimer(7));
         assert_eq!(q.peak(), 6, "pushes after the last pop count");
     }
 
@@ -674,10 +551,10 @@ mod tests {
         // later, when a packet comes to wait, with the order reserved at the start
         let mut q = EventQueue::default();
         let done = q.reserve(Time(12)); // transmission starts at 0, ends at 12
-        q.push(Time(12), Event::ArriveServer(1)); // scheduled after the start
+        q.push(Time(12), Event::ArriveHost(1)); // scheduled after the start
         q.push_key(done, Event::LinkFree(0)); // a packet came to wait, later
         assert_eq!(q.pop(), Some((Time(12), Event::LinkFree(0))));
-        assert_eq!(q.pop(), Some((Time(12), Event::ArriveServer(1))));
+        assert_eq!(q.pop(), Some((Time(12), Event::ArriveHost(1))));
     }
 
     #[test]
@@ -722,7 +599,7 @@ mod tests {
     fn current_is_the_key_of_the_event_being_processed() {
         let mut q = EventQueue::default();
         let k = q.reserve(Time(7));
-        q.push_key(k, Event::IctcpSlot);
+        q.push_key(k, Event::SynTimer(7));
         q.pop();
         assert_eq!(q.current(), k);
         assert_eq!(key_time(q.current()), Time(7));

@@ -6,7 +6,10 @@
 //! wall-clock field).
 
 pub mod app;
+mod ctx;
 pub mod event;
+pub mod events;
+pub mod host;
 pub mod net;
 pub mod packet;
 pub mod port_util;

@@ -171,15 +171,18 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
     let s = &sc.spec;
     let secs = |ps: u64| ps as f64 / PS_PER_S as f64;
     let sim_seconds = w.measured_until.as_secs_f64();
-    let times: Vec<u64> = w.clients.iter().flat_map(|c| c.block_times.iter().copied()).collect();
+    let reads = w.apps().sync_reads();
+    let block_times = |r: &crate::app::sync_read::SyncReads| r.clients.iter().flat_map(|c| c.block_times.clone()).collect();
+    let times: Vec<u64> = reads.map_or(vec![], block_times);
     let times = &times;
     let mbps = |bytes: u64| if sim_seconds > 0.0 { bytes as f64 * 8.0 / sim_seconds / 1e6 } else { 0.0 };
     let riak = w.riak_gets();
     let per_client = w.client_app_bytes();
     let (least, most) = (per_client.iter().min().copied(), per_client.iter().max().copied());
     let several = per_client.len() > 1;
-    let c = &w.counters;
-    let by_kind = w.sender_array_total(|t| t.stats.timeouts_by_kind);
+    let c = w.counters();
+    let (net, conns) = (w.net(), w.conns());
+    let by_kind = conns.sender_array_total(|t| t.stats.timeouts_by_kind);
     SimResult {
         servers: s.servers,
         clients: s.clients,
@@ -191,7 +194,7 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         get_latency_max_s: riak.map(|g| g.latencies.max().map(secs)),
         node_bytes_received: riak.map(|g| g.node_bytes_received.clone()),
         sru_bytes: if s.workload == Workload::Riak { 0 } else { sc.per_server_bytes[0] },
-        block_bytes: w.clients.first().map_or(0, |c| c.block_bytes(w.active_per_block())),
+        block_bytes: reads.map_or(0, |r| r.clients[0].block_bytes(r.active_per_block())),
         buffer_bytes: s.buffer_bytes,
         rate_bps: s.rate_bps,
         rtt_s: secs(s.rtt_ps),
@@ -213,10 +216,10 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         leaves: (sc.fabric.leaves > 0).then_some(sc.fabric.leaves),
         spines: (sc.fabric.spines > 0).then_some(sc.fabric.spines),
         oversubscription: sc.fabric.oversubscription,
-        pause_xoff_frames: w.pause_frames().map(|f| f.0),
-        pause_xon_frames: w.pause_frames().map(|f| f.1),
+        pause_xoff_frames: net.pause_frames().map(|f| f.0),
+        pause_xon_frames: net.pause_frames().map(|f| f.1),
         victim_goodput_mbps: w.victim_goodput_mbps(),
-        victim_bytes_dropped: w.victim_goodput_mbps().map(|_| w.counters.victim_bytes_dropped),
+        victim_bytes_dropped: w.victim_goodput_mbps().map(|_| c.background_bytes_dropped),
         goodput_mbps: mbps(c.app_bytes),
         client_goodput_min_mbps: least.filter(|_| several).map(mbps),
         client_goodput_max_mbps: most.filter(|_| several).map(mbps),
@@ -224,36 +227,36 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         block_time_p50_s: secs(percentile(times, 50.0)),
         block_time_p99_s: secs(percentile(times, 99.0)),
         block_time_max_s: secs(times.iter().copied().max().unwrap_or(0)),
-        timeouts: w.sender_total(|t| t.stats.timeouts),
-        retransmits: w.sender_total(|t| t.stats.retransmits),
+        timeouts: conns.sender_total(|t| t.stats.timeouts),
+        retransmits: conns.sender_total(|t| t.stats.retransmits),
         timeouts_full_window: by_kind[TimeoutKind::FullWindow as usize],
         timeouts_last_packet: by_kind[TimeoutKind::LastPacket as usize],
         timeouts_lost_retransmit: by_kind[TimeoutKind::LostRetransmit as usize],
         timeouts_other: by_kind[TimeoutKind::Other as usize],
-        lost_retransmits_dart_ge_threshold: w.sender_total(|t| t.stats.lost_retransmits_dart_ge_threshold),
-        lost_retransmits_dart_lt_threshold: w.sender_total(|t| t.stats.lost_retransmits_dart_lt_threshold),
-        dart_histogram: w.sender_array_total(|t| t.stats.dart_histogram).to_vec(),
+        lost_retransmits_dart_ge_threshold: conns.sender_total(|t| t.stats.lost_retransmits_dart_ge_threshold),
+        lost_retransmits_dart_lt_threshold: conns.sender_total(|t| t.stats.lost_retransmits_dart_lt_threshold),
+        dart_histogram: conns.sender_array_total(|t| t.stats.dart_histogram).to_vec(),
         spurious_timeouts: c.spurious_timeouts,
-        delayed_ack_timeouts: w.receiver_total(|r| r.stats.delayed_ack_timeouts),
-        fast_retransmits: w.sender_total(|t| t.stats.fast_retransmits),
-        limited_transmits: w.sender_total(|t| t.stats.limited_transmits),
-        idle_restarts: w.sender_total(|t| t.stats.idle_restarts),
-        tail_loss_probes: w.sender_total(|t| t.stats.tail_loss_probes),
-        rack_marked_lost: w.sender_total(|t| t.stats.rack_marked_lost),
-        drops: w.switch_drops(),
-        ce_marks: w.switch_ce_marks(),
-        max_queue_bytes: w.to_client().max_occupancy,
-        max_queue_packets: w.to_client().max_packets,
-        active_servers: w.active_per_block() as u32,
+        delayed_ack_timeouts: conns.receiver_total(|r| r.stats.delayed_ack_timeouts),
+        fast_retransmits: conns.sender_total(|t| t.stats.fast_retransmits),
+        limited_transmits: conns.sender_total(|t| t.stats.limited_transmits),
+        idle_restarts: conns.sender_total(|t| t.stats.idle_restarts),
+        tail_loss_probes: conns.sender_total(|t| t.stats.tail_loss_probes),
+        rack_marked_lost: conns.sender_total(|t| t.stats.rack_marked_lost),
+        drops: net.switch_drops(),
+        ce_marks: net.switch_ce_marks(),
+        max_queue_bytes: net.to_client().max_occupancy,
+        max_queue_packets: net.to_client().max_packets,
+        active_servers: reads.map_or(s.servers as usize, |r| r.active_per_block()) as u32,
         block_time_mean_s: if times.is_empty() { 0.0 } else { secs(times.iter().sum::<u64>()) / times.len() as f64 },
         syn_timeouts: c.syn_timeouts,
         stale_packets: c.stale_packets,
-        udp_sent: c.udp_sent,
-        udp_dropped: c.udp_dropped,
+        udp_sent: w.apps().udp().map_or(0, |u| u.sent),
+        udp_dropped: w.apps().udp().map_or(0, |u| u.dropped),
         sim_seconds,
         wall_seconds,
-        events: c.events,
-        packet_hops: w.packet_hops(),
+        events: w.events(),
+        packet_hops: net.packet_hops(),
         bytes_sent: c.data_bytes_sent,
         bytes_delivered: c.data_bytes_arrived,
         bytes_dropped: c.data_bytes_dropped,

@@ -453,7 +453,7 @@ pub struct Fabric {
 }
 
 /// Why no switch-to-switch link may be slower than a host's. Not loss on the reverse path:
-/// `World::at_switch` drops requests (sent again an RTOmin later), ACKs and SYNs like any
+/// a switch drops requests (sent again an RTOmin later: `Conns::request_dropped`), ACKs and SYNs like any
 /// packet. But the results watch the client's switch port as the bottleneck
 /// (`max_queue_bytes`, the capture mirror, the event trace), and a trunk slower than the host
 /// links would be the rate bottleneck instead; nor do the sources have one: datacenter
@@ -674,7 +674,7 @@ impl ScenarioSpec {
         // The congested port settles at alpha / (1 + alpha) of the pool, one packet over at
         // most; what it leaves must still let another port take a full packet (free >= MTU
         // and alpha x free >= MTU), or the star's ACK ports, which the world never lets drop
-        // (`World::at_switch`), could find the pool full.
+        // (`Conns::request_dropped`), could find the pool full.
         let alpha = s.dt_alpha;
         let least = ((1.0 + alpha) * (mtu as f64) * (1.0 + 1f64.max(1.0 / alpha))).ceil() as u64;
         check(pool >= least, || {
@@ -1127,7 +1127,7 @@ mod tests {
         assert_eq!(refused(leaf_spine(2, 2)), ("spines", related), "1 server per leaf over 2 spines");
         let slow = ScenarioSpec { trunk_rate_bps: Some(100_000_000), ..two };
         assert_eq!(refused(slow.clone()), ("trunk_rate_bps", &["rate_bps"][..]));
-        // the reason given is the true one: requests and ACKs do drop (World::at_switch)
+        // the reason given is the true one: requests and ACKs do drop (`World::dropped`)
         let why = slow.validate().unwrap_err().allowed;
         assert!(why.contains("bottleneck") && !why.contains("never drops"), "{why}");
     }

@@ -286,7 +286,7 @@ fn blocks_mode_stops_after_the_last_byte_is_acknowledged() {
     let spec = ScenarioSpec { servers: 4, blocks: Some(2), duration_ps: None, ..ScenarioSpec::default() };
     let (r, w) = run(&spec);
     assert_eq!(r.blocks, 2);
-    assert!(w.now.as_secs_f64() >= r.sim_seconds, "the drain ends at or after the last block");
+    assert!(w.now().as_secs_f64() >= r.sim_seconds, "the drain ends at or after the last block");
     assert_eq!(r.bytes_in_flight, 0, "every data packet has arrived or been dropped");
 }
 

@@ -12,8 +12,8 @@
 //! all N replicas", the author in the blog's comments). Replies from one replica to one
 //! coordinator travel on one persistent TCP connection, one after another; requests travel
 //! its reverse direction, in order (a TCP byte stream delivers them in order, so a lost
-//! request holds the later ones back). This module keeps that bookkeeping; the world moves
-//! the packets.
+//! request holds the later ones back). This module keeps that bookkeeping and decides; the
+//! world moves the packets.
 
 use std::collections::VecDeque;
 
@@ -22,7 +22,11 @@ use rand_distr::{Distribution, Exp, LogNormal};
 use serde::{Deserialize, Serialize};
 
 use super::latency::Latencies;
+use super::{Action, Actions};
+use crate::ctx::Ctx;
 use crate::event::FlowId;
+use crate::host::Conns;
+use crate::net::HostId;
 use crate::time::{Time, PS_PER_S};
 
 /// How reply sizes are drawn around their mean `reply_bytes`.
@@ -229,6 +233,91 @@ impl RiakGets {
             self.conns.resize_with(i + 1, Conn::default);
         }
         &mut self.conns[i]
+    }
+}
+
+/// The Riak workload: the servers are the nodes; each coordinates gets, asks replicas over
+/// persistent connections, and counts replies as their bytes arrive.
+///
+/// Connections: one per ordered (replica -> coordinator) pair, pre-established (no
+/// handshake, as Riak's long-lived inter-node connections), made on first use: an idle
+/// connection sends nothing, so making it at the start would change no result.
+pub struct Riak {
+    pub gets: RiakGets,
+    sizes: ReplySizes,
+    rate: f64,
+    replicas: usize,
+    /// (replica, coordinator) -> its connection's flow (looked up only, never iterated).
+    flow_of: std::collections::HashMap<(HostId, HostId), FlowId>,
+    /// Scratch: the nodes a get may ask, and the requests a replica can read.
+    others: Vec<HostId>,
+    readable: Readable,
+}
+
+/// The timer kind of a node's next get.
+const GET: u8 = 0;
+
+impl Riak {
+    /// `nodes` nodes, each coordinating `rate` gets per second, each asking `replicas`
+    /// nodes for a reply sized as `sizes` draws and completing at `quorum` replies.
+    pub fn new(nodes: usize, rate: f64, replicas: u32, quorum: u32, sizes: ReplySizes) -> Riak {
+        Riak {
+            gets: RiakGets::new(nodes, quorum, replicas),
+            sizes,
+            rate,
+            replicas: replicas as usize,
+            flow_of: std::collections::HashMap::new(),
+            others: Vec::with_capacity(nodes),
+            readable: Vec::new(),
+        }
+    }
+
+    /// Every node's first get, in node order.
+    pub(crate) fn on_start(&mut self, cx: &mut Ctx, out: &mut Actions) {
+        for node in 0..self.gets.node_bytes_received.len() as u32 {
+            let at = cx.now + next_get_in(self.rate, &mut cx.rng);
+            out.push(Action::Timer { at, kind: GET, arg: node });
+        }
+    }
+
+    /// Node `coordinator` starts a get: a request to each of `replicas` other nodes chosen
+    /// uniformly (a partial Fisher-Yates shuffle), each for a reply of a drawn size; and
+    /// its next get is drawn.
+    pub(crate) fn on_timer(&mut self, cx: &mut Ctx, conns: &Conns, coordinator: u32, out: &mut Actions) {
+        let get = self.gets.issue(cx.now);
+        let nodes = self.gets.node_bytes_received.len() as u32;
+        self.others.clear();
+        self.others.extend((0..nodes).filter(|&x| x != coordinator));
+        for k in 0..self.replicas {
+            let j = cx.rng.random_range(k..self.others.len());
+            self.others.swap(k, j);
+            let replica = self.others[k];
+            let pair = self.flow_of.entry((replica, coordinator));
+            let f = *pair.or_insert_with(|| out.dial(conns, replica, coordinator));
+            let bytes = self.sizes.draw(&mut cx.rng);
+            let number = self.gets.send_request(f, get, bytes);
+            out.push(Action::Request(f, number));
+        }
+        let next = cx.now + next_get_in(self.rate, &mut cx.rng);
+        out.push(Action::Timer { at: next, kind: GET, arg: coordinator });
+    }
+
+    /// Request `number` of flow `f` reached its replica: it writes the reply of every
+    /// request it can now read, in order, onto the connection.
+    pub(crate) fn on_request(&mut self, f: FlowId, number: u64, out: &mut Actions) {
+        let mut readable = std::mem::take(&mut self.readable);
+        self.gets.request_arrived(f, number, &mut readable);
+        for (get, bytes) in readable.drain(..) {
+            self.gets.write_reply(f, get, bytes);
+            out.push(Action::Write(f, bytes));
+        }
+        self.readable = readable;
+    }
+
+    /// Flow `f`'s coordinator has in-order stream bytes up to `to` (from `from`).
+    pub(crate) fn on_delivered(&mut self, cx: &mut Ctx, conns: &Conns, f: FlowId, from: u64, to: u64) {
+        let node = conns.get(f).hosts.1 as usize;
+        self.gets.delivered(cx.now, f, node, from, to);
     }
 }
 

@@ -289,7 +289,8 @@ impl OutputPort {
         }
     }
 
-    fn drop(&mut self, wire_bytes: u32) -> Offer {
+    /// Count a packet of `wire_bytes` dropped here.
+    pub(crate) fn drop(&mut self, wire_bytes: u32) -> Offer {
         self.drops += 1;
         self.dropped_bytes += wire_bytes as u64;
         Offer::Dropped
@@ -416,6 +417,12 @@ impl OutputPort {
     #[inline]
     pub fn control_end(&self) -> Time {
         self.control_end
+    }
+
+    /// The port is a FIFO with a static buffer and nothing else: no ECN marking, no pool
+    /// share, no classes, no per-class pause (`net::fabric`'s fast path).
+    pub fn is_plain(&self) -> bool {
+        self.ecn_threshold == u64::MAX && self.extra.is_none() && self.class_paused_until.is_empty()
     }
 
     /// The port has a pool share or classes (`with_buffer`).

@@ -23,7 +23,7 @@
 //!   §3.1 holds it then: `TcpSender::on_timeout`).
 //! - **Whole packets.** An ns-2 agent sends `packetSize_` bytes per packet whatever the
 //!   application wrote (`TcpAgent::output`), so a write's short last segment is a full
-//!   packet on the wire (`World` sends [`TcpSender::packet_bytes`]), takes a whole packet of
+//!   packet on the wire (`host::Conns::transmit` sends [`TcpSender::packet_bytes`]), takes a whole packet of
 //!   the window (`TcpAgent::output` runs while `t_seqno_ <= highest_ack_ + win`, in
 //!   packets), and its ACK opens cwnd by one packet in slow start (`TcpAgent::opencwnd`:
 //!   `cwnd_ += 1`, where RFC 5681 eq. (2) adds min(N, SMSS): `tcp::congestion::newreno`).

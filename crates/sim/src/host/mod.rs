@@ -1,0 +1,706 @@
+//! The hosts' TCP: every flow's connection ([`Conn`]) and what its two ends do with the
+//! packets that reach them, its timers and its NICs.
+//!
+//! A packet crosses the parts one way at a time: an application asks a connection to write,
+//! request or open (`app`, through the world); the connection's sender makes segments, which
+//! enter the sending host's NIC (`net::fabric`); the fabric hands each packet to the host at
+//! the far end, whose end of the connection takes it here and tells the world what it means
+//! for the application ([`Arrival`]). The connections never look at a port, and the fabric
+//! never decides a TCP question.
+//!
+//! A flow's receiving end sends ACKs, requests and SYNs; its sending end data, SYN-ACKs and
+//! (for the UDP background) datagrams on the same path. Connections either persist across
+//! blocks (FAST'08) or are opened for every block with a SYN / SYN-ACK exchange (Osada et
+//! al.'s missions): `connect`.
+
+pub mod conn;
+
+use rand::Rng;
+
+pub use conn::{Conn, ConnState};
+
+use crate::ctx::Ctx;
+use crate::event::{Event, FlowId, PktId};
+use crate::net::{Fabric, HostId};
+use crate::packet::{Kind, Packet, PacketPool, CE, ECE, ECT, MAX_SACK_BLOCKS};
+use crate::scenario::{Scenario, TcpVariant};
+use crate::tcp::congestion::Cc;
+use crate::tcp::{ReceiverConfig, Segment, SenderConfig, TcpReceiver, TcpSender};
+use crate::time::Time;
+use crate::trace::{EventKind, SenderSnapshot, TraceEvent, TraceRow};
+
+/// Payload of a request packet: a size and a block id, as the testbed's wire header.
+pub const REQUEST_PAYLOAD_BYTES: u32 = 24;
+
+/// The connections' counters (of measured flows, but for `background_bytes_dropped`).
+#[derive(Default, Debug, Clone)]
+pub struct ConnCounters {
+    /// Data payload bytes put on the wire (retransmissions included).
+    pub data_bytes_sent: u64,
+    /// Data payload bytes that reached their receiver (duplicates included).
+    pub data_bytes_arrived: u64,
+    pub data_bytes_dropped: u64,
+    /// Payload bytes handed to the receiving applications in order.
+    pub app_bytes: u64,
+    /// Timeouts whose segment had in fact arrived: its timeout-triggered retransmission
+    /// reached (or was dropped before) a receiver that already held it.
+    pub spurious_timeouts: u64,
+    pub syn_timeouts: u64,
+    /// Packets of an earlier connection of the flow that arrived after it was replaced.
+    pub stale_packets: u64,
+    /// Requests dropped at a switch (each sent again: [`Conns::request_dropped`]).
+    pub requests_dropped: u64,
+    /// Pure ACKs dropped at a switch.
+    pub acks_dropped: u64,
+    /// Data payload bytes of background (unmeasured) flows dropped at a switch.
+    pub background_bytes_dropped: u64,
+}
+
+/// What a packet reaching one end of its flow means for the applications.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Arrival {
+    /// Nothing.
+    Nothing,
+    /// A data segment of `len` payload bytes reached the receiving end of `flow`; its
+    /// in-order bytes went from `from` to `to` (equal: nothing new for the application).
+    Data { flow: FlowId, len: u32, from: u64, to: u64 },
+    /// An ACK reached the sending end of `flow`: `sent`, the sender transmitted in answer;
+    /// `all_acked`, a measured flow's data became all acknowledged.
+    Acked { flow: FlowId, sent: bool, all_acked: bool },
+    /// A request (`number`: bytes asked for, or a Riak request's number) reached the
+    /// sending end of `flow`; `sent`, its piggybacked ACK made the sender transmit.
+    Request { flow: FlowId, number: u64, sent: bool },
+    /// `flow`'s SYN-ACK reached its receiving end: the connection is open.
+    Established(FlowId),
+    /// A new connection of `flow` replaced the old one at its sending end.
+    Accepted(FlowId),
+}
+
+/// Every flow's connection, and the settings they share.
+pub struct Conns {
+    conns: Vec<Conn>,
+    sender_cfg: SenderConfig,
+    receiver_cfg: ReceiverConfig,
+    seed: u64,
+    /// TCP/IP header bytes on every packet.
+    header: u32,
+    /// Connections are opened for every block (`connect`), not pre-established.
+    handshake: bool,
+    syn_timeout: Time,
+    /// Host send jitter: each data packet enters its NIC up to this late (ps).
+    send_jitter: u64,
+    /// Host send jitter: when each sending host's last jittered packet enters its NIC
+    /// (packets of one host enter in the order TCP sent them), by host.
+    jitter_entered: Vec<Time>,
+    /// Data segments carry ECT (RFC 3168 §6.1.1): the congestion control reacts to marks.
+    ect: bool,
+    /// No background flow: every flow is measured.
+    all_measured: bool,
+    scratch: Vec<Segment>,
+    pub counters: ConnCounters,
+}
+
+/// The ACK receiver `r` of `flow` sends now: cumulative, TSecr, window, ECE (DCTCP's echo)
+/// and the SACK blocks it holds, each costing 8 bytes of option plus 2 for the option
+/// header (RFC 2018 §3).
+#[inline]
+fn ack_packet(flow: FlowId, r: &mut TcpReceiver, header: u32) -> Packet {
+    r.on_ack_sent();
+    let mut pkt = Packet::new(flow, Kind::Ack, header, 0, 0, r.ack_number());
+    pkt.ts = r.ts_echo();
+    pkt.set_window(r.window);
+    if r.ece() {
+        pkt.ecn = ECE;
+    }
+    if r.has_sack_blocks() {
+        let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
+        let n = r.sack_blocks(&mut blocks);
+        pkt.set_sack(&blocks[..n]);
+        pkt.wire_bytes += 2 + 8 * n as u32;
+    }
+    pkt
+}
+
+impl Conns {
+    /// The connections of a validated scenario (none yet: [`Conns::add`]); `hosts` for the
+    /// send jitter's per-host clocks.
+    pub(crate) fn new(sc: &Scenario, hosts: usize) -> Conns {
+        let s = &sc.spec;
+        let sender_cfg = SenderConfig {
+            variant: s.tcp,
+            mss: s.mss_bytes as u64,
+            init_cwnd: s.init_cwnd_segments as u64 * s.mss_bytes as u64,
+            rwnd: sc.rwnd_bytes,
+            dupack_threshold: s.dupack_threshold,
+            limited_transmit: s.limited_transmit,
+            slow_start: s.slow_start,
+            slow_start_after_idle: s.slow_start_after_idle,
+            rto_min: sc.rto_min,
+            rto_max: Time(s.rto_max_ps),
+            granularity: Time(s.timer_granularity_ps),
+            timer_ticks: s.timer_ticks,
+            timestamps: s.timestamps,
+            rto_random: s.rto_random,
+            rto_backoff: s.rto_backoff,
+            rules: s.tcp_rules,
+            cc: s.cc,
+            prr: s.prr,
+            rack_tlp: s.rack_tlp,
+        };
+        let receiver_cfg = ReceiverConfig {
+            delayed_ack: (s.delayed_ack_ps > 0).then_some(Time(s.delayed_ack_ps)),
+            sack: s.tcp == TcpVariant::Sack,
+            window: sc.rwnd_bytes,
+            dctcp_echo: s.cc == Cc::Dctcp,
+        };
+        Conns {
+            conns: Vec::new(),
+            ect: sender_cfg.cc.uses_ecn(),
+            sender_cfg,
+            receiver_cfg,
+            seed: s.seed,
+            header: s.header_bytes,
+            handshake: s.handshake,
+            syn_timeout: Time(s.syn_timeout_ps),
+            send_jitter: s.send_jitter_ps,
+            jitter_entered: vec![Time::ZERO; if s.send_jitter_ps > 0 { hosts } else { 0 }],
+            all_measured: true,
+            scratch: Vec::with_capacity(64),
+            counters: ConnCounters::default(),
+        }
+    }
+
+    /// A flow from host `src` to host `dst` of application `app`, in QoS class `class`:
+    /// the next flow id. Its connection is established unless connections are made per
+    /// block (then `connect` opens it); a background flow (`measured` false) is always.
+    /// A pre-established connection's SYN / SYN-ACK gave its sender the first RTT sample
+    /// (RFC 6298 §2.2): its path's, out and back.
+    pub(crate) fn add(
+        &mut self,
+        cx: &mut Ctx,
+        net: &mut Fabric,
+        src: HostId,
+        dst: HostId,
+        class: u8,
+        measured: bool,
+        app: u8,
+    ) -> FlowId {
+        let f = self.conns.len() as FlowId;
+        let mut sender = self.new_sender(f, 0);
+        let one_way = net.topology().one_way(src, dst, self.header as u64);
+        sender.rto.sample(Time(2 * one_way.0));
+        let state = if self.handshake && measured { ConnState::Closed } else { ConnState::Open };
+        let receiver = TcpReceiver::new(self.receiver_cfg.clone());
+        let nics = net.add_flow(src, dst, class);
+        self.conns.push(Conn {
+            sender,
+            receiver,
+            state,
+            conn: 0,
+            server_conn: 0,
+            syn_sent_at: Time::ZERO,
+            syn_timeout: self.syn_timeout,
+            syn_deadline: Time::NEVER,
+            window: self.receiver_cfg.window,
+            nics,
+            hosts: (src, dst),
+            measured,
+            app,
+        });
+        self.all_measured &= measured;
+        cx.recorder.add_flow();
+        f
+    }
+
+    /// A fresh sender for connection `conn` of `flow`; its random draws derive from the
+    /// run's seed, the flow and the connection.
+    fn new_sender(&self, flow: FlowId, conn: u32) -> TcpSender {
+        let seed = self.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (flow as u64 + 1) ^ ((conn as u64) << 40);
+        TcpSender::with_seed(self.sender_cfg.clone(), seed)
+    }
+
+    /// Nothing per packet needs the paths a lean world skips: no ECN-capable senders, no
+    /// send jitter, no background flow.
+    pub(crate) fn is_lean(&self) -> bool {
+        !self.ect && self.send_jitter == 0 && self.all_measured
+    }
+
+    /// Flow `f`'s connection.
+    #[inline]
+    pub fn get(&self, f: FlowId) -> &Conn {
+        &self.conns[f as usize]
+    }
+
+    /// Flows so far (their ids are `0..len`).
+    pub fn len(&self) -> usize {
+        self.conns.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.conns.is_empty()
+    }
+
+    /// The senders' settings.
+    pub fn sender_config(&self) -> &SenderConfig {
+        &self.sender_cfg
+    }
+
+    /// In-order bytes flow `f`'s receiving end holds (its stream offset).
+    #[inline]
+    pub fn delivered(&self, f: FlowId) -> u64 {
+        self.conns[f as usize].receiver.rcv_nxt - 1
+    }
+
+    // ---- the sending end -------------------------------------------------------------
+
+    /// The sending end of flow `f` writes `bytes` to its socket; true if it transmitted.
+    pub(crate) fn write<const LEAN: bool>(&mut self, cx: &mut Ctx, net: &mut Fabric, f: FlowId, bytes: u64) -> bool {
+        self.conns[f as usize].sender.write(cx.now, bytes, &mut self.scratch);
+        self.trace::<false>(cx, f, TraceEvent::Write);
+        self.transmit::<LEAN>(cx, net, f)
+    }
+
+    /// Put the segments flow `flow`'s sender just produced (in `scratch`) on its host's
+    /// NIC and keep its timer; true if there were any. (The segments are read in place:
+    /// taking the vector out and putting it back cost more than the loop on the per-ACK path.)
+    fn transmit<const LEAN: bool>(&mut self, cx: &mut Ctx, net: &mut Fabric, flow: FlowId) -> bool {
+        let fl = &self.conns[flow as usize];
+        let (conn, measured) = (fl.server_conn, LEAN || fl.measured);
+        let sent_any = !self.scratch.is_empty();
+        for i in 0..self.scratch.len() {
+            let seg = self.scratch[i];
+            if !LEAN && cx.recorder.events {
+                let kind = if seg.retransmit { EventKind::Rtx } else { EventKind::Tx };
+                cx.recorder.event(cx.now, kind, flow, seg.seq, seg.len as u64, None);
+            }
+            // ns-2 pads a write's short last segment to a whole packet (tcp::ns2_rules)
+            let payload = self.conns[flow as usize].sender.packet_bytes(seg.len as u64) as u32;
+            let mut pkt = Packet::new(flow, Kind::Data, self.header + payload, seg.len, seg.seq, 0);
+            pkt.after_timeout = seg.after_timeout;
+            pkt.conn = conn;
+            pkt.ts = cx.now; // TSval (RFC 7323): when TCP sent it
+            if !LEAN && self.ect {
+                pkt.ecn = ECT; // RFC 3168 §6.1.1: data segments only, not pure ACKs or SYNs
+            }
+            if measured {
+                self.counters.data_bytes_sent += seg.len as u64;
+            }
+            self.send_data::<LEAN>(cx, net, flow, pkt);
+        }
+        self.scratch.clear();
+        if let Some(t) = self.conns[flow as usize].sender.take_timer_request() {
+            cx.queue.push(t, Event::RtoTimer(flow));
+        }
+        sent_any
+    }
+
+    /// Flow `f`'s TCP sends `pkt`: it enters the NIC now, or up to `send_jitter` later
+    /// (ns-2's `overhead_`: host timing noise breaks drop-tail phase lock-out), never
+    /// before the host's previous packet.
+    #[inline(always)]
+    fn send_data<const LEAN: bool>(&mut self, cx: &mut Ctx, net: &mut Fabric, f: FlowId, pkt: Packet) {
+        if LEAN || self.send_jitter == 0 {
+            return self.send_from_sender::<LEAN>(cx, net, f, pkt);
+        }
+        let late = cx.now + Time(cx.rng.random_range(0..=self.send_jitter));
+        let host = self.conns[f as usize].hosts.0 as usize;
+        let enter = late.max(self.jitter_entered[host]);
+        self.jitter_entered[host] = enter;
+        let id = cx.pool.alloc(pkt);
+        cx.queue.push(enter, Event::NicEnter(id));
+    }
+
+    /// The sending end of flow `f` puts `pkt` on its NIC now. Inlined: the packet is then
+    /// written into its pool slot as it is built, where a call took it through the stack in
+    /// narrow stores copied by wide loads (which the store buffer cannot forward).
+    #[inline(always)]
+    fn send_from_sender<const LEAN: bool>(&mut self, cx: &mut Ctx, net: &mut Fabric, f: FlowId, pkt: Packet) {
+        let nic = self.conns[f as usize].nics.0;
+        let id = cx.pool.alloc(pkt);
+        let admitted = net.offer::<LEAN>(cx, nic, id);
+        debug_assert!(admitted, "host queues are unbounded");
+    }
+
+    /// The receiving end of `pkt`'s flow puts it on its NIC now (inlined: see
+    /// `send_from_sender`); the mirror sees it if that is the watched host's NIC.
+    #[inline(always)]
+    fn send_from_receiver<const LEAN: bool>(&mut self, cx: &mut Ctx, net: &mut Fabric, pkt: Packet) {
+        let nic = self.conns[pkt.flow as usize].nics.1;
+        let id = cx.pool.alloc(pkt);
+        cx.recorder.capture_sent(cx.now, nic, cx.pool.get(id));
+        let admitted = net.offer::<LEAN>(cx, nic, id);
+        debug_assert!(admitted, "host queues are unbounded");
+    }
+
+    /// A datagram of `bytes` from the sending end of flow `f`'s host (UDP background: it
+    /// rides the flow's path, outside its connection).
+    pub(crate) fn send_datagram(&mut self, cx: &mut Ctx, net: &mut Fabric, f: FlowId, bytes: u32) {
+        let pkt = Packet::new(f, Kind::Udp, bytes, 0, 0, 0);
+        self.send_from_sender::<false>(cx, net, f, pkt);
+    }
+
+    /// A packet a host held back enters its NIC: a jittered data packet, or a dropped
+    /// request sent again (with the ACK, window and echo of now: `refresh_request`).
+    pub(crate) fn nic_enter<const LEAN: bool>(&mut self, cx: &mut Ctx, net: &mut Fabric, id: PktId) {
+        if cx.pool.get(id).kind == Kind::Request {
+            self.refresh_request(cx, id);
+        }
+        let pkt = cx.pool.get(id);
+        let fl = &self.conns[pkt.flow as usize];
+        let nic = if pkt.kind.to_client() { fl.nics.0 } else { fl.nics.1 };
+        net.offer::<LEAN>(cx, nic, id);
+    }
+
+    /// Flow `f`'s retransmission timer may expire; true if its sender transmitted.
+    pub(crate) fn on_rto<const LEAN: bool>(&mut self, cx: &mut Ctx, net: &mut Fabric, f: FlowId) -> bool {
+        if self.conns[f as usize].sender.on_timer_event(cx.now, &mut self.scratch) {
+            self.trace::<LEAN>(cx, f, TraceEvent::Timeout);
+            net.note_timeout(cx, f);
+        }
+        self.transmit::<LEAN>(cx, net, f)
+    }
+
+    /// An ACK, request or SYN reached the sending end of its flow. (Inlined in its caller:
+    /// the star's per-ACK path.)
+    #[inline(always)]
+    pub(crate) fn at_sending_end<const LEAN: bool>(&mut self, cx: &mut Ctx, net: &mut Fabric, p: Packet) -> Arrival {
+        let f = p.flow as usize;
+        if p.kind == Kind::Syn {
+            return self.on_syn(cx, net, p);
+        }
+        if p.conn != self.conns[f].server_conn {
+            self.counters.stale_packets += 1;
+            return Arrival::Nothing;
+        }
+        if !LEAN && cx.recorder.events {
+            let payload = if p.kind == Kind::Request { REQUEST_PAYLOAD_BYTES as u64 } else { 0 };
+            cx.recorder.event(cx.now, EventKind::Ack, p.flow, p.ack, payload, None);
+        }
+        let fl = &mut self.conns[f];
+        let s = &mut fl.sender;
+        match p.kind {
+            Kind::Ack => {
+                let was_unacked = !s.all_acked();
+                s.set_ece(p.has(ECE));
+                s.on_ack_segment(cx.now, p.ack, p.wnd as u64, p.ts, &p.sack_blocks(), &mut self.scratch);
+                let all_acked = was_unacked && s.all_acked() && (LEAN || fl.measured);
+                self.trace::<LEAN>(cx, p.flow, TraceEvent::Ack);
+                let sent = self.transmit::<LEAN>(cx, net, p.flow);
+                Arrival::Acked { flow: p.flow, sent, all_acked }
+            }
+            Kind::Request => {
+                // its piggybacked ACK first
+                s.on_data_segment_ack(cx.now, p.ack, p.wnd as u64, p.ts, &mut self.scratch);
+                let sent = self.transmit::<LEAN>(cx, net, p.flow);
+                Arrival::Request { flow: p.flow, number: p.seq, sent }
+            }
+            _ => unreachable!("a sending end receives ACKs, requests and SYNs"),
+        }
+    }
+
+    /// A SYN reached the sending end: a new connection replaces the old one (whose stale
+    /// packets will be ignored), and the SYN-ACK goes back.
+    fn on_syn(&mut self, cx: &mut Ctx, net: &mut Fabric, p: Packet) -> Arrival {
+        let f = p.flow;
+        let mut arrival = Arrival::Nothing;
+        if p.conn != self.conns[f as usize].server_conn {
+            let mut sender = self.new_sender(f, p.conn);
+            let fl = &mut self.conns[f as usize];
+            sender.stats = std::mem::take(&mut fl.sender.stats); // counters span connections
+            fl.sender = sender;
+            fl.server_conn = p.conn;
+            arrival = Arrival::Accepted(f);
+        }
+        self.conns[f as usize].sender.set_peer_window(p.wnd as u64);
+        let mut pkt = Packet::new(f, Kind::SynAck, self.header, 0, 0, 0);
+        pkt.conn = p.conn;
+        self.send_from_sender::<false>(cx, net, f, pkt);
+        arrival
+    }
+
+    // ---- the receiving end -------------------------------------------------------------
+
+    /// Data, a SYN-ACK or a datagram reached the receiving end of its flow.
+    #[inline(always)]
+    pub(crate) fn at_receiving_end<const LEAN: bool>(&mut self, cx: &mut Ctx, net: &mut Fabric, p: Packet) -> Arrival {
+        match p.kind {
+            Kind::Data => self.on_data::<LEAN>(cx, net, p),
+            Kind::SynAck => self.on_syn_ack(cx, net, p),
+            Kind::Udp => Arrival::Nothing, // the background's datagrams are discarded
+            _ => unreachable!("a receiving end receives data, SYN-ACKs and datagrams"),
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn on_data<const LEAN: bool>(&mut self, cx: &mut Ctx, net: &mut Fabric, p: Packet) -> Arrival {
+        let f = p.flow as usize;
+        let fl = &mut self.conns[f];
+        let measured = LEAN || fl.measured;
+        if measured {
+            self.counters.data_bytes_arrived += p.len as u64;
+        }
+        if p.conn != fl.conn {
+            self.counters.stale_packets += 1;
+            return Arrival::Nothing;
+        }
+        if measured && p.after_timeout && fl.receiver.holds(p.seq, p.len) {
+            self.counters.spurious_timeouts += 1;
+        }
+        let before = fl.receiver.rcv_nxt - 1;
+        if !LEAN && fl.receiver.on_ce(p.has(CE)) {
+            // DCTCP (RFC 8257 §3.2): the CE bit changed while an ACK was delayed
+            self.send_ack::<LEAN>(cx, net, p.flow);
+            self.conns[f].receiver.ce_flushed();
+        }
+        let receiver = &mut self.conns[f].receiver;
+        receiver.note_timestamp(p.seq, p.ts);
+        let got = receiver.on_segment(cx.now, p.seq, p.len);
+        if got.ack_now {
+            self.send_ack::<LEAN>(cx, net, p.flow);
+        } else {
+            self.schedule_delack(cx, p.flow);
+        }
+        if measured {
+            self.counters.app_bytes += got.delivered;
+        }
+        Arrival::Data { flow: p.flow, len: p.len, from: before, to: before + got.delivered }
+    }
+
+    fn on_syn_ack(&mut self, cx: &mut Ctx, _net: &mut Fabric, p: Packet) -> Arrival {
+        let fl = &mut self.conns[p.flow as usize];
+        if p.conn != fl.conn || fl.state != ConnState::SynSent {
+            return Arrival::Nothing; // a late SYN-ACK for a retransmitted SYN, or an old connection
+        }
+        fl.state = ConnState::Open;
+        // The server's first RTT sample (RFC 6298 §2.2) is its SYN-ACK -> ACK time; on
+        // this symmetric path it equals the client's SYN -> SYN-ACK time.
+        let rtt = cx.now - fl.syn_sent_at;
+        fl.sender.rto.sample(rtt);
+        Arrival::Established(p.flow)
+    }
+
+    fn send_ack<const LEAN: bool>(&mut self, cx: &mut Ctx, net: &mut Fabric, flow: FlowId) {
+        let fl = &mut self.conns[flow as usize];
+        let mut pkt = ack_packet(flow, &mut fl.receiver, self.header);
+        pkt.conn = fl.conn;
+        self.send_from_receiver::<LEAN>(cx, net, pkt);
+    }
+
+    fn schedule_delack(&mut self, cx: &mut Ctx, flow: FlowId) {
+        if let Some(t) = self.conns[flow as usize].receiver.take_timer_request() {
+            cx.queue.push(t, Event::DelAckTimer(flow));
+        }
+    }
+
+    /// Flow `f`'s delayed-ACK timer may expire.
+    pub(crate) fn on_delack<const LEAN: bool>(&mut self, cx: &mut Ctx, net: &mut Fabric, f: FlowId) {
+        if self.conns[f as usize].receiver.on_timer_event(cx.now) {
+            self.send_ack::<LEAN>(cx, net, f);
+        }
+        self.schedule_delack(cx, f);
+    }
+
+    /// Open a new connection of flow `f` (connections made per block): a SYN, with the
+    /// window the flow advertises.
+    pub(crate) fn connect(&mut self, cx: &mut Ctx, net: &mut Fabric, f: FlowId) {
+        let fl = &mut self.conns[f as usize];
+        fl.conn += 1;
+        fl.state = ConnState::SynSent;
+        fl.syn_timeout = self.syn_timeout;
+        let mut receiver = TcpReceiver::new(ReceiverConfig { window: fl.window, ..self.receiver_cfg.clone() });
+        receiver.stats = std::mem::take(&mut fl.receiver.stats);
+        fl.receiver = receiver;
+        self.send_syn(cx, net, f);
+    }
+
+    fn send_syn(&mut self, cx: &mut Ctx, net: &mut Fabric, f: FlowId) {
+        let fl = &mut self.conns[f as usize];
+        fl.syn_sent_at = cx.now;
+        fl.syn_deadline = cx.now + fl.syn_timeout;
+        let mut pkt = Packet::new(f, Kind::Syn, self.header, 0, 0, 0);
+        pkt.conn = fl.conn;
+        pkt.set_window(fl.window);
+        let deadline = fl.syn_deadline;
+        self.send_from_receiver::<false>(cx, net, pkt);
+        cx.queue.push(deadline, Event::SynTimer(f));
+    }
+
+    /// Flow `f`'s SYN timer may expire: the SYN or its SYN-ACK was lost, and the SYN goes
+    /// again, backing off (RFC 6298 §5.5).
+    pub(crate) fn on_syn_timer(&mut self, cx: &mut Ctx, net: &mut Fabric, f: FlowId) {
+        let fl = &mut self.conns[f as usize];
+        if fl.state != ConnState::SynSent || fl.syn_deadline != cx.now {
+            return;
+        }
+        self.counters.syn_timeouts += 1;
+        fl.syn_timeout = Time(2 * fl.syn_timeout.0);
+        self.send_syn(cx, net, f);
+    }
+
+    /// The receiving end of flow `f` sends request `number` (Riak: its number on the
+    /// connection; synchronized reads: the bytes asked for). It is data on the same
+    /// connection: it carries the cumulative ACK and window, so nothing is left waiting
+    /// for the delayed-ACK timer.
+    pub(crate) fn send_request(&mut self, cx: &mut Ctx, net: &mut Fabric, f: FlowId, number: u64) {
+        let wire = self.header + REQUEST_PAYLOAD_BYTES;
+        let fl = &mut self.conns[f as usize];
+        fl.receiver.on_ack_sent();
+        let mut pkt = Packet::new(f, Kind::Request, wire, REQUEST_PAYLOAD_BYTES, number, fl.receiver.ack_number());
+        pkt.conn = fl.conn;
+        pkt.ts = fl.receiver.ts_echo();
+        pkt.set_window(fl.receiver.window);
+        self.send_from_receiver::<false>(cx, net, pkt);
+    }
+
+    /// A dropped request enters its NIC again: like any segment TCP sends, it carries the
+    /// connection's ACK, window and timestamp echo of now (RFC 793 §3.7 "Managing the
+    /// Window", RFC 7323 §4.3), not those of its first sending an RTOmin ago: a stale echo
+    /// would make the replica's next RTT sample an RTOmin too long.
+    pub(crate) fn refresh_request(&mut self, cx: &mut Ctx, id: PktId) {
+        let f = cx.pool.get(id).flow as usize;
+        if cx.pool.get(id).conn != self.conns[f].conn {
+            return; // its connection was replaced: the replica will count it stale
+        }
+        let fl = &mut self.conns[f];
+        fl.receiver.on_ack_sent();
+        let p = cx.pool.get_mut(id);
+        p.ack = fl.receiver.ack_number();
+        p.ts = fl.receiver.ts_echo();
+        p.set_window(fl.receiver.window);
+    }
+
+    /// Flow `f` advertises window `w` from now on; with `may_update` (its application still
+    /// expects data on it), a window update goes now if the window changed and the
+    /// connection is open.
+    pub(crate) fn set_window(&mut self, cx: &mut Ctx, net: &mut Fabric, f: FlowId, w: u64, may_update: bool) {
+        let fl = &mut self.conns[f as usize];
+        fl.window = w;
+        let changed = fl.receiver.window != w;
+        fl.receiver.window = w;
+        if may_update && changed && fl.state == ConnState::Open {
+            self.send_ack::<false>(cx, net, f);
+        }
+    }
+
+    /// Flow `f`'s part of the block is done: a per-block connection closes.
+    pub(crate) fn close(&mut self, f: FlowId) {
+        if self.handshake {
+            self.conns[f as usize].state = ConnState::Closed;
+        }
+    }
+
+    // ---- drops -------------------------------------------------------------------------
+
+    /// A switch dropped request `id`. A request is a small message on the connection's
+    /// reverse direction; its TCP sends it again after its retransmission timeout, which on
+    /// these RTTs sits at RTOmin (RFC 6298 §2.4). Modelled: the same packet re-enters the
+    /// requester's NIC one RTOmin after the drop, with the ACK, window and timestamp echo of
+    /// then (`refresh_request`). Not counted as a timeout: `requests_dropped` counts these.
+    pub(crate) fn request_dropped(&mut self, cx: &mut Ctx, id: PktId) {
+        self.counters.requests_dropped += 1;
+        cx.queue.push(cx.now + self.sender_cfg.rto_min, Event::NicEnter(id));
+    }
+
+    /// A switch dropped `p` (data, an ACK, a SYN or a SYN-ACK; freed).
+    pub(crate) fn dropped(&mut self, p: &Packet) {
+        let fl = &self.conns[p.flow as usize];
+        match p.kind {
+            Kind::Data if !fl.measured => self.counters.background_bytes_dropped += p.len as u64,
+            Kind::Data => {
+                self.counters.data_bytes_dropped += p.len as u64;
+                if p.after_timeout && fl.receiver.holds(p.seq, p.len) {
+                    self.counters.spurious_timeouts += 1;
+                }
+            }
+            // the next cumulative ACK covers it (with one client the client's downlink
+            // carries only that client's ACKs and never fills)
+            Kind::Ack => self.counters.acks_dropped += 1,
+            // the receiving end's SYN timer will notice
+            Kind::SynAck | Kind::Syn => {}
+            Kind::Request | Kind::Udp => unreachable!("requests and datagrams are the world's to handle"),
+        }
+    }
+
+    // ---- observation -------------------------------------------------------------------
+
+    /// Record `flow`'s sender state if the per-event trace or its flow trace is on: a test
+    /// inlined where every ACK passes, the recording out of line.
+    #[inline(always)]
+    fn trace<const LEAN: bool>(&mut self, cx: &mut Ctx, flow: FlowId, event: TraceEvent) {
+        if (!LEAN && cx.recorder.events) || cx.recorder.traces(flow) {
+            self.record_sender(cx, flow, event);
+        }
+    }
+
+    #[inline(never)]
+    fn record_sender(&mut self, cx: &mut Ctx, flow: FlowId, event: TraceEvent) {
+        let s = &self.conns[flow as usize].sender;
+        if cx.recorder.events {
+            let snapshot = SenderSnapshot {
+                cwnd: s.cwnd,
+                ssthresh: s.ssthresh,
+                rto_us: s.rto.rto.0 / crate::time::PS_PER_US,
+                state: s.cong_state() as u8,
+            };
+            cx.recorder.sender_state(cx.now, flow, snapshot);
+        }
+        if !cx.recorder.traces(flow) {
+            return;
+        }
+        let row = TraceRow {
+            time: cx.now,
+            flow,
+            event,
+            cwnd: s.cwnd,
+            ssthresh: s.ssthresh,
+            srtt: s.rto.srtt.unwrap_or(Time::ZERO),
+            rto: s.rto.rto,
+            snd_una: s.snd_una,
+            snd_nxt: s.snd_nxt,
+            in_recovery: s.in_recovery,
+        };
+        cx.recorder.trace(row);
+    }
+
+    /// Measured flows whose data is not all acknowledged.
+    pub(crate) fn unacked_measured(&self) -> usize {
+        self.conns.iter().filter(|c| c.measured && !c.sender.all_acked()).count()
+    }
+
+    fn measured(&self) -> impl Iterator<Item = &Conn> {
+        self.conns.iter().filter(|c| c.measured)
+    }
+
+    /// Sum of a per-flow sender counter over the measured flows (counters carry over from
+    /// one connection of a flow to the next).
+    pub fn sender_total(&self, f: impl Fn(&TcpSender) -> u64) -> u64 {
+        self.measured().map(|c| f(&c.sender)).sum()
+    }
+
+    /// Element-wise sum of a per-flow sender array counter over the measured flows.
+    pub fn sender_array_total<const K: usize>(&self, f: impl Fn(&TcpSender) -> [u64; K]) -> [u64; K] {
+        let mut total = [0; K];
+        for c in self.measured() {
+            for (t, v) in total.iter_mut().zip(f(&c.sender)) {
+                *t += v;
+            }
+        }
+        total
+    }
+
+    /// Sum of a per-flow receiver counter over the measured flows.
+    pub fn receiver_total(&self, f: impl Fn(&TcpReceiver) -> u64) -> u64 {
+        self.measured().map(|c| f(&c.receiver)).sum()
+    }
+
+    /// The measured flows' data payload bytes in packets still queued or on a link, counted
+    /// packet by packet.
+    pub fn data_bytes_in_flight(&self, pool: &PacketPool) -> u64 {
+        pool.live_packets().filter(|p| p.kind == Kind::Data && self.get(p.flow).measured).map(|p| p.len as u64).sum()
+    }
+
+    #[cfg(test)]
+    pub(crate) fn get_mut(&mut self, f: FlowId) -> &mut Conn {
+        &mut self.conns[f as usize]
+    }
+}
