@@ -1,8 +1,10 @@
-//! Network elements: output ports (a FIFO with a buffer feeding a link), the buffers a
-//! switch may have beyond a port's own (a shared pool with dynamic thresholds, QoS classes),
-//! the topology that joins them, and 802.3x PAUSE between them.
+//! The network: output ports (a FIFO with a buffer feeding a link) and the queue
+//! disciplines a port may have beyond it (`discipline`: a shared pool with dynamic
+//! thresholds, QoS classes), the topology that joins them, 802.3x PAUSE and PFC between
+//! them, and the fabric that puts them together (`fabric`).
 
 pub mod buffer;
+pub mod discipline;
 pub mod fabric;
 pub mod pause;
 pub mod port;

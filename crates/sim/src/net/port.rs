@@ -15,16 +15,17 @@
 //! Which packets the buffer admits is [`Admission`]: by bytes held (the packet on the
 //! wire included), by packets held (ns-2's DropTail), or while one more MTU fits beside
 //! the waiting packets (ns-3's device queue with flow control). A port may also have a
-//! [`PortBuffer`] (`net::buffer`): a share of its switch's pool, or QoS classes that order
+//! queue [`Discipline`] (`net::discipline`): a share of its switch's pool, or QoS classes that order
 //! its waiting packets (`net::qos`). Such a port's static admission test refuses every
 //! packet, which sends it down the port's own path where a static port would drop it: the
-//! static buffer's hot path tests for a `PortBuffer` only there, and once per `next`.
+//! static buffer's hot path tests for a discipline only there, and once per `next`.
 
 use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
 use super::buffer::PortBuffer;
+use super::discipline::Discipline;
 use crate::event::{Key, PktId};
 use crate::time::{serialization_time, Time, PS_PER_S};
 
@@ -102,8 +103,8 @@ pub struct OutputPort {
     /// The link carries MAC control frames (PAUSE, PFC) until this instant: the next data
     /// frame waits for it (`net::pause`).
     control_end: Time,
-    /// A share of a switch's pool or QoS classes (`net::buffer`); `None`: the static buffer.
-    extra: Option<Box<PortBuffer>>,
+    /// Its queue discipline beyond the static drop-tail FIFO (`net::discipline`); `None`: none.
+    extra: Option<Box<Discipline>>,
 }
 
 impl OutputPort {
@@ -162,7 +163,7 @@ impl OutputPort {
         // `offer`'s test "fewer than 0 packets held" fails for every packet, whatever its
         // size, and sends it to `offer_in_class`, which counts bytes against `buffer_bytes`
         (self.admission, self.buffer_packets) = (Admission::Packets, 0);
-        self.extra = Some(Box::new(extra));
+        self.extra = Some(Box::new(Discipline::Shared(extra)));
         self
     }
 
@@ -297,7 +298,7 @@ impl OutputPort {
     }
 
     /// [`OutputPort::offer`] for a packet of QoS class `class` at a port with a
-    /// [`PortBuffer`]: that admits it beside the static limit, and its classes, if any,
+    /// [`Discipline`]: that admits it beside the static limit, and its classes, if any,
     /// order the waiting packets (`waiting` still counts them, in arrival order). Kept out
     /// of line so the static path's `offer` stays as small as it was.
     #[inline(never)]
@@ -310,7 +311,7 @@ impl OutputPort {
         reserve_done: impl FnOnce(Time) -> Key,
     ) -> Offer {
         let now = crate::event::key_time(now_key);
-        let mut extra = self.extra.take().expect("a port with a PortBuffer");
+        let mut extra = self.extra.take().expect("a port with a discipline");
         let on_wire = self.on_wire_at(now);
         let held = self.waiting_bytes + on_wire;
         let fits = held + wire_bytes as u64 <= self.buffer_bytes && extra.admits(now, held, on_wire, wire_bytes, class);
@@ -374,7 +375,7 @@ impl OutputPort {
 
     /// Give the port per-class pause (802.1Qbb PFC) over its `classes` QoS classes.
     pub fn enable_pfc(&mut self, classes: usize) {
-        assert!(self.extra.as_ref().is_some_and(|e| e.classes.is_some()), "PFC pauses the queues of a port's classes");
+        assert!(self.extra.as_ref().is_some_and(|e| e.classes().is_some()), "PFC pauses the queues of a port's classes");
         self.class_paused_until = vec![Time::ZERO; classes];
     }
 
@@ -390,8 +391,8 @@ impl OutputPort {
     }
 
     /// A waiting packet's class may send at `now` (under PFC; the port's classes).
-    fn sendable(&self, extra: &PortBuffer, now: Time) -> bool {
-        let classes = extra.classes.as_ref().expect("PFC ports have classes");
+    fn sendable(&self, extra: &Discipline, now: Time) -> bool {
+        let classes = extra.classes().expect("PFC ports have classes");
         (0..classes.count()).any(|c| classes.backlogged(c) && !self.class_paused(c, now))
     }
 
@@ -430,12 +431,12 @@ impl OutputPort {
         self.extra.is_some()
     }
 
-    /// [`OutputPort::next`] at a port with a [`PortBuffer`]: its classes, if any, choose the
+    /// [`OutputPort::next`] at a port with a [`Discipline`]: its classes, if any, choose the
     /// packet, and its pool learns when the packet will have left.
     #[inline(never)]
     fn next_of_extra(&mut self, now: Time, reserve_done: impl FnOnce(Time) -> Key) -> (PktId, Time, bool) {
         let oldest = self.waiting.pop_front().expect("a link-free event is scheduled only while packets wait");
-        let extra = self.extra.as_deref_mut().expect("a port with a PortBuffer");
+        let extra = self.extra.as_deref_mut().expect("a port with a discipline");
         let paused = &self.class_paused_until;
         let may_send = |c: usize| paused.get(c).is_none_or(|&t| now >= t);
         let (id, wire, class) = extra.pop_where(may_send).unwrap_or((oldest.0, oldest.1, 0));

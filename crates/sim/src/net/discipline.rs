@@ -1,0 +1,72 @@
+//! What an output port holds beyond its static drop-tail FIFO: one arm per queue discipline.
+//!
+//! A port without one (`OutputPort::is_plain`, with no ECN marking or PFC either) takes the
+//! fabric's short paths; a port with one refuses every packet at its static admission test,
+//! which sends it down the port's own path where the discipline decides what enters, which
+//! waiting packet leaves next, and learns when each one leaves (`net::port`). A new
+//! discipline is a module of its own and an arm here.
+
+use super::buffer::PortBuffer;
+use super::qos::Classes;
+use crate::event::PktId;
+use crate::time::Time;
+
+/// A port's queue discipline.
+#[derive(Clone, Debug)]
+pub enum Discipline {
+    /// A share of its switch's pool with dynamic thresholds, QoS classes, or both
+    /// (`net::buffer`, `net::qos`).
+    Shared(PortBuffer),
+}
+
+impl Discipline {
+    /// A packet of class `class` and `wire` bytes, offered at `now` to a port holding
+    /// `held` bytes of which `on_wire` are on the wire, may enter.
+    #[inline]
+    pub fn admits(&self, now: Time, held: u64, on_wire: u64, wire: u32, class: usize) -> bool {
+        match self {
+            Discipline::Shared(b) => b.admits(now, held, on_wire, wire, class),
+        }
+    }
+
+    /// The packet was admitted.
+    #[inline]
+    pub fn admit(&mut self, wire: u32) {
+        match self {
+            Discipline::Shared(b) => b.admit(wire),
+        }
+    }
+
+    /// A packet of class `class` and `wire` bytes started its transmission, ending at `end`.
+    #[inline]
+    pub fn started(&mut self, end: Time, wire: u32, class: usize) {
+        match self {
+            Discipline::Shared(b) => b.started(end, wire, class),
+        }
+    }
+
+    /// Queue a waiting packet (in its class, where there are classes).
+    #[inline]
+    pub fn push(&mut self, class: usize, id: PktId, wire: u32) {
+        match self {
+            Discipline::Shared(b) => b.push(class, id, wire),
+        }
+    }
+
+    /// The waiting packet to send next among the classes `eligible` lets send, with its
+    /// bytes and class; `None`: the oldest waiting packet.
+    #[inline]
+    pub fn pop_where(&mut self, eligible: impl Fn(usize) -> bool) -> Option<(PktId, u32, usize)> {
+        match self {
+            Discipline::Shared(b) => b.pop_where(eligible),
+        }
+    }
+
+    /// The QoS classes, if the discipline has them (PFC pauses them).
+    #[inline]
+    pub fn classes(&self) -> Option<&Classes> {
+        match self {
+            Discipline::Shared(b) => b.classes.as_ref(),
+        }
+    }
+}
