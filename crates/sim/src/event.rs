@@ -118,7 +118,7 @@ impl Ord for Far {
 /// Sort a slot's few events by key. A slot holds a handful (often one or two), where an
 /// insertion sort beats the general sort's set-up; keys are distinct (a counter; or 64-bit
 /// random draws, equal with negligible probability), so any correct sort gives the same order.
-#[inline]
+#[inline(always)]
 fn sort_by_key(v: &mut [Entry]) {
     if v.len() > 16 {
         v.sort_unstable_by_key(Entry::key);
