@@ -9,6 +9,7 @@ pub mod app;
 mod ctx;
 pub mod event;
 pub mod events;
+pub mod fct;
 pub mod host;
 pub mod net;
 pub mod packet;

@@ -3,6 +3,8 @@
 use serde::Serialize;
 
 use crate::event::TieBreak;
+use crate::fct::{FctSummary, FlowTime};
+use crate::net::balance::LoadBalancing;
 use crate::net::{Admission, TopologyKind};
 
 fn is_star(t: &TopologyKind) -> bool {
@@ -76,6 +78,46 @@ pub struct SimResult {
     pub spines: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub oversubscription: Option<f64>,
+    /// fat_tree: its k; left out on other fabrics.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fat_tree_k: Option<u32>,
+    /// How switches chose among equal-cost uplinks; left out when by destination (the
+    /// static routes every result had before there was a choice).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load_balancing: Option<LoadBalancing>,
+    /// One-shot flows (incast, shuffle, permutation): how many, how many delivered whole,
+    /// their completion times and slowdowns (FCT over the idle fabric's: `fct`), nearest-
+    /// rank over the completed ones; and an incast's last flow's completion (the slowest
+    /// incast's, from its first start). Left out for the other workloads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flows: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flows_completed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fct_p50_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fct_p99_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fct_max_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slowdown_p50: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slowdown_p99: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub incast_completion_s: Option<f64>,
+    /// The Poisson background's flows, the same way (left out without a background).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub background_flows: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub background_flows_completed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub background_fct_p50_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub background_fct_p99_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub background_slowdown_p50: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub background_slowdown_p99: Option<f64>,
     /// 802.3x PAUSE frames the switches sent: XOFF and XON (only when PAUSE is on).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pause_xoff_frames: Option<u64>,
@@ -183,6 +225,32 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
     let c = w.counters();
     let (net, conns) = (w.net(), w.conns());
     let by_kind = conns.sender_array_total(|t| t.stats.timeouts_by_kind);
+    let one_shot: Option<Vec<FlowTime>> = w.apps().flow_set().map(|fs| {
+        let time = |f: &crate::app::flows::OneShot| FlowTime {
+            src: f.src,
+            dst: f.dst,
+            bytes: f.bytes,
+            start: f.start,
+            end: f.end,
+            group: f.group,
+        };
+        fs.flows.iter().map(time).collect()
+    });
+    let flows = one_shot.as_deref().map(|v| crate::fct::summarize(sc, net, v));
+    let incast = one_shot.as_deref().filter(|_| s.workload == Workload::Incast).and_then(crate::fct::incast_completion);
+    let background = w.apps().background().map(|b| {
+        let time = |f: &crate::app::background::BackgroundFlow| FlowTime {
+            src: f.src,
+            dst: f.dst,
+            bytes: f.bytes,
+            start: f.start,
+            end: f.end,
+            group: 0,
+        };
+        crate::fct::summarize(sc, net, &b.flows.iter().map(time).collect::<Vec<_>>())
+    });
+    let (flows, background) = (flows.as_ref(), background.as_ref());
+    let field = |x: Option<&FctSummary>, f: fn(&FctSummary) -> Option<f64>| x.and_then(f);
     SimResult {
         servers: s.servers,
         clients: s.clients,
@@ -216,6 +284,22 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         leaves: (sc.fabric.leaves > 0).then_some(sc.fabric.leaves),
         spines: (sc.fabric.spines > 0).then_some(sc.fabric.spines),
         oversubscription: sc.fabric.oversubscription,
+        fat_tree_k: sc.fabric.fat_tree.map(|t| t.k),
+        load_balancing: (s.load_balancing != LoadBalancing::Destination).then_some(s.load_balancing),
+        flows: flows.map(|f| f.flows),
+        flows_completed: flows.map(|f| f.completed),
+        fct_p50_s: field(flows, |f| f.fct_p50_s),
+        fct_p99_s: field(flows, |f| f.fct_p99_s),
+        fct_max_s: field(flows, |f| f.fct_max_s),
+        slowdown_p50: field(flows, |f| f.slowdown_p50),
+        slowdown_p99: field(flows, |f| f.slowdown_p99),
+        incast_completion_s: incast,
+        background_flows: background.map(|f| f.flows),
+        background_flows_completed: background.map(|f| f.completed),
+        background_fct_p50_s: field(background, |f| f.fct_p50_s),
+        background_fct_p99_s: field(background, |f| f.fct_p99_s),
+        background_slowdown_p50: field(background, |f| f.slowdown_p50),
+        background_slowdown_p99: field(background, |f| f.slowdown_p99),
         pause_xoff_frames: net.pause_frames().map(|f| f.0),
         pause_xon_frames: net.pause_frames().map(|f| f.1),
         victim_goodput_mbps: w.victim_goodput_mbps(),

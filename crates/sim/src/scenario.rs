@@ -7,10 +7,14 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::app::cdf::FlowSizeCdf;
+use crate::app::flows::Placement;
 use crate::app::riak::ReplySizeDist;
 use crate::app::serialization_model::serialization_model;
 use crate::event::TieBreak;
+use crate::net::balance::LoadBalancing;
 use crate::net::buffer::BufferSharing;
+use crate::net::topology::FatTree;
 use crate::net::{Admission, ClassScheduler, TopologyKind};
 use crate::schema::{self, format_bytes, format_ps, format_rate};
 use crate::tcp::congestion::Cc;
@@ -95,6 +99,21 @@ pub enum Workload {
     /// Fritchie's Riak gets (`app::riak`): the servers are a cluster's nodes, each
     /// coordinating gets that fan in from `replicas` others.
     Riak,
+    /// One-shot flows (`app::flows`): `incasts` incasts at once, each of `servers` senders
+    /// sending `sru_bytes` to one receiver, all starting together.
+    Incast,
+    /// One-shot flows among `servers` hosts: each sends `sru_bytes` to every other.
+    Shuffle,
+    /// One-shot flows among `servers` hosts: each sends `sru_bytes` to one other, every host
+    /// receiving from one (a random derangement).
+    Permutation,
+}
+
+impl Workload {
+    /// One-shot flows (`app::flows`): the run ends when they are all delivered.
+    pub fn is_flows(self) -> bool {
+        matches!(self, Workload::Incast | Workload::Shuffle | Workload::Permutation)
+    }
 }
 
 /// How NCCS and OCS read condition-I, "S - T1 V bits sent" (§4.3-4.4; docs/model.md).
@@ -239,6 +258,35 @@ pub struct ScenarioSpec {
     pub victim_class: u32,
     /// IEEE 802.1Qbb priority-based flow control instead of 802.3x PAUSE (`net::pause`).
     pub pfc: bool,
+    /// fat_tree: the k of the k-ary fat tree (k pods, k^3/4 hosts).
+    pub fat_tree_k: Option<u32>,
+    /// fat_tree: the aggregation-core links' rate; unset: the edge-aggregation links' (trunk_rate).
+    pub core_rate_bps: Option<u64>,
+    /// Switch-to-switch links' propagation delay (a trunk, leaf-spine and edge-aggregation
+    /// links); unset: the host links' (rtt / 4).
+    pub trunk_delay_ps: Option<u64>,
+    /// fat_tree: the aggregation-core links' delay; unset: trunk_delay.
+    pub core_delay_ps: Option<u64>,
+    /// How a switch picks among equal-cost uplinks (`net::balance`).
+    pub load_balancing: LoadBalancing,
+    /// incast: incasts at once, each to its own receiver.
+    pub incasts: u32,
+    /// incast, shuffle, permutation on a fat tree: which hosts take part (`app::flows`).
+    pub placement: Placement,
+    /// incast, shuffle, permutation: when the flows start.
+    pub start_ps: u64,
+    /// incast, shuffle, permutation: each flow starts at a uniform random instant of this
+    /// window after `start_ps` (htsim's `extrastarttime`); 0: all at once.
+    pub start_spread_ps: u64,
+    /// Background flows arriving as a Poisson process (`app::background`): the load they
+    /// offer, a fraction of each background host's link; 0: none.
+    pub background_load: f64,
+    /// The background flows' sizes (`app::cdf`).
+    pub background_cdf: FlowSizeCdf,
+    /// Hosts beside the workload's that carry only background flows (not on a fat tree,
+    /// whose background runs among all its hosts); 0: the background runs among the
+    /// workload's hosts.
+    pub background_hosts: u32,
 }
 
 impl Default for ScenarioSpec {
@@ -343,6 +391,21 @@ impl Default for ScenarioSpec {
             pause_quanta: 0xFFFF,
             // no background flow, as FAST'08's incast runs
             victim: false,
+            // a fat tree's shape is given when it is asked for
+            fat_tree_k: None,
+            core_rate_bps: None,
+            trunk_delay_ps: None,
+            core_delay_ps: None,
+            // static two-level routes: what leaf_spine had before there was a choice
+            load_balancing: LoadBalancing::Destination,
+            incasts: 1,
+            placement: Placement::Random,
+            start_ps: 0,
+            start_spread_ps: 0,
+            background_load: 0.0,
+            // the DCTCP paper's web search distribution, the most used
+            background_cdf: FlowSizeCdf::WebSearch,
+            background_hosts: 0,
             victim_class: 0,
             // whole-link PAUSE when pause is on (FAST'08 §5.2 tested 802.3x)
             pfc: false,
@@ -450,6 +513,13 @@ pub struct Fabric {
     /// leaf_spine: (servers per leaf x rate) / (spines x uplink rate), as given or as the
     /// given trunk rate makes it.
     pub oversubscription: Option<f64>,
+    /// fat_tree: its shape, rates and delays.
+    pub fat_tree: Option<FatTree>,
+    /// The switch-to-switch links' delay.
+    pub trunk_delay: Time,
+    /// Hosts the fabric has: the workload's (and the background's) on the star, two
+    /// switches and the leaf-spine; k^3/4 on a fat tree.
+    pub hosts: u32,
 }
 
 /// Why no switch-to-switch link may be slower than a host's. Not loss on the reverse path:
@@ -489,7 +559,7 @@ impl ScenarioSpec {
         let fabric = s.fabric()?;
         let spec = ScenarioSpec {
             // (Riak has no blocks: its sru stays unset)
-            sru_bytes: (s.block_bytes.is_none() && s.workload == Workload::SyncRead).then_some(per_server_bytes[0]),
+            sru_bytes: (s.block_bytes.is_none() && s.workload != Workload::Riak).then_some(per_server_bytes[0]),
             rto_min_ps: Some(rto_min_ps),
             rwnd_bytes: Some(rwnd_bytes),
             buffer_pool_bytes,
@@ -519,12 +589,18 @@ impl ScenarioSpec {
     fn fabric(&self) -> Result<Fabric, ScenarioError> {
         let s = self;
         s.check_fabric_fields()?;
+        let trunk_delay = Time(s.trunk_delay_ps.unwrap_or(s.rtt_ps / LINKS_PER_RTT));
+        let hosts = s.workload_hosts() + s.extra_hosts();
+        let plain = Fabric { trunk_bps: None, leaves: 0, spines: 0, oversubscription: None, fat_tree: None, trunk_delay, hosts };
+        if s.topology == TopologyKind::FatTree {
+            return s.fat_tree(plain);
+        }
         if s.topology != TopologyKind::LeafSpine {
             let trunk_bps = (s.topology != TopologyKind::Star).then(|| s.trunk_rate_bps.unwrap_or(s.rate_bps));
             if let Some(t) = trunk_bps {
                 s.check_trunk_rate(t)?;
             }
-            return Ok(Fabric { trunk_bps, leaves: 0, spines: 0, oversubscription: None });
+            return Ok(Fabric { trunk_bps, ..plain });
         }
         let (leaves, spines) = (s.leaves.unwrap_or(DEFAULT_LEAVES), s.spines.unwrap_or(DEFAULT_SPINES));
         let per_leaf = s.servers.div_ceil(leaves);
@@ -542,7 +618,52 @@ impl ScenarioSpec {
                 (uplink_bps, o)
             }
         };
-        Ok(Fabric { trunk_bps: Some(trunk_bps), leaves, spines, oversubscription: Some(oversubscription) })
+        Ok(Fabric { trunk_bps: Some(trunk_bps), leaves, spines, oversubscription: Some(oversubscription), ..plain })
+    }
+
+    /// Hosts the workload places: the servers and clients of the synchronized reads, Riak's
+    /// nodes, an incast's senders and receivers, the hosts of a shuffle or a permutation.
+    fn workload_hosts(&self) -> u32 {
+        match self.workload {
+            Workload::SyncRead => self.servers + self.clients,
+            Workload::Incast => self.servers + self.incasts,
+            Workload::Riak | Workload::Shuffle | Workload::Permutation => self.servers,
+        }
+    }
+
+    /// Hosts beside the workload's: the bulk flow's two, and the background's own.
+    fn extra_hosts(&self) -> u32 {
+        2 * self.victim as u32 + self.background_hosts
+    }
+
+    /// A k-ary fat tree: k even, its hosts enough for the workload's, uplinks at least as
+    /// fast as the host links.
+    fn fat_tree(&self, plain: Fabric) -> Result<Fabric, ScenarioError> {
+        let s = self;
+        let k = s.fat_tree_k.ok_or_else(|| {
+            ScenarioError::new("fat_tree_k", "unset", "an even number from 4 to 64 under fat_tree").with_related(&["topology"])
+        })?;
+        check(k % 2 == 0, || ScenarioError::new("fat_tree_k", k, "an even number from 4 to 64 (k/2 ports up, k/2 down)"))?;
+        let agg_bps = s.trunk_rate_bps.unwrap_or(s.rate_bps);
+        s.check_trunk_rate(agg_bps)?;
+        let core_bps = s.core_rate_bps.unwrap_or(agg_bps);
+        check(core_bps >= s.rate_bps, || {
+            let allowed = format!("at least rate ({}): {SLOWER_LINK}", format_rate(s.rate_bps));
+            ScenarioError::new("core_rate_bps", format_rate(core_bps), allowed).with_related(&["rate_bps"])
+        })?;
+        let core_delay = s.core_delay_ps.map_or(plain.trunk_delay, Time);
+        let tree = FatTree { k, agg_bps, agg_delay: plain.trunk_delay, core_bps, core_delay };
+        let needed = match (s.workload, s.placement) {
+            (Workload::Incast, Placement::Packed) => s.incasts as u64 * (s.servers as u64 + 1),
+            (Workload::Incast, Placement::Random) => s.servers as u64 + 1,
+            _ => s.workload_hosts() as u64 + 2 * s.victim as u64,
+        };
+        check(needed <= tree.hosts() as u64, || {
+            let allowed = format!("a fat tree of k = {k} has {} hosts; the workload needs {needed}", tree.hosts());
+            ScenarioError::new("servers", s.servers, allowed).with_related(&["fat_tree_k", "workload"])
+        })?;
+        let trunk_bps = Some(agg_bps);
+        Ok(Fabric { trunk_bps, fat_tree: Some(tree), hosts: tree.hosts(), ..plain })
     }
 
     /// `trunk_rate` only where there is a switch-to-switch link, the leaf-spine's fields only
@@ -574,7 +695,37 @@ impl ScenarioSpec {
             let allowed = format!("unset when trunk_rate is given ({})", format_rate(t));
             return Err(ScenarioError::new("oversubscription", o, allowed).with_related(&["trunk_rate_bps"]));
         }
-        Ok(())
+        let fat_tree_fields = [
+            ("fat_tree_k", s.fat_tree_k.map(|v| v.to_string())),
+            ("core_rate_bps", s.core_rate_bps.map(format_rate)),
+            ("core_delay_ps", s.core_delay_ps.map(format_ps)),
+        ];
+        for (name, value) in fat_tree_fields {
+            if let Some(v) = value {
+                check(s.topology == TopologyKind::FatTree, || {
+                    ScenarioError::new(name, v, "unset unless topology is fat_tree").with_related(&["topology"])
+                })?;
+            }
+        }
+        // the star has no switch-to-switch link, nor an uplink to choose
+        let no_uplinks = "its default on the star (it has no switch-to-switch link)";
+        if let Some(d) = s.trunk_delay_ps {
+            check(s.topology != TopologyKind::Star, || {
+                ScenarioError::new("trunk_delay_ps", format_ps(d), no_uplinks).with_related(&["topology"])
+            })?;
+        }
+        check(s.load_balancing == LoadBalancing::Destination || s.topology != TopologyKind::Star, || {
+            ScenarioError::new("load_balancing", word(&s.load_balancing), format!("destination: {no_uplinks}"))
+                .with_related(&["topology"])
+        })?;
+        check(!s.victim || s.topology != TopologyKind::FatTree, || {
+            let allowed = "off on a fat tree (the bulk pair's places are the other fabrics'); background_load loads a fat tree";
+            ScenarioError::new("victim", "on", allowed).with_related(&["topology"])
+        })?;
+        check(s.background_hosts == 0 || s.topology != TopologyKind::FatTree, || {
+            let allowed = "0 on a fat tree (its background runs among all its hosts)";
+            ScenarioError::new("background_hosts", s.background_hosts, allowed).with_related(&["topology"])
+        })
     }
 
     /// A given switch-to-switch rate is at least the host links' (see [`SLOWER_LINK`]).
@@ -770,7 +921,8 @@ impl ScenarioSpec {
     /// cluster, and fields that make no sense for the other workload keep their defaults.
     fn check_workload(&self) -> Result<(), ScenarioError> {
         let (s, d) = (self, ScenarioSpec::default());
-        if s.workload == Workload::SyncRead {
+        let name = word(&s.workload);
+        if s.workload != Workload::Riak {
             let riak_only = [
                 ("get_rate", s.get_rate != d.get_rate, s.get_rate.to_string()),
                 ("replicas", s.replicas != d.replicas, s.replicas.to_string()),
@@ -783,30 +935,60 @@ impl ScenarioSpec {
                     ScenarioError::new(name, value, "its default unless workload is riak").with_related(&["workload"])
                 })?;
             }
+        }
+        // the one-shot flows' own fields
+        let flows_only = [
+            ("incasts", s.incasts != d.incasts && s.workload != Workload::Incast, s.incasts.to_string(), "incast"),
+            ("placement", s.placement != d.placement && !s.workload.is_flows(), word(&s.placement), "incast, shuffle or permutation"),
+            ("start_ps", s.start_ps != 0 && !s.workload.is_flows(), format_ps(s.start_ps), "incast, shuffle or permutation"),
+            ("start_spread_ps", s.start_spread_ps != 0 && !s.workload.is_flows(), format_ps(s.start_spread_ps), "incast, shuffle or permutation"),
+        ];
+        for (field, set, value, workloads) in flows_only {
+            check(!set, || {
+                ScenarioError::new(field, value, format!("its default unless workload is {workloads}")).with_related(&["workload"])
+            })?;
+        }
+        if matches!(s.workload, Workload::Shuffle | Workload::Permutation) {
+            check(s.servers >= 2, || {
+                ScenarioError::new("servers", s.servers, format!("at least 2 with workload {name} (hosts sending to one another)"))
+                    .with_related(&["workload"])
+            })?;
+        }
+        if s.workload == Workload::SyncRead {
             return Ok(());
         }
-        check(s.replicas < s.servers, || {
-            let allowed = format!("replicas ({}) below servers ({}): each get asks that many other nodes", s.replicas, s.servers);
-            ScenarioError::new("replicas", s.replicas, allowed).with_related(&["servers"])
-        })?;
-        check(s.read_quorum <= s.replicas, || {
-            let allowed = format!("read_quorum ({}) at most replicas ({})", s.read_quorum, s.replicas);
-            ScenarioError::new("read_quorum", s.read_quorum, allowed).with_related(&["replicas"])
-        })?;
+        if s.workload == Workload::Riak {
+            check(s.replicas < s.servers, || {
+                let allowed = format!("replicas ({}) below servers ({}): each get asks that many other nodes", s.replicas, s.servers);
+                ScenarioError::new("replicas", s.replicas, allowed).with_related(&["servers"])
+            })?;
+            check(s.read_quorum <= s.replicas, || {
+                let allowed = format!("read_quorum ({}) at most replicas ({})", s.read_quorum, s.replicas);
+                ScenarioError::new("read_quorum", s.read_quorum, allowed).with_related(&["replicas"])
+            })?;
+        }
         // blocks, clients and connection schedules belong to the synchronized reads
-        let no_blocks = "unset with workload riak (its gets run for the duration; no blocks)";
-        let sync_read_only: [(&'static str, bool, String, &str); 10] = [
-            ("blocks", s.blocks.is_some(), s.blocks.unwrap_or(0).to_string(), no_blocks),
-            ("sru_bytes", s.sru_bytes.is_some(), format_bytes(s.sru_bytes.unwrap_or(0)), no_blocks),
-            ("block_bytes", s.block_bytes.is_some(), format_bytes(s.block_bytes.unwrap_or(0)), no_blocks),
+        let riak = s.workload == Workload::Riak;
+        let no_blocks = if riak {
+            "unset with workload riak (its gets run for the duration; no blocks)".to_string()
+        } else {
+            format!("unset with workload {name} (it runs until its flows are delivered, or for the duration)")
+        };
+        let off = format!("off with workload {name}");
+        let zero = format!("0 with workload {name}");
+        let sync_read_only: Vec<(&'static str, bool, String, String)> = vec![
+            ("blocks", s.blocks.is_some(), s.blocks.unwrap_or(0).to_string(), no_blocks.clone()),
+            ("sru_bytes", riak && s.sru_bytes.is_some(), format_bytes(s.sru_bytes.unwrap_or(0)), no_blocks.clone()),
+            ("block_bytes", s.block_bytes.is_some(), format_bytes(s.block_bytes.unwrap_or(0)), no_blocks.clone()),
             ("active_servers", s.active_servers.is_some(), s.active_servers.unwrap_or(0).to_string(), no_blocks),
-            ("clients", s.clients != 1, s.clients.to_string(), "1 with workload riak (the nodes are the clients)"),
-            ("handshake", s.handshake, "on".into(), "off with workload riak (its connections persist)"),
+            ("clients", s.clients != 1, s.clients.to_string(), format!("1 with workload {name} (it has no clients)")),
+            ("handshake", s.handshake, "on".into(), format!("{off} (its connections are made at the start)")),
             ("mitigation", !matches!(s.mitigation, Scheme::Ntcp | Scheme::Tcpfg), word(&s.mitigation),
-                "ntcp or tcpfg with workload riak (the schemes schedule one client's blocks)"),
-            ("udp_fraction", s.udp_fraction > 0.0, s.udp_fraction.to_string(), "0 with workload riak"),
-            ("response_jitter_ps", s.response_jitter_ps > 0, format_ps(s.response_jitter_ps), "0 with workload riak"),
-            ("victim", s.victim, "on".into(), "off with workload riak (its nodes' own traffic is many-to-many)"),
+                format!("ntcp or tcpfg with workload {name} (the schemes schedule one client's blocks)")),
+            ("udp_fraction", s.udp_fraction > 0.0, s.udp_fraction.to_string(), zero.clone()),
+            ("response_jitter_ps", s.response_jitter_ps > 0, format_ps(s.response_jitter_ps), zero.clone()),
+            ("victim", riak && s.victim, "on".into(), "off with workload riak (its nodes' own traffic is many-to-many)".into()),
+            ("background_load", riak && s.background_load > 0.0, s.background_load.to_string(), zero),
         ];
         for (name, set, value, allowed) in sync_read_only {
             check(!set, || ScenarioError::new(name, value, allowed).with_related(&["workload"]))?;
@@ -832,6 +1014,8 @@ impl ScenarioSpec {
             (Some(_), Some(d)) => Err(ScenarioError::new("duration_ps", format_ps(d), "either a duration or a block count, not both")
                 .with_related(&["blocks"])),
             (Some(b), None) => Ok(StopAt::Blocks(b)),
+            // one-shot flows: until they are all delivered (one "block" of flows)
+            (None, None) if self.workload.is_flows() => Ok(StopAt::Blocks(1)),
             (None, d) => Ok(StopAt::Time(Time(d.unwrap_or(DEFAULT_DURATION_PS)))),
         }
     }
@@ -1103,7 +1287,15 @@ mod tests {
         // two switches: the trunk runs at the host rate unless given; the star has none
         let two = ScenarioSpec { topology: TopologyKind::TwoSwitch, ..spec() };
         assert_eq!(two.validate().unwrap().fabric.trunk_bps, Some(1_000_000_000));
-        let none = Fabric { trunk_bps: None, leaves: 0, spines: 0, oversubscription: None };
+        let none = Fabric {
+            trunk_bps: None,
+            leaves: 0,
+            spines: 0,
+            oversubscription: None,
+            fat_tree: None,
+            trunk_delay: Time(25 * PS_PER_US),
+            hosts: 2,
+        };
         assert_eq!(spec().validate().unwrap().fabric, none);
     }
 

@@ -131,7 +131,7 @@ pub fn simulate_to_files(sc: &Scenario, req: &FileRequest) -> Result<(SimResult,
 /// How many flows a run of `sc` can have (flow ids run from 0 to this minus 1), and why:
 /// client c's flow from server i is flow c * servers + i; the Riak workload opens a flow per
 /// (replica, coordinator) pair of nodes as its gets first need it. The victim's flow is not
-/// a traced one.
+/// a traced one; a background's flows come after the workload's.
 pub fn flow_count(sc: &Scenario) -> (u64, String) {
     let (n, c) = (sc.spec.servers as u64, sc.spec.clients as u64);
     match sc.spec.workload {
@@ -140,6 +140,12 @@ pub fn flow_count(sc: &Scenario) -> (u64, String) {
             n * (n - 1),
             format!("servers x (servers - 1) = {n} x {}: workload riak, one flow per ordered pair of nodes", n - 1),
         ),
+        Workload::Incast => {
+            let i = sc.spec.incasts as u64;
+            (n * i, format!("servers x incasts = {n} x {i}: one flow per sender of each incast"))
+        }
+        Workload::Shuffle => (n * (n - 1), format!("servers x (servers - 1) = {n} x {}: every host to every other", n - 1)),
+        Workload::Permutation => (n, format!("servers = {n}: one flow per host")),
     }
 }
 

@@ -9,7 +9,10 @@
 //! and of its own timers through [`App::on_timer`]; it reads the connections but never
 //! changes them. A new workload is one module here and one arm of [`App`].
 
+pub mod background;
 pub mod bulk;
+pub mod cdf;
+pub mod flows;
 pub mod latency;
 pub mod riak;
 pub mod schedule;
@@ -29,8 +32,8 @@ use crate::time::Time;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
     /// Make a connection from `src` to `dst` (its flow id was handed out by
-    /// [`Actions::dial`]).
-    Dial { src: HostId, dst: HostId },
+    /// [`Actions::dial`]), counted with the measured flows or not.
+    Dial { src: HostId, dst: HostId, measured: bool },
     /// Open a new connection of this flow (a SYN; connections made per block).
     Connect(FlowId),
     /// The flow's receiving end sends a request: bytes asked for, or a request's number.
@@ -69,7 +72,12 @@ impl Actions {
     /// flow id (flows are numbered in the order they are made, and the world makes them as
     /// it carries the actions out).
     pub fn dial(&mut self, conns: &Conns, src: HostId, dst: HostId) -> FlowId {
-        self.list.push(Action::Dial { src, dst });
+        self.dial_as(conns, src, dst, true)
+    }
+
+    /// [`Actions::dial`] for a flow counted with the measured ones or not (a background's).
+    pub fn dial_as(&mut self, conns: &Conns, src: HostId, dst: HostId, measured: bool) -> FlowId {
+        self.list.push(Action::Dial { src, dst, measured });
         self.dials += 1;
         (conns.len() as u32 + self.dials - 1) as FlowId
     }
@@ -90,6 +98,8 @@ pub enum App {
     Riak(riak::Riak),
     Bulk(bulk::Bulk),
     Udp(udp::UdpBackground),
+    Flows(flows::FlowSet),
+    Background(background::Background),
 }
 
 impl App {
@@ -100,6 +110,8 @@ impl App {
             App::Riak(a) => a.on_start(cx, out),
             App::Bulk(a) => a.on_start(out),
             App::Udp(a) => a.on_start(cx, out),
+            App::Flows(a) => a.on_start(cx, out),
+            App::Background(a) => a.on_start(cx, out),
         }
     }
 
@@ -118,6 +130,8 @@ impl App {
             App::SyncRead(a) => a.on_delivered::<LEAN>(cx, conns, flow, from, to, out),
             App::Riak(a) => a.on_delivered(cx, conns, flow, from, to),
             App::Bulk(a) => a.on_delivered(from, to),
+            App::Flows(a) => a.on_delivered(cx, flow, to, out),
+            App::Background(a) => a.on_delivered(cx, flow, to),
             App::Udp(_) => {}
         }
     }
@@ -127,7 +141,9 @@ impl App {
         match self {
             App::SyncRead(a) => a.on_request(cx, flow, number, out),
             App::Riak(a) => a.on_request(flow, number, out),
-            App::Bulk(_) | App::Udp(_) => unreachable!("nothing sends it requests"),
+            App::Bulk(_) | App::Udp(_) | App::Flows(_) | App::Background(_) => {
+                unreachable!("nothing sends it requests")
+            }
         }
     }
 
@@ -158,6 +174,8 @@ impl App {
             App::SyncRead(a) => a.on_timer(cx, conns, kind, arg, out),
             App::Riak(a) => a.on_timer(cx, conns, arg, out),
             App::Udp(a) => a.on_timer(cx, arg, out),
+            App::Flows(a) => a.on_timer(arg, out),
+            App::Background(a) => a.on_timer(cx, conns, out),
             App::Bulk(_) => unreachable!("a bulk flow sets no timer"),
         }
     }
@@ -183,7 +201,10 @@ impl Apps {
         let observes_arrivals = reads.is_some_and(|r| r.observes_arrivals());
         let follows_sent = reads.is_some_and(|r| r.follows_sent());
         let follows_delivery = reads.is_some_and(|r| r.follows_delivery());
-        let lean = !observes_arrivals && !follows_sent && !follows_delivery;
+        // a background makes connections as it runs that are not measured: the lean paths
+        // count every connection as measured (`host::Conns::is_lean`)
+        let dials_unmeasured = list.iter().any(|a| matches!(a, App::Background(_)));
+        let lean = !observes_arrivals && !follows_sent && !follows_delivery && !dials_unmeasured;
         Apps { list, observes_arrivals, follows_sent, lean }
     }
 
@@ -238,6 +259,22 @@ impl Apps {
     pub fn bulk(&self) -> Option<&bulk::Bulk> {
         self.list.iter().find_map(|a| match a {
             App::Bulk(b) => Some(b),
+            _ => None,
+        })
+    }
+
+    /// The one-shot flows, when the workload has them.
+    pub fn flow_set(&self) -> Option<&flows::FlowSet> {
+        self.list.iter().find_map(|a| match a {
+            App::Flows(f) => Some(f),
+            _ => None,
+        })
+    }
+
+    /// The Poisson background, when there is one.
+    pub fn background(&self) -> Option<&background::Background> {
+        self.list.iter().find_map(|a| match a {
+            App::Background(b) => Some(b),
             _ => None,
         })
     }

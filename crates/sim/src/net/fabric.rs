@@ -21,6 +21,7 @@
 
 use crate::ctx::Ctx;
 use crate::event::{key_time, Event, Key, PktId, PortId};
+use crate::net::balance::{Balancer, LoadBalancing};
 use crate::net::buffer::SwitchBuffers;
 use crate::net::pause::{frame_times, pause_time, Frame, IngressPause, PauseConfig, CONTROL_WIRE_BYTES};
 use crate::net::topology::LeafSpine;
@@ -41,6 +42,9 @@ pub struct HostLayout {
     /// (behind the trunk, on the last leaf) and its receiver beside the clients, so its data
     /// shares the far servers' path to the clients' switch but not a client's port.
     pub bulk_pair: bool,
+    /// Hosts after those carrying only background flows: on the two switches and the
+    /// leaf-spine, round-robin over the switches (the leaves).
+    pub background: u32,
     /// The host whose downlink is "the bottleneck" (the port the results and the mirror
     /// watch): the first client, or node 0 of a Riak cluster.
     pub watched: HostId,
@@ -74,6 +78,8 @@ pub struct Fabric {
     star_egress: Vec<[PortId; 2]>,
     /// Something watches the ports (`Recorder::watch_ports`).
     watched: bool,
+    /// Which uplink a packet takes where its route goes up (`net::balance`).
+    balance: Balancer,
     /// See the module's "Fast path".
     plain: bool,
     /// A test's rule: a packet about to be offered to a switch port for which it returns
@@ -90,18 +96,26 @@ impl Fabric {
         let s = &sc.spec;
         let (n, clients) = (layout.servers, layout.clients);
         let delay = sc.link_delay;
-        let extra = if layout.bulk_pair { 2 } else { 0 };
+        let bulk = if layout.bulk_pair { 2 } else { 0 };
         let trunk_bps = sc.fabric.trunk_bps.unwrap_or(s.rate_bps);
+        // the extra hosts' switches: the bulk pair's, then the background's round-robin
+        let extra_on = |far: u32, near: u32, switches: u32| {
+            let pair = [far, near];
+            pair[..bulk].iter().copied().chain((0..layout.background).map(|b| b % switches)).collect::<Vec<_>>()
+        };
         let topo = match s.topology {
-            TopologyKind::Star => Topology::star(n, clients, extra, s.rate_bps, delay),
+            TopologyKind::Star => Topology::star(n, clients, bulk as u32 + layout.background, s.rate_bps, delay),
             TopologyKind::TwoSwitch => {
-                Topology::two_switch(n, clients, &[1, 0][..extra as usize], s.rate_bps, trunk_bps, delay)
+                let on = extra_on(1, 0, 2);
+                Topology::two_switch(n, clients, &on, s.rate_bps, trunk_bps, delay, sc.fabric.trunk_delay)
             }
             TopologyKind::LeafSpine => {
                 let (leaves, spines) = (sc.fabric.leaves, sc.fabric.spines);
-                let extra_on = [leaves - 1, 0][..extra as usize].to_vec();
-                let shape = LeafSpine { servers: n, leaves, spines, clients, extra_on };
-                Topology::leaf_spine(shape, s.rate_bps, trunk_bps, delay)
+                let shape = LeafSpine { servers: n, leaves, spines, clients, extra_on: extra_on(leaves - 1, 0, leaves) };
+                Topology::leaf_spine(shape, s.rate_bps, trunk_bps, delay, sc.fabric.trunk_delay)
+            }
+            TopologyKind::FatTree => {
+                Topology::fat_tree(sc.fabric.fat_tree.expect("a validated fat tree"), s.rate_bps, delay)
             }
         };
         // each switch has its own pool (if any); a port takes its switch's share or classes
@@ -151,7 +165,9 @@ impl Fabric {
         let track_ingress = pause.is_some() || topo.switches > 1;
         let plain = pause.is_none() && !watched && ports.iter().all(OutputPort::is_plain);
         let flows = (n * clients + 1) as usize;
+        let balance = Balancer::new(s.load_balancing, s.seed, topo.switches as usize);
         Fabric {
+            balance,
             ports,
             topo,
             to_switch,
@@ -492,7 +508,7 @@ impl Fabric {
             let via = self.via[id as usize];
             let sw = self.topo.far_switch(via).expect("a packet arriving at a switch came over a link to it");
             let (src, dst) = self.ends[flow as usize];
-            (via, self.topo.route(sw, if forward { dst } else { src }))
+            (via, self.route(sw, if forward { dst } else { src }, flow))
         } else {
             // one switch, no PAUSE: nothing reads the ingress, and the route was looked up at build
             (PortId::MAX, self.star_egress[flow as usize][usize::from(!forward)])
@@ -529,6 +545,19 @@ impl Fabric {
             }
         }
         None
+    }
+
+    /// The port switch `sw` forwards a packet of `flow` for host `dst` on: its route, with
+    /// the load balancer's choice of uplink.
+    #[inline]
+    fn route(&mut self, sw: u32, dst: HostId, flow: crate::event::FlowId) -> PortId {
+        match self.balance.mode {
+            LoadBalancing::Destination => self.topo.route(sw, dst),
+            _ => {
+                let balance = &mut self.balance;
+                self.topo.route_with(sw, dst, |n| balance.pick(sw, flow, n))
+            }
+        }
     }
 
     // ---- PAUSE and PFC ---------------------------------------------------------------------

@@ -3,6 +3,7 @@
 //! thresholds, QoS classes), the topology that joins them, 802.3x PAUSE and PFC between
 //! them, and the fabric that puts them together (`fabric`).
 
+pub mod balance;
 pub mod buffer;
 pub mod discipline;
 pub mod fabric;

@@ -33,6 +33,9 @@ pub enum TopologyKind {
     /// Two tiers: leaves holding the hosts, each linked to every spine (the thousands of
     /// servers behind more than one switch of SIGCOMM'09 and WREN'09).
     LeafSpine,
+    /// A three-tier k-ary fat tree (Al-Fares et al., SIGCOMM 2008 §3): k pods of k/2 edge
+    /// and k/2 aggregation switches, (k/2)^2 core switches, k^3/4 hosts (`FatTree`).
+    FatTree,
 }
 
 /// A node: where a link ends.
@@ -58,15 +61,19 @@ struct Home {
     port: PortId,
 }
 
-/// How a switch forwards towards a host on another switch.
-#[derive(Clone, Debug)]
-enum Transit {
-    /// Over one of these equal-cost ports, chosen by the destination's rank on its own
-    /// switch: `ports[rank % len]` (a leaf's uplinks, one per spine; a trunk alone).
-    Spread(Vec<PortId>),
-    /// Over the port towards the destination's switch, indexed by switch (a spine's
-    /// downlinks, one per leaf).
-    BySwitch(Vec<PortId>),
+/// How a switch forwards towards a host on another switch: down towards the switch the host
+/// hangs off, when that switch is below it (a spine's port towards a leaf, a fat tree's
+/// aggregation port towards an edge of its pod, a core's port towards a pod), else up over
+/// one of its equal-cost uplinks (a leaf's spines, an edge's aggregation switches, an
+/// aggregation switch's cores, a trunk alone). Which uplink is the load balancer's choice
+/// ([`Topology::route_with`]).
+#[derive(Clone, Debug, Default)]
+struct Transit {
+    /// By the destination's home switch: the port down towards it (`PortId::MAX`: not
+    /// below this switch); empty for a switch with nothing below but hosts.
+    down: Vec<PortId>,
+    /// The uplinks, in the order they were added.
+    up: Vec<PortId>,
 }
 
 /// Hosts, switches, ports and routes.
@@ -102,25 +109,41 @@ impl Topology {
         self.nic[h as usize]
     }
 
-    /// The port switch `sw` forwards a packet for host `dst` on.
+    /// The port switch `sw` forwards a packet for host `dst` on, taking the uplink the
+    /// destination's rank on its own switch picks (`rank % uplinks`): the two-level tables of
+    /// Al-Fares et al. (SIGCOMM 2008 §3.3), whose upward hop is chosen by the host-ID suffix,
+    /// so traffic to different hosts spreads over the uplinks and every flow keeps one path.
     #[inline]
     pub fn route(&self, sw: SwitchId, dst: HostId) -> PortId {
+        self.route_with(sw, dst, |n| self.rank[dst as usize] as usize % n)
+    }
+
+    /// The port switch `sw` forwards a packet for host `dst` on, `pick(n)` choosing among
+    /// the `n` uplinks where it goes up (a load balancer: a flow hash, a packet spray).
+    #[inline]
+    pub fn route_with(&self, sw: SwitchId, dst: HostId, pick: impl FnOnce(usize) -> usize) -> PortId {
         let home = self.home[dst as usize];
         if home.switch == sw {
             home.port
         } else {
-            self.transit(sw, home.switch, dst)
+            self.transit(sw, home.switch, dst, pick)
         }
     }
 
     /// The port switch `sw` forwards on towards host `dst` on switch `home` (not `sw`).
-    #[inline(never)]
-    fn transit(&self, sw: SwitchId, home: SwitchId, dst: HostId) -> PortId {
-        let port = match &self.transit[sw as usize] {
-            Transit::Spread(ports) => ports.get(self.rank[dst as usize] as usize % ports.len().max(1)).copied(),
-            Transit::BySwitch(ports) => ports.get(home as usize).copied().filter(|&p| p != PortId::MAX),
-        };
-        port.unwrap_or_else(|| panic!("switch {sw} has no route to host {dst}"))
+    #[inline]
+    fn transit(&self, sw: SwitchId, home: SwitchId, dst: HostId, pick: impl FnOnce(usize) -> usize) -> PortId {
+        let t = &self.transit[sw as usize];
+        match t.down.get(home as usize) {
+            Some(&p) if p != PortId::MAX => p,
+            _ if !t.up.is_empty() => t.up[pick(t.up.len())],
+            _ => panic!("switch {sw} has no route to host {dst}"),
+        }
+    }
+
+    /// The uplinks of switch `sw` (its equal-cost group upwards).
+    pub fn uplinks(&self, sw: SwitchId) -> &[PortId] {
+        &self.transit[sw as usize].up
     }
 
     /// The switch host `h` hangs off.
@@ -172,7 +195,7 @@ impl Topology {
     /// FAST'08 Fig. 1: `servers` servers and `clients` clients on one switch; `extra` more
     /// hosts on it too.
     pub fn star(servers: u32, clients: u32, extra: u32, rate_bps: u64, delay: Time) -> Topology {
-        Builder::new(servers, clients, extra, 1, rate_bps, delay).attach_all(|_| 0).build(|_, _| Transit::Spread(vec![]))
+        Builder::new(servers, clients, extra, 1, rate_bps, delay).attach_all(|_| 0).build(|_, _| Transit::default())
     }
 
     /// Two switches joined by a trunk of `trunk_bps`: the clients and servers
@@ -185,6 +208,7 @@ impl Topology {
         rate_bps: u64,
         trunk_bps: u64,
         delay: Time,
+        trunk_delay: Time,
     ) -> Topology {
         let near = servers.div_ceil(2);
         let switch_of = |h: HostId| match h {
@@ -194,7 +218,7 @@ impl Topology {
             h => extra_on[(h - servers - clients) as usize],
         };
         let b = Builder::new(servers, clients, extra_on.len() as u32, 2, rate_bps, delay);
-        b.attach_all(switch_of).trunk(0, 1, trunk_bps).build(|sw, links| Transit::Spread(links.to_vec_for(sw)))
+        b.attach_all(switch_of).link(0, 1, trunk_bps, trunk_delay).build(|sw, links| Transit { down: vec![], up: links.to_vec_for(sw) })
     }
 
     /// The switch every builder hangs the clients off.
@@ -206,22 +230,125 @@ impl Topology {
     /// every one of `fabric.spines` spines (switches `leaves..leaves + spines`) by an uplink
     /// of `uplink_bps` each way. Hosts hang off leaves as [`LeafSpine::leaf_of`] says; a leaf
     /// forwards towards another leaf's host over the uplink to spine `rank % spines`.
-    pub fn leaf_spine(fabric: LeafSpine, rate_bps: u64, uplink_bps: u64, delay: Time) -> Topology {
+    pub fn leaf_spine(fabric: LeafSpine, rate_bps: u64, uplink_bps: u64, delay: Time, uplink_delay: Time) -> Topology {
         let (leaves, spines) = (fabric.leaves, fabric.spines);
         let b = Builder::new(fabric.servers, fabric.clients, fabric.extra_on.len() as u32, leaves + spines, rate_bps, delay);
         let mut b = b.attach_all(|h| fabric.leaf_of(h));
         for leaf in 0..leaves {
             for spine in 0..spines {
-                b = b.trunk(leaf, leaves + spine, uplink_bps);
+                b = b.link(leaf, leaves + spine, uplink_bps, uplink_delay);
             }
         }
         b.build(|sw, links| {
             if sw < leaves {
                 // the uplinks in spine order
-                Transit::Spread(links.to_vec_for(sw))
+                Transit { down: vec![], up: links.to_vec_for(sw) }
             } else {
-                Transit::BySwitch(links.by_far_switch(sw, leaves + spines))
+                Transit { down: links.by_far_switch(sw, leaves), up: vec![] }
             }
+        })
+    }
+}
+
+/// A three-tier k-ary fat tree (Al-Fares, Loukissas and Vahdat, "A scalable, commodity data
+/// center network architecture", SIGCOMM 2008, §3.1): k pods, each of k/2 edge switches and
+/// k/2 aggregation switches, every edge linked to every aggregation switch of its pod;
+/// (k/2)^2 core switches, core j linked to aggregation switch j / (k/2) of every pod; k/2
+/// hosts on each edge, k^3/4 in all, host h on edge h / (k/2) (as htsim's `FatTreeTopology`
+/// numbers them). Switches are numbered edges first (pod by pod), then aggregation, then core.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FatTree {
+    pub k: u32,
+    /// Edge-aggregation links.
+    pub agg_bps: u64,
+    pub agg_delay: Time,
+    /// Aggregation-core links.
+    pub core_bps: u64,
+    pub core_delay: Time,
+}
+
+impl FatTree {
+    pub fn hosts(&self) -> u32 {
+        self.k * self.k * self.k / 4
+    }
+
+    fn half(&self) -> u32 {
+        self.k / 2
+    }
+
+    /// Edge (and aggregation) switches in all.
+    pub fn edges(&self) -> u32 {
+        self.k * self.half()
+    }
+
+    pub fn cores(&self) -> u32 {
+        self.half() * self.half()
+    }
+
+    /// The edge switch host `h` hangs off.
+    pub fn edge_of(&self, h: HostId) -> SwitchId {
+        h / self.half()
+    }
+
+    /// The pod of edge switch `e`.
+    pub fn pod_of_edge(&self, e: SwitchId) -> u32 {
+        e / self.half()
+    }
+
+    /// Aggregation switch `i` (0..k/2) of pod `p`.
+    pub fn agg(&self, p: u32, i: u32) -> SwitchId {
+        self.edges() + p * self.half() + i
+    }
+
+    /// Core switch `j` (0..(k/2)^2).
+    pub fn core(&self, j: u32) -> SwitchId {
+        2 * self.edges() + j
+    }
+}
+
+impl Topology {
+    /// A k-ary fat tree ([`FatTree`]) with host links of `rate_bps` and `delay`. An edge
+    /// forwards a packet for another edge's host up over one of its k/2 aggregation
+    /// switches; an aggregation switch down to the edge when the host is in its pod, else up
+    /// over one of its k/2 cores; a core down to the pod's aggregation switch it is linked to.
+    pub fn fat_tree(tree: FatTree, rate_bps: u64, delay: Time) -> Topology {
+        let (half, edges) = (tree.half(), tree.edges());
+        let switches = 2 * edges + tree.cores();
+        let b = Builder::new(tree.hosts(), 0, 0, switches, rate_bps, delay);
+        let mut b = b.attach_all(|h| tree.edge_of(h));
+        for e in 0..edges {
+            let pod = tree.pod_of_edge(e);
+            for i in 0..half {
+                b = b.link(e, tree.agg(pod, i), tree.agg_bps, tree.agg_delay);
+            }
+        }
+        for pod in 0..tree.k {
+            for i in 0..half {
+                for j in 0..half {
+                    b = b.link(tree.agg(pod, i), tree.core(i * half + j), tree.core_bps, tree.core_delay);
+                }
+            }
+        }
+        b.build(|sw, links| {
+            if sw < edges {
+                // an edge: up over its pod's aggregation switches, in order
+                return Transit { down: vec![], up: links.to_vec_for(sw) };
+            }
+            let by_switch = links.by_far_switch(sw, switches);
+            if sw < 2 * edges {
+                // an aggregation switch: down to the edges of its pod, up to its cores
+                let down = by_switch[..edges as usize].to_vec();
+                let up = links.of(sw).iter().filter(|l| l.1 >= 2 * edges).map(|l| l.2).collect();
+                return Transit { down, up };
+            }
+            // a core: towards an edge, down to the aggregation switch of the edge's pod
+            let down = (0..edges)
+                .map(|e| {
+                    let pod = tree.pod_of_edge(e);
+                    (0..half).map(|i| by_switch[tree.agg(pod, i) as usize]).find(|&p| p != PortId::MAX).unwrap()
+                })
+                .collect();
+            Transit { down, up: vec![] }
         })
     }
 }
@@ -261,8 +388,8 @@ struct Builder {
     delay: Time,
     /// The switch each host hangs off.
     host_switch: Vec<SwitchId>,
-    /// Switch ports: (switch, far end, rate).
-    switch_ports: Vec<(SwitchId, Node, u64)>,
+    /// Switch ports: (switch, far end, rate, propagation delay).
+    switch_ports: Vec<(SwitchId, Node, u64, Time)>,
 }
 
 /// The switch-to-switch ports of a topology being built, grouped by the switch they leave.
@@ -306,15 +433,15 @@ impl Builder {
         let clients = self.servers..self.servers + self.clients;
         let order = clients.clone().chain((0..self.hosts).filter(|h| !clients.contains(h)));
         for h in order {
-            self.switch_ports.push((self.host_switch[h as usize], Node::Host(h), self.rate_bps));
+            self.switch_ports.push((self.host_switch[h as usize], Node::Host(h), self.rate_bps, self.delay));
         }
         self
     }
 
-    /// A trunk between switches `a` and `b`: one port each way.
-    fn trunk(mut self, a: SwitchId, b: SwitchId, rate_bps: u64) -> Self {
-        self.switch_ports.push((a, Node::Switch(b), rate_bps));
-        self.switch_ports.push((b, Node::Switch(a), rate_bps));
+    /// A link between switches `a` and `b` of `rate_bps` and `delay`: one port each way.
+    fn link(mut self, a: SwitchId, b: SwitchId, rate_bps: u64, delay: Time) -> Self {
+        self.switch_ports.push((a, Node::Switch(b), rate_bps, delay));
+        self.switch_ports.push((b, Node::Switch(a), rate_bps, delay));
         self
     }
 
@@ -332,13 +459,13 @@ impl Builder {
         let nic = (0..hosts).collect();
         let mut home = vec![Home { switch: 0, port: PortId::MAX }; hosts as usize];
         let mut links = vec![];
-        for &(sw, to, rate_bps) in &self.switch_ports {
+        for &(sw, to, rate_bps, delay) in &self.switch_ports {
             let port = ports.len() as PortId;
             match to {
                 Node::Host(h) => home[h as usize] = Home { switch: sw, port },
                 Node::Switch(b) => links.push((sw, b, port)),
             }
-            ports.push(PortSpec { from: Node::Switch(sw), to, rate_bps, delay: self.delay });
+            ports.push(PortSpec { from: Node::Switch(sw), to, rate_bps, delay });
         }
         // a NIC's reverse is its switch's port to the host; a trunk's, the other way
         let mut reverse: Vec<PortId> = home.iter().map(|h| h.port).collect();
@@ -397,7 +524,7 @@ mod tests {
     fn two_switches_route_the_far_half_over_the_trunk() {
         // 5 servers: 0, 1, 2 and the client on switch 0; 3 and 4 on switch 1
         let (n, d) = (5, Time::from_us(25));
-        let t = Topology::two_switch(n, 1, &[], GIG, GIG, d);
+        let t = Topology::two_switch(n, 1, &[], GIG, GIG, d, d);
         let client = n;
         let trunk01 = t.route(0, 3);
         let trunk10 = t.route(1, client);
@@ -412,7 +539,7 @@ mod tests {
     /// 2 leaves, 2 spines, 4 servers and the client (no extras), uplinks at `uplink_bps`.
     fn small_leaf_spine(uplink_bps: u64) -> Topology {
         let fabric = LeafSpine { servers: 4, leaves: 2, spines: 2, clients: 1, extra_on: vec![] };
-        Topology::leaf_spine(fabric, GIG, uplink_bps, Time::from_us(25))
+        Topology::leaf_spine(fabric, GIG, uplink_bps, Time::from_us(25), Time::from_us(25))
     }
 
     #[test]
@@ -454,13 +581,13 @@ mod tests {
         let started = std::time::Instant::now();
         let (servers, leaves, spines) = (100_000, 250, 4);
         let fabric = LeafSpine { servers, leaves, spines, clients: 1, extra_on: vec![] };
-        let t = Topology::leaf_spine(fabric, GIG, 100 * GIG, Time::from_us(5));
+        let t = Topology::leaf_spine(fabric, GIG, 100 * GIG, Time::from_us(5), Time::from_us(5));
         eprintln!("leaf_spine of {servers} servers built in {:?}", started.elapsed());
         let hosts = servers as usize + 1;
         assert_eq!(t.ports.len(), 2 * hosts + 2 * (leaves * spines) as usize);
         // beyond a home per host, each leaf holds its uplinks and each spine a port per switch
-        let transit: usize = t.transit.iter().map(|(Transit::Spread(p) | Transit::BySwitch(p))| p.len()).sum();
-        assert_eq!(transit, (leaves * spines + spines * (leaves + spines)) as usize);
+        let transit: usize = t.transit.iter().map(|t| t.up.len() + t.down.len()).sum();
+        assert_eq!(transit, (leaves * spines + spines * leaves) as usize);
         // the last server (on leaf 249) is 4 links from the client, whose rank on leaf 0
         // (after its 400 servers) picks spine 400 mod 4 = 0
         assert_eq!(t.hops(servers - 1, servers), 4);
@@ -468,11 +595,79 @@ mod tests {
         assert_eq!(t.ports[up as usize].to, Node::Switch(leaves + 400 % 4));
     }
 
+    fn k_ary(k: u32) -> Topology {
+        let d = Time::from_us(1);
+        Topology::fat_tree(FatTree { k, agg_bps: GIG, agg_delay: d, core_bps: GIG, core_delay: d }, GIG, d)
+    }
+
+    #[test]
+    fn a_k_ary_fat_tree_has_the_switches_ports_and_hosts_al_fares_counts() {
+        // k = 4: 16 hosts, 8 edges, 8 aggregation switches, 4 cores; links: 16 host links,
+        // 16 edge-aggregation, 16 aggregation-core, two ports each
+        let t = k_ary(4);
+        assert_eq!((t.hosts, t.switches, t.ports.len()), (16, 20, 2 * 16 + 2 * 16 + 2 * 16));
+        // k = 12 (htsim's 432-node tree), k = 32 (8192 hosts)
+        assert_eq!((k_ary(12).hosts, k_ary(32).hosts, k_ary(32).switches), (432, 8192, 32 * 32 + 256));
+        // every edge has k/2 uplinks, every aggregation switch k/2 to the cores
+        assert!((0..8).all(|e| t.uplinks(e).len() == 2) && (8..16).all(|a| t.uplinks(a).len() == 2));
+        assert!((16..20).all(|c| t.uplinks(c).is_empty()));
+    }
+
+    /// The switches a packet from `src` to `dst` crosses, `pick` choosing each uplink.
+    fn path(t: &Topology, src: HostId, dst: HostId, mut pick: impl FnMut(SwitchId, usize) -> usize) -> Vec<SwitchId> {
+        let mut port = t.nic(src);
+        let mut switches = vec![];
+        while let Node::Switch(sw) = t.ports[port as usize].to {
+            switches.push(sw);
+            port = t.route_with(sw, dst, |n| pick(sw, n));
+            assert!(switches.len() <= 5, "a loop from {src} to {dst}: {switches:?}");
+        }
+        assert_eq!(t.ports[port as usize].to, Node::Host(dst));
+        switches
+    }
+
+    #[test]
+    fn every_fat_tree_route_is_a_shortest_path_whatever_uplinks_it_takes() {
+        // up only as far as the lowest common ancestor tier, then down: 1 switch under one
+        // edge, 3 within a pod, 5 across pods (Al-Fares §3.3); under every choice of uplinks
+        let (k, t) = (6, k_ary(6));
+        let tree = FatTree { k, agg_bps: GIG, agg_delay: Time::ZERO, core_bps: GIG, core_delay: Time::ZERO };
+        let mut draws = 0usize;
+        for src in 0..t.hosts {
+            for dst in (0..t.hosts).filter(|&d| d != src) {
+                let (es, ed) = (tree.edge_of(src), tree.edge_of(dst));
+                let want = if es == ed { 1 } else if tree.pod_of_edge(es) == tree.pod_of_edge(ed) { 3 } else { 5 };
+                for choice in 0..3 {
+                    let p = path(&t, src, dst, |_, n| {
+                        draws += 1;
+                        (choice + draws) % n
+                    });
+                    assert_eq!(p.len(), want, "{src} -> {dst}: {p:?}");
+                }
+                assert_eq!(t.hops(src, dst), want as u32 + 1);
+            }
+        }
+    }
+
+    #[test]
+    fn a_fat_tree_core_reaches_every_pod_and_an_uplink_choice_picks_the_core() {
+        // k = 4, cross-pod: host 0 (edge 0, pod 0) to host 15 (edge 7, pod 3). Edge 0's
+        // uplinks are aggregation switches 8 and 9; aggregation switch 8's cores 16, 17 and 9's
+        // 18, 19: choosing (1, 0) goes 0 -> 9 -> 18 -> pod 3's aggregation switch linked to
+        // core 18 (its index 1: switch 15) -> edge 7
+        let t = k_ary(4);
+        let mut picks = [1usize, 0].into_iter();
+        assert_eq!(path(&t, 0, 15, |_, _| picks.next().unwrap()), vec![0, 9, 18, 15, 7]);
+        // without a choice, by destination rank (host 15 is rank 1 on its edge): 0 -> 9 -> 19
+        assert_eq!(path(&t, 0, 15, |_, n| 1 % n), vec![0, 9, 19, 15, 7]);
+        assert_eq!(t.route(0, 15), t.route_with(0, 15, |n| 1 % n));
+    }
+
     #[test]
     fn clients_follow_the_servers_on_switch_0_and_extras_follow_them() {
         // 3 servers, 2 clients (hosts 3, 4), one extra (5) on switch 1: 0, 1 and both
         // clients on switch 0; the ports towards the clients come first
-        let t = Topology::two_switch(3, 2, &[1], GIG, GIG, Time::from_us(25));
+        let t = Topology::two_switch(3, 2, &[1], GIG, GIG, Time::from_us(25), Time::from_us(25));
         assert_eq!(t.hosts, 6);
         assert_eq!((t.hops(0, 3), t.hops(1, 4), t.hops(2, 4), t.hops(5, 3)), (2, 2, 3, 3));
         let star = Topology::star(2, 2, 0, GIG, Time::from_us(25));

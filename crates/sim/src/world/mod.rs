@@ -23,13 +23,16 @@
 
 #[cfg(test)]
 mod harness;
+mod plan;
 #[cfg(test)]
 mod tests;
 
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
+use crate::app::background::Background;
 use crate::app::bulk::Bulk;
+use crate::app::flows::{FlowSet, OneShot};
 use crate::app::riak::{ReplySizes, Riak};
 use crate::app::sync_read::{SyncReadConfig, SyncReads};
 use crate::app::udp::UdpBackground;
@@ -44,6 +47,7 @@ use crate::packet::{Kind, PacketPool};
 use crate::port_util::PortUtil;
 use crate::scenario::{Mitigation, Scenario, StopAt, Workload};
 use crate::tcp::ictcp::Ictcp;
+use plan::Plan;
 use crate::time::{serialization_time, Time, PS_PER_S};
 use crate::trace::{RecordOptions, Recorder};
 
@@ -86,15 +90,13 @@ impl World {
     pub fn with_records(sc: &Scenario, opts: &RecordOptions) -> World {
         let s = &sc.spec;
         let n = s.servers as usize;
-        // Riak: the servers are the nodes, and there is no client
-        let riak = s.workload == Workload::Riak;
-        let clients = if riak { 0 } else { s.clients };
+        let mut rng = Pcg64::seed_from_u64(s.seed);
+        let plan = Plan::of(sc, &mut rng);
         let client_host = n as HostId;
-        let watched = if riak { 0 } else { client_host };
-        let layout = HostLayout { servers: n as u32, clients, bulk_pair: s.victim, watched };
+        let layout = HostLayout { servers: n as u32, clients: plan.clients, bulk_pair: s.victim, background: s.background_hosts, watched: plan.watched };
         let mut net = Fabric::new(sc, &layout, false);
         let mut recorder = Recorder::new(opts);
-        recorder.watched_nic = net.topology().nic(watched);
+        recorder.watched_nic = net.topology().nic(plan.watched);
         // (a refused interval allocates nothing: `crate::record` returns the refusal)
         let sampled = opts.port_util_interval.filter(|&i| crate::port_util::check(sc, net.port_count(), i).is_ok());
         if let Some(interval) = sampled {
@@ -111,57 +113,63 @@ impl World {
             now: Time::ZERO,
             queue: EventQueue::with_horizon(4 * n + 64, s.tie_break, s.seed, horizon.unwrap_or(Time::ZERO)),
             pool: PacketPool::default(),
-            rng: Pcg64::seed_from_u64(s.seed),
+            rng,
             recorder,
             events: 0,
         };
         let mut conns = Conns::new(sc, net.topology().hosts as usize);
         // the applications, in the order they start: the UDP background's sources, then the
-        // reads or the gets, then the bulk flow
-        let udp = s.udp_fraction > 0.0 && clients > 0;
-        let (reads_app, bulk_app) = (udp as u8, udp as u8 + 1);
-        // one connection per (server, client): every server holds a stripe of every
-        // client's blocks
-        for c in 0..clients {
-            for i in 0..n as HostId {
-                conns.add(&mut cx, &mut net, i, client_host + c, 0, true, reads_app);
-            }
-        }
-        let mut list = Vec::with_capacity(3);
+        // workload (reads, gets or one-shot flows), then the bulk flow, then the background
+        let clients = plan.clients;
+        let udp = s.udp_fraction > 0.0 && s.workload == Workload::SyncRead;
+        let workload_app = udp as u8;
+        let mut list = Vec::with_capacity(4);
         if udp {
             let per_server_bps = s.rate_bps as f64 * s.udp_fraction / n as f64;
             let interval = Time((s.udp_packet_bytes as f64 * 8.0 / per_server_bps * PS_PER_S as f64) as u64);
             // one source per server, towards the first client (on its flow's path)
             list.push(App::Udp(UdpBackground::new((0..n as FlowId).collect(), interval, s.udp_packet_bytes)));
         }
-        if riak {
-            let sizes = ReplySizes::new(s.reply_size_dist, s.reply_bytes);
-            list.push(App::Riak(Riak::new(n, s.get_rate, s.replicas, s.read_quorum, sizes)));
-        } else {
-            let delay = sc.link_delay;
-            let base_rtt = Time(4 * delay.0) + Time(4 * serialization_time(s.header_bytes as u64, s.rate_bps).0);
-            let ictcp =
-                (sc.mitigation == Mitigation::Ictcp).then(|| Ictcp::new(s.rate_bps, s.mss_bytes as u64, base_rtt, n));
-            list.push(App::SyncRead(SyncReads::new(SyncReadConfig {
-                servers: n,
-                clients: clients as usize,
-                part: sc.per_server_bytes.clone(),
-                active_servers: s.active_servers.unwrap_or(s.servers) as usize,
-                scheme: sc.mitigation.clone(),
-                ictcp,
-                handshake: s.handshake,
-                think: s.response_jitter_ps,
-                blocks: match sc.stop {
-                    StopAt::Blocks(b) => Some(b),
-                    StopAt::Time(_) => None,
-                },
-            })));
+        match s.workload {
+            Workload::SyncRead => {
+                // one connection per (server, client): every server holds a stripe of every
+                // client's blocks
+                for c in 0..clients {
+                    for i in 0..n as HostId {
+                        conns.add(&mut cx, &mut net, i, client_host + c, 0, true, workload_app);
+                    }
+                }
+                list.push(App::SyncRead(Self::sync_reads(sc)));
+            }
+            Workload::Riak => {
+                let sizes = ReplySizes::new(s.reply_size_dist, s.reply_bytes);
+                list.push(App::Riak(Riak::new(n, s.get_rate, s.replicas, s.read_quorum, sizes)));
+            }
+            Workload::Incast | Workload::Shuffle | Workload::Permutation => {
+                let first = conns.len() as FlowId;
+                let flows = plan
+                    .pairs
+                    .iter()
+                    .map(|&(src, dst, group)| {
+                        let flow = conns.add(&mut cx, &mut net, src, dst, 0, true, workload_app);
+                        let late = if s.start_spread_ps > 0 { cx.rng.random_range(0..s.start_spread_ps) } else { 0 };
+                        let (bytes, start) = (sc.per_server_bytes[0], Time(s.start_ps + late));
+                        OneShot { flow, src, dst, bytes, start, end: None, group }
+                    })
+                    .collect();
+                let until_done = matches!(sc.stop, StopAt::Blocks(_));
+                list.push(App::Flows(FlowSet::new(flows, first, until_done)));
+            }
         }
         if s.victim {
-            // the bulk flow's two hosts come after the clients (`HostLayout::bulk_pair`)
-            let (sender, receiver) = (client_host + clients, client_host + clients + 1);
-            let flow = conns.add(&mut cx, &mut net, sender, receiver, s.victim_class as u8, false, bulk_app);
+            // the bulk flow's two hosts come after the workload's (`HostLayout::bulk_pair`)
+            let (sender, receiver) = (plan.workload_hosts, plan.workload_hosts + 1);
+            let flow = conns.add(&mut cx, &mut net, sender, receiver, s.victim_class as u8, false, list.len() as u8);
             list.push(App::Bulk(Bulk::new(flow)));
+        }
+        if s.background_load > 0.0 {
+            let hosts = plan.background_hosts(sc);
+            list.push(App::Background(Background::new(hosts, s.background_load, s.rate_bps, s.background_cdf)));
         }
         assert!(list.len() <= AppTimer::MAX as usize, "an application timer names its application in a nibble");
         let apps = Apps::new(list);
@@ -180,6 +188,29 @@ impl World {
             actions: Actions::default(),
             lean,
         }
+    }
+
+    /// The synchronized reads of a validated scenario (FAST'08 §3.1), with its schedule and
+    /// ICTCP when the mitigation asks for them.
+    fn sync_reads(sc: &Scenario) -> SyncReads {
+        let s = &sc.spec;
+        let n = s.servers as usize;
+        let base_rtt = Time(4 * sc.link_delay.0) + Time(4 * serialization_time(s.header_bytes as u64, s.rate_bps).0);
+        let ictcp = (sc.mitigation == Mitigation::Ictcp).then(|| Ictcp::new(s.rate_bps, s.mss_bytes as u64, base_rtt, n));
+        SyncReads::new(SyncReadConfig {
+            servers: n,
+            clients: s.clients as usize,
+            part: sc.per_server_bytes.clone(),
+            active_servers: s.active_servers.unwrap_or(s.servers) as usize,
+            scheme: sc.mitigation.clone(),
+            ictcp,
+            handshake: s.handshake,
+            think: s.response_jitter_ps,
+            blocks: match sc.stop {
+                StopAt::Blocks(b) => Some(b),
+                StopAt::Time(_) => None,
+            },
+        })
     }
 
     /// Run until the scenario's stop condition.
@@ -358,8 +389,8 @@ impl World {
         for action in out.drain() {
             let (cx, net, conns) = (&mut self.cx, &mut self.net, &mut self.conns);
             match action {
-                Action::Dial { src, dst } => {
-                    conns.add(cx, net, src, dst, 0, true, app);
+                Action::Dial { src, dst, measured } => {
+                    conns.add(cx, net, src, dst, 0, measured, app);
                 }
                 Action::Connect(f) => conns.connect(cx, net, f),
                 Action::Request(f, number) => conns.send_request(cx, net, f, number),

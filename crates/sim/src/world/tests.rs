@@ -13,6 +13,8 @@ use crate::events::AppTimer;
 use crate::net::pause::Frame;
 use crate::net::{ClassScheduler, Offer, TopologyKind};
 use crate::packet::{Kind, Packet, CE, ECE, ECT};
+use crate::app::flows::Placement;
+use crate::net::balance::LoadBalancing;
 use crate::scenario::{Mitigation, ScenarioSpec, TcpRules, Workload};
 use crate::tcp::congestion::Cc;
 use crate::time::{serialization_time, Time, PS_PER_MS, PS_PER_S, PS_PER_US};
@@ -1030,4 +1032,137 @@ fn mitigations_of_the_reads_stay_with_the_reads() {
         ScenarioSpec { servers: 4, clients: 2, mitigation: crate::scenario::Scheme::Ccs, ..ScenarioSpec::default() };
     assert!(spec.validate().is_err());
     let _ = Mitigation::None;
+}
+
+// ---- fat trees, load balancing, one-shot flows and the background ------------------------
+
+/// A k = 4 fat tree (16 hosts) at 10 Gbps with 1 us links.
+fn fat_tree(workload: Workload, servers: u32, load_balancing: LoadBalancing) -> ScenarioSpec {
+    ScenarioSpec {
+        servers,
+        workload,
+        topology: TopologyKind::FatTree,
+        fat_tree_k: Some(4),
+        rate_bps: 10_000_000_000,
+        rtt_ps: 4 * PS_PER_US,
+        load_balancing,
+        ..ScenarioSpec::default()
+    }
+}
+
+#[test]
+fn ecmp_sends_each_flow_up_the_uplink_its_hash_names() {
+    // a shuffle of 16 hosts: 28 flows leave edge 0 (hosts 0 and 1 to the 14 hosts off it),
+    // one packet each, at once; each takes uplink hash(seed 1, switch 0, flow) mod 2
+    let spec = ScenarioSpec { sru_bytes: Some(1460), ..fat_tree(Workload::Shuffle, 16, LoadBalancing::Ecmp) };
+    let mut h = Harness::new(spec);
+    let ups = h.topo().uplinks(0).to_vec();
+    let mut expected = [0u64; 2];
+    for f in 0..h.w.conns.len() as FlowId {
+        let (src, dst) = h.conn(f).hosts;
+        if h.topo().switch_of(src) == 0 && h.topo().switch_of(dst) != 0 {
+            let via = h.topo().nic(src);
+            h.reach_switch(Time::ZERO, via, segment(f, 1));
+            expected[(crate::net::balance::ecmp_hash(1, 0, f) % 2) as usize] += 1;
+        }
+    }
+    assert_eq!(expected[0] + expected[1], 28);
+    assert!(expected[0] > 0 && expected[1] > 0, "the hash spreads them: {expected:?}");
+    h.run_until(Time(1));
+    let took = |p: PortId| h.port(p).sent_packets + h.port(p).waiting_packets() as u64;
+    assert_eq!([took(ups[0]), took(ups[1])], expected);
+}
+
+#[test]
+fn spraying_spreads_one_flows_packets_evenly_over_the_uplinks() {
+    // one flow's 4,000 packets leave edge 0: sprayed at random, each uplink takes 2,000
+    // (binomial sd 32: 5 sd = 160); in turn, exactly 2,000 each
+    for (lb, margin) in [(LoadBalancing::Spray, 160), (LoadBalancing::SprayRr, 0)] {
+        let mut h = Harness::new(fat_tree(Workload::Permutation, 16, lb));
+        let f = (0..h.w.conns.len() as FlowId).find(|&f| h.conn(f).hosts.0 == 0).unwrap();
+        let (dst, nic0) = (h.conn(f).hosts.1, h.topo().nic(0));
+        assert_ne!(h.topo().switch_of(dst), 0, "the permutation sends host 0 off its edge");
+        for k in 0..4000 {
+            h.reach_switch(Time::ZERO, nic0, segment(f, 1 + 1460 * k));
+        }
+        h.drop_where(|_, _| false);
+        h.run_until(Time(1));
+        let ups = h.topo().uplinks(0).to_vec();
+        let took = |p: PortId| h.port(p).sent_packets + h.port(p).waiting_packets() as u64 + h.port(p).drops;
+        let (a, b) = (took(ups[0]), took(ups[1]));
+        assert_eq!(a + b, 4000);
+        assert!(a.abs_diff(2000) <= margin, "{lb:?}: {a} / {b}");
+    }
+}
+
+#[test]
+fn sprayed_flows_reorder_but_every_byte_is_delivered_once_and_conservation_holds() {
+    // a permutation of 1 MB flows over a k = 4 tree with every packet sprayed: packets of a
+    // flow take different paths and queues (reordering, duplicate ACKs, spurious fast
+    // retransmits), yet each flow's bytes reach its application exactly once and
+    // sent = delivered + dropped + in flight
+    for lb in [LoadBalancing::Spray, LoadBalancing::SprayRr, LoadBalancing::Ecmp] {
+        let spec = ScenarioSpec { sru_bytes: Some(1_000_000), buffer_packets: Some(20), ..fat_tree(Workload::Permutation, 16, lb) };
+        let mut h = Harness::new(spec);
+        h.run();
+        let c = h.counters();
+        let fs = h.w.apps.flow_set().unwrap();
+        assert_eq!((fs.completed(), c.app_bytes), (16, 16 * 1_000_000), "{lb:?}");
+        assert_eq!(c.data_bytes_sent, c.data_bytes_arrived + c.data_bytes_dropped + h.w.data_bytes_in_flight(), "{lb:?}");
+        if lb != LoadBalancing::Ecmp {
+            let dup = h.w.conns.sender_total(|s| s.stats.fast_retransmits);
+            assert!(dup > 0, "{lb:?}: reordering shows as duplicate ACKs");
+        }
+    }
+}
+
+#[test]
+fn a_lone_flow_across_pods_completes_in_its_idle_time_plus_the_handshake_free_start() {
+    // one 1460 B flow from host 0 to host 15 on an idle k = 4 tree at 10 Gbps, 1 us links:
+    // 6 links of 1 us + 1.2 us each; nothing else runs: its FCT is that, slowdown 1
+    let spec = ScenarioSpec { sru_bytes: Some(1460), placement: Placement::Packed, ..fat_tree(Workload::Incast, 1, LoadBalancing::Ecmp) };
+    let mut h = Harness::new(spec.clone());
+    h.run();
+    let f = h.w.apps.flow_set().unwrap().flows[0];
+    assert_eq!((f.src, f.dst), (1, 0), "packed: the receiver, then its sender");
+    assert_eq!(f.end, Some(Time(2 * 2_200_000)), "2 links of 1 us + 1.2 us (the same edge)");
+    let r = crate::simulate(&spec.validate().unwrap());
+    assert_eq!((r.flows, r.flows_completed, r.slowdown_p50), (Some(1), Some(1), Some(1.0)));
+    assert_eq!(r.incast_completion_s, Some(4.4e-6));
+}
+
+#[test]
+fn background_flows_arrive_at_the_rate_their_load_and_mean_size_give() {
+    // 10 % of 16 hosts' 10 Gbps links in web search flows (mean 1,711,250 B): 1168.7
+    // flows/s; over 1 s, 1169 expected (Poisson sd 34): within 5 sd; their bytes are not the
+    // workload's, and the workload's end does not end the run (it has a duration)
+    let spec = ScenarioSpec {
+        sru_bytes: Some(1460),
+        background_load: 0.1,
+        duration_ps: Some(PS_PER_S),
+        ..fat_tree(Workload::Permutation, 2, LoadBalancing::Ecmp)
+    };
+    let spec = ScenarioSpec { fat_tree_k: Some(4), ..spec };
+    let sc = spec.validate().unwrap();
+    let r = crate::simulate(&sc);
+    let lambda = 0.1 * 10e9 * 16.0 / (8.0 * crate::app::cdf::FlowSizeCdf::WebSearch.mean());
+    let expected = lambda * 1.0;
+    let n = r.background_flows.unwrap() as f64;
+    assert!((n - expected).abs() < 5.0 * expected.sqrt(), "{n} flows, {expected} expected");
+    assert_eq!(r.app_bytes, 2 * 1460, "only the permutation's bytes are measured");
+    assert!(r.background_flows_completed.unwrap() > 0);
+}
+
+#[test]
+fn fabric_fields_are_refused_by_name_where_they_cannot_apply() {
+    let refused = |spec: ScenarioSpec| spec.validate().unwrap_err().to_string();
+    let star = ScenarioSpec { servers: 4, ..ScenarioSpec::default() };
+    assert!(refused(ScenarioSpec { fat_tree_k: Some(4), ..star.clone() }).starts_with("fat_tree_k"));
+    assert!(refused(ScenarioSpec { load_balancing: LoadBalancing::Ecmp, ..star.clone() }).starts_with("load_balancing"));
+    assert!(refused(ScenarioSpec { incasts: 2, ..star.clone() }).starts_with("incasts"));
+    let tree = ScenarioSpec { topology: TopologyKind::FatTree, ..star.clone() };
+    assert!(refused(tree.clone()).starts_with("fat_tree_k"), "required");
+    assert!(refused(ScenarioSpec { fat_tree_k: Some(5), ..tree.clone() }).contains("even"));
+    let big = ScenarioSpec { servers: 16, workload: Workload::Incast, fat_tree_k: Some(4), ..tree };
+    assert!(refused(big).contains("16 hosts"), "16 senders and a receiver do not fit 16 hosts");
 }
