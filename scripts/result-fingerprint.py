@@ -3,7 +3,7 @@
 
     PYTHONPATH=<worktree>/python python scripts/result-fingerprint.py run before.jsonl [--jobs J]
     PYTHONPATH=<worktree>/python python scripts/result-fingerprint.py run after.jsonl
-    python scripts/result-fingerprint.py diff before.jsonl after.jsonl [--new-field topology=star]
+    python scripts/result-fingerprint.py diff before.jsonl after.jsonl [--new-field topology=star] [--new-field block_time_p95_s=*]
     python scripts/result-fingerprint.py csv-diff reproduce-before/ reproduce-after/
 
 ``run`` simulates every point of the grid (TCP variant x rule set x limited transmit x
@@ -194,7 +194,9 @@ def _without_new_fields(pa: dict, pb: dict, new_fields: list[str]) -> dict:
     result = dict(pb["result"])
     for spec in new_fields:
         name, _, value = spec.partition("=")
-        if name not in pa["result"] and name in result and str(result[name]) == value:
+        # "*": a new result field whose value is a function of the run (a new statistic),
+        # which the points before could not have had
+        if name not in pa["result"] and name in result and (value == "*" or str(result[name]) == value):
             del result[name]
     if result == pb["result"]:
         return pb
@@ -264,7 +266,7 @@ def main() -> int:
     d.add_argument("b")
     d.add_argument("-v", "--verbose", action="store_true", help="print every point's hash, not only differences")
     d.add_argument("--new-field", action="append", default=[], metavar="NAME=VALUE",
-                   help="a scenario field added since A was run: ignored where B has it at VALUE and A lacks it")
+                   help="a field added since A was run: ignored where B has it at VALUE (any value for *) and A lacks it")
     d.set_defaults(func=cmd_diff)
     c = sub.add_parser("csv-diff", help="compare two 'incastlab reproduce' output directories")
     c.add_argument("a")

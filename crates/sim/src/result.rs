@@ -138,6 +138,8 @@ pub struct SimResult {
     pub client_goodput_max_mbps: Option<f64>,
     pub blocks: u64,
     pub block_time_p50_s: f64,
+    /// The 95th percentile (the DCTCP paper's query completion statistic, its Table 2).
+    pub block_time_p95_s: f64,
     pub block_time_p99_s: f64,
     pub block_time_max_s: f64,
     /// Retransmission timeouts that fired, all flows.
@@ -309,6 +311,7 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         client_goodput_max_mbps: most.filter(|_| several).map(mbps),
         blocks: w.blocks_done(),
         block_time_p50_s: secs(percentile(times, 50.0)),
+        block_time_p95_s: secs(percentile(times, 95.0)),
         block_time_p99_s: secs(percentile(times, 99.0)),
         block_time_max_s: secs(times.iter().copied().max().unwrap_or(0)),
         timeouts: conns.sender_total(|t| t.stats.timeouts),

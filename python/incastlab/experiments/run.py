@@ -65,7 +65,8 @@ def points(exp: Experiment, quick: bool = False, seeds: int | None = None,
         for x in exp.axis_values(quick, s):
             for seed in range(1, runs + 1):
                 fields = {**exp.base, **s.params, **(overrides or {}), exp.axis: x, "seed": seed}
-                if "blocks" not in fields:
+                # (one-shot flows run until they are delivered)
+                if "blocks" not in fields and fields.get("workload") not in ("incast", "shuffle", "permutation"):
                     fields.setdefault("duration", exp.point_duration(quick))
                 if runs > 1:
                     for k, v in exp.seed_variation.items():

@@ -150,10 +150,13 @@ impl World {
                 let flows = plan
                     .pairs
                     .iter()
-                    .map(|&(src, dst, group)| {
+                    .enumerate()
+                    .map(|(k, &(src, dst, group))| {
                         let flow = conns.add(&mut cx, &mut net, src, dst, 0, true, workload_app);
                         let late = if s.start_spread_ps > 0 { cx.rng.random_range(0..s.start_spread_ps) } else { 0 };
-                        let (bytes, start) = (sc.per_server_bytes[0], Time(s.start_ps + late));
+                        // an incast's k-th sender returns its part (a fixed block's share, or the SRU)
+                        let part = sc.per_server_bytes[k % sc.per_server_bytes.len()];
+                        let (bytes, start) = (part, Time(s.start_ps + late));
                         OneShot { flow, src, dst, bytes, start, end: None, group }
                     })
                     .collect();
