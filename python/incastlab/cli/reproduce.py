@@ -128,8 +128,7 @@ def _prepare_out(text: str) -> Path:
 def _run_one(exp, args: argparse.Namespace, out: Path, overrides: dict[str, str], store) -> list[dict]:
     pts = runner.points(exp, args.quick, args.seeds, overrides)
     seeds = args.seeds or exp.seeds
-    blocks = exp.base.get("blocks")
-    duration = f"{blocks} blocks" if blocks else f"{exp.point_duration(args.quick)} simulated"
+    duration = exp.run_text(args.quick)
     note = f"{duration} per point" + (" (--quick)" if args.quick else "") + \
         (f", mean and min-max of {seeds} seeds" if seeds > 1 else "") + \
         "".join(f", {k}={v}" for k, v in overrides.items())

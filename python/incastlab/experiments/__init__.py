@@ -39,6 +39,8 @@ REGISTRY: dict[str, str] = {
     "dctcp-incast-10g": "dctcp_incast_10g",
     "rack-tlp-tail": "rack_tlp_tail",
     "riak-microburst": "riak_microburst",
+    "dctcp-background": "dctcp_background",
+    "fattree-incast": "fattree_incast",
 }
 
 

@@ -55,7 +55,9 @@ def scenario_text(exp: Experiment) -> str:
             key, dump[key])
         if key == "tcp" and "cc" in varied:
             value = f"{value} loss recovery"  # the congestion controls are in the legend
-        if key == "buffer" and dump.get("buffer_packets"):
+        if key == "buffer" and dump.get("buffer_sharing") == "dynamic" and dump.get("buffer_pool"):
+            value = f"{dump['buffer_pool']} shared pool (alpha {dump['dt_alpha']:g})"  # the per-port size is not the limit
+        elif key == "buffer" and dump.get("buffer_packets"):
             value = f"{dump['buffer_packets']} packets"  # counted in packets (Osada et al.), not bytes
         elif key == "buffer" and dump.get("buffer_admission") == "packets":
             scn = Scenario(**{"servers": 1, **base})

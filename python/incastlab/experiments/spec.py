@@ -138,6 +138,15 @@ class Experiment:
     def point_duration(self, quick: bool) -> str:
         return self.quick_duration if quick else self.duration
 
+    def run_text(self, quick: bool) -> str:
+        """How long each point runs, in words: blocks, one-shot flows until delivered, or a
+        simulated time."""
+        if self.base.get("blocks"):
+            return f"{self.base['blocks']} blocks"
+        if self.base.get("workload") in ("incast", "shuffle", "permutation"):
+            return "until its flows are delivered"
+        return f"{self.point_duration(quick)} simulated"
+
     def panels(self) -> list[str]:
         """Panel names in the order their first series appears."""
         return list(dict.fromkeys(s.panel for s in self.series))
