@@ -61,3 +61,39 @@ def goodput_vs_servers(
     fig.tight_layout()
     write_atomically(p, lambda tmp: fig.savefig(tmp, format=p.suffix.lower().lstrip(".")))
     return p
+
+
+def completion_vs_senders(
+    series: Mapping[str, pd.DataFrame],
+    path: str | os.PathLike,
+    title: str,
+    optimum_bytes_per_sender: int | None = None,
+    link_rate_bps: int | None = None,
+) -> Path:
+    """One-shot flows: the last flow's completion (``incast_completion_s``, else the
+    slowest flow's ``fct_max_s``) against the senders, log-log, with the receiver's
+    line-rate optimum (every sender's bytes at ``link_rate_bps``) when both are given."""
+    from matplotlib.figure import Figure
+
+    p = check_plot_path(path)
+    fig = Figure(figsize=(7.5, 4.8), dpi=120)
+    ax = fig.subplots()
+    markers = "osD^v<>px*"
+    for i, (label, df) in enumerate(series.items()):
+        d = df.sort_values("servers")
+        y = d["incast_completion_s"].fillna(d["fct_max_s"]) if "incast_completion_s" in d else d["fct_max_s"]
+        ax.plot(d["servers"], y * 1e3, marker=markers[i % len(markers)], linewidth=1.6, markersize=5, label=label)
+    if optimum_bytes_per_sender and link_rate_bps:
+        n = sorted({int(v) for df in series.values() for v in df["servers"]})
+        ax.plot(n, [k * optimum_bytes_per_sender * 8 / link_rate_bps * 1e3 for k in n], "k:", linewidth=1,
+                label=f"line-rate optimum ({link_rate_bps / 1e9:g} Gbps)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("Senders per incast")
+    ax.set_ylabel("Last flow's completion (ms)")
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, which="both", linestyle="--", linewidth=0.5, alpha=0.6)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    write_atomically(p, lambda tmp: fig.savefig(tmp, format=p.suffix.lower().lstrip(".")))
+    return p

@@ -136,6 +136,11 @@ class _ScenarioBase(BaseModel):
         """This scenario with another number of servers (validated again)."""
         return Scenario(**{**self.given(), "servers": servers})
 
+    def is_flows(self) -> bool:
+        """One-shot flows (incast, shuffle, permutation; docs/fabrics.md): a point runs
+        until they are delivered and reports completion times, not blocks."""
+        return self.workload in FLOW_WORKLOADS
+
     def block_part_bytes(self) -> int:
         """Bytes one server returns per block (the SRU, or the block split over N)."""
         return self.block // self.servers if self.block is not None else self.sru
@@ -159,6 +164,9 @@ class _ScenarioBase(BaseModel):
         if self.workload == "riak":
             load = (f"riak {fmt['get_rate']} gets/s per node, R {self.read_quorum} of {self.replicas}, "
                     f"{fmt['reply_size_dist']} replies of {fmt['reply_bytes']}")
+        elif self.is_flows():
+            size = f"block {fmt['block']}" if self.block is not None else f"flows of {fmt['sru']}"
+            load = f"{self.workload} {size}"
         else:
             load = f"block {fmt['block']}" if self.block is not None else f"SRU {fmt['sru']}"
         parts = [load, f"buffer {self.buffer_text()}", f"RTOmin {fmt['rto_min']}", fmt["rate"]]
@@ -177,6 +185,10 @@ class _ScenarioBase(BaseModel):
             if f.public not in shown and f.public in self.model_fields_set and value != f.public_default:
                 parts.append(f"{f.public} {fmt[f.public]}")
         return ", ".join(parts)
+
+
+# The workloads of one-shot flows, as the core names them (app/flows.rs).
+FLOW_WORKLOADS = ("incast", "shuffle", "permutation")
 
 
 def _field_definition(f: schema.FieldSpec) -> tuple[Any, Any]:

@@ -318,8 +318,14 @@ def _run_all(points: list[Scenario], jobs: int, progress: TickFn | None,
 
 def _fraction_done(s: Scenario, probe: Any) -> float:
     """How much of a running point is done: blocks over the block count, or simulated
-    time over the duration; below 1 until the point has returned."""
-    fraction = probe.blocks / s.blocks if s.blocks is not None else probe.sim_seconds / s.duration
+    time over the duration; below 1 until the point has returned. One-shot flows run
+    until delivered, an end not known ahead: counted only once returned."""
+    if s.blocks is not None:
+        fraction = probe.blocks / s.blocks
+    elif s.duration is not None:
+        fraction = probe.sim_seconds / s.duration
+    else:
+        fraction = 0.0
     return min(fraction, 0.99)
 
 

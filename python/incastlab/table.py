@@ -47,6 +47,38 @@ RIAK_COLUMNS: list[Column] = [
 ]
 
 
+# One-shot flows (incast, shuffle, permutation): completion times instead of blocks
+# (docs/fabrics.md defines FCT and slowdown); the background's only when it ran.
+FLOW_COLUMNS: list[Column] = [
+    ("senders", "servers", _int),
+    ("flows", "flows", _int),
+    ("done", "flows_completed", _int),
+    ("last ms", "incast_completion_s", _ms),
+    ("FCT p50 ms", "fct_p50_s", _ms),
+    ("FCT p99 ms", "fct_p99_s", _ms),
+    ("slowdown p99", "slowdown_p99", lambda v: f"{v:.1f}"),
+    *SIM_COLUMNS[6:],
+]
+BACKGROUND_COLUMNS: list[Column] = [
+    ("bg flows", "background_flows_completed", _int),
+    ("bg FCT p99 ms", "background_fct_p99_s", _ms),
+    ("bg slowdown p99", "background_slowdown_p99", lambda v: f"{v:.1f}"),
+]
+
+
+# More than one switch: where the drops were (the receiver's port or somewhere above it).
+BUSIEST_COLUMNS: list[Column] = [
+    ("busiest port", "busiest_port", str),
+    ("its drops", "busiest_port_drops", _int),
+]
+
+
+def flow_columns(with_background: bool) -> list[Column]:
+    if not with_background:
+        return FLOW_COLUMNS
+    return FLOW_COLUMNS[:7] + BACKGROUND_COLUMNS + FLOW_COLUMNS[7:]
+
+
 def render(headings: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     """Columns right-aligned to their widest cell."""
     rows = [list(r) for r in rows]

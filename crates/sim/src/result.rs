@@ -178,6 +178,15 @@ pub struct SimResult {
     pub max_queue_bytes: u64,
     /// Most packets (TCP and UDP) held at once at the client's port: Osada et al.'s Q_max.
     pub max_queue_packets: u64,
+    /// More than one switch: the switch port that dropped most (`Fabric::busiest_port`:
+    /// where a multi-path incast congests need not be the client's port), its drops and its
+    /// largest occupancy in bytes. Left out on a single switch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub busiest_port: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub busiest_port_drops: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub busiest_port_max_queue_bytes: Option<u64>,
     /// Servers answering each block (Osada et al.'s N_a).
     pub active_servers: u32,
     /// Mean block completion time: Osada et al.'s mission complete time (MCT) when
@@ -227,6 +236,7 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
     let c = w.counters();
     let (net, conns) = (w.net(), w.conns());
     let by_kind = conns.sender_array_total(|t| t.stats.timeouts_by_kind);
+    let busiest = net.busiest_port();
     let one_shot: Option<Vec<FlowTime>> = w.apps().flow_set().map(|fs| {
         let time = |f: &crate::app::flows::OneShot| FlowTime {
             src: f.src,
@@ -334,6 +344,9 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         ce_marks: net.switch_ce_marks(),
         max_queue_bytes: net.to_client().max_occupancy,
         max_queue_packets: net.to_client().max_packets,
+        busiest_port: busiest.map(|p| net.topology().port_name(p)),
+        busiest_port_drops: busiest.map(|p| net.port(p).drops),
+        busiest_port_max_queue_bytes: busiest.map(|p| net.port(p).max_occupancy),
         active_servers: reads.map_or(s.servers as usize, |r| r.active_per_block()) as u32,
         block_time_mean_s: if times.is_empty() { 0.0 } else { secs(times.iter().sum::<u64>()) / times.len() as f64 },
         syn_timeouts: c.syn_timeouts,

@@ -14,7 +14,7 @@ import sys
 
 from .. import plots, sim
 from ..outfiles import check_writable, write_csv
-from ..table import RIAK_COLUMNS, SIM_COLUMNS, render_results
+from ..table import BUSIEST_COLUMNS, RIAK_COLUMNS, SIM_COLUMNS, flow_columns, render_results
 from . import argtypes
 from .progress import point_progress
 from .recording_args import (add_recording_arguments, recordings_for, report_truncated_captures,
@@ -65,15 +65,28 @@ def run(args: argparse.Namespace) -> int:
             print(r.to_json())
     else:
         print(f"# {scenarios[0].label()}, {_stop_text(scenarios[0])}")
-        columns = RIAK_COLUMNS if scenarios[0].workload == "riak" else SIM_COLUMNS
+        first = scenarios[0]
+        if first.is_flows():
+            columns = flow_columns(with_background=first.background_load > 0)
+        else:
+            columns = RIAK_COLUMNS if first.workload == "riak" else SIM_COLUMNS
+        if "busiest_port" in df.columns:
+            columns = columns[:-2] + BUSIEST_COLUMNS + columns[-2:]  # before events and wall time
         print(render_results(df, columns))
     if args.csv:
         write_csv(df, args.csv)
     if args.plot:
         first = scenarios[0]
-        title = (f"TCP incast: synchronized reads, RTT {first.model_dump()['rtt']}, "
-                 f"{_stop_text(first)}")
-        plots.goodput_vs_servers({first.label(): df}, args.plot, title=title, link_rate_bps=first.rate)
+        if first.is_flows():
+            # the optimum is the incast's: every sender's bytes through the receiver's link
+            per_sender = first.sru if first.block is None else first.block_part_bytes()
+            plots.completion_vs_senders({first.label(): df}, args.plot, title=f"{first.workload}: {first.label()}",
+                                        optimum_bytes_per_sender=per_sender if first.workload == "incast" else None,
+                                        link_rate_bps=first.rate)
+        else:
+            title = (f"TCP incast: synchronized reads, RTT {first.model_dump()['rtt']}, "
+                     f"{_stop_text(first)}")
+            plots.goodput_vs_servers({first.label(): df}, args.plot, title=title, link_rate_bps=first.rate)
     report_truncated_captures(results, recordings, args.capture_limit)
     report_truncated_port_util(results, recordings)
     if (args.csv or args.plot or args.pcap or args.trace or args.events or args.port_util) and not args.json:
@@ -84,6 +97,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _stop_text(s) -> str:
+    if s.is_flows():
+        return "each point until its flows are delivered"
     if s.blocks is not None:
         return f"{s.blocks} blocks per point"
     return f"{s.model_dump()['duration']} simulated per point"

@@ -654,6 +654,19 @@ impl Fabric {
         &self.ports[self.bottleneck as usize]
     }
 
+    /// On a fabric of more than one switch, the switch port that dropped most (ties: the
+    /// one that held most, then the lowest): where a multi-path incast congests need not be
+    /// the receiver's port (routed by destination, a fat tree funnels every sender into one
+    /// aggregation downlink above it). `None` on a single switch, where it is the client's.
+    pub fn busiest_port(&self) -> Option<PortId> {
+        if self.topo.switches < 2 {
+            return None;
+        }
+        let first = self.topo.hosts as PortId;
+        (first..self.ports.len() as PortId)
+            .max_by_key(|&p| (self.ports[p as usize].drops, self.ports[p as usize].max_occupancy, std::cmp::Reverse(p)))
+    }
+
     /// The watched host's port.
     pub fn bottleneck(&self) -> PortId {
         self.bottleneck

@@ -100,9 +100,32 @@ pub struct Topology {
     /// Each host's rank among the hosts on its switch, in host order.
     rank: Vec<u32>,
     transit: Vec<Transit>,
+    /// The fat tree's shape, to name its switches by tier; `None` on other fabrics.
+    tree: Option<FatTree>,
 }
 
 impl Topology {
+    /// A node as a person reads it: "host 12", "switch 3"; a fat tree's switches by tier
+    /// and index, "edge 5", "agg 2.1" (pod 2's second), "core 7".
+    pub fn node_name(&self, node: Node) -> String {
+        match (node, self.tree) {
+            (Node::Host(h), _) => format!("host {h}"),
+            (Node::Switch(sw), Some(t)) if sw < t.edges() => format!("edge {sw}"),
+            (Node::Switch(sw), Some(t)) if sw < 2 * t.edges() => {
+                let i = sw - t.edges();
+                format!("agg {}.{}", i / t.half(), i % t.half())
+            }
+            (Node::Switch(sw), Some(t)) => format!("core {}", sw - 2 * t.edges()),
+            (Node::Switch(sw), None) => format!("switch {sw}"),
+        }
+    }
+
+    /// Output port `p` as a person reads it: "agg 2.1 -> edge 5".
+    pub fn port_name(&self, p: PortId) -> String {
+        let spec = &self.ports[p as usize];
+        format!("{} -> {}", self.node_name(spec.from), self.node_name(spec.to))
+    }
+
     /// Host `h`'s NIC.
     #[inline]
     pub fn nic(&self, h: HostId) -> PortId {
@@ -329,7 +352,7 @@ impl Topology {
                 }
             }
         }
-        b.build(|sw, links| {
+        let mut topo = b.build(|sw, links| {
             if sw < edges {
                 // an edge: up over its pod's aggregation switches, in order
                 return Transit { down: vec![], up: links.to_vec_for(sw) };
@@ -349,7 +372,9 @@ impl Topology {
                 })
                 .collect();
             Transit { down, up: vec![] }
-        })
+        });
+        topo.tree = Some(tree);
+        topo
     }
 }
 
@@ -497,7 +522,7 @@ impl Builder {
                 on_switch[sw as usize] - 1
             })
             .collect();
-        Topology { hosts, switches, ports, reverse, nic, home, rank, transit }
+        Topology { hosts, switches, ports, reverse, nic, home, rank, transit, tree: None }
     }
 }
 
@@ -661,6 +686,19 @@ mod tests {
         // without a choice, by destination rank (host 15 is rank 1 on its edge): 0 -> 9 -> 19
         assert_eq!(path(&t, 0, 15, |_, n| 1 % n), vec![0, 9, 19, 15, 7]);
         assert_eq!(t.route(0, 15), t.route_with(0, 15, |n| 1 % n));
+    }
+
+    #[test]
+    fn a_fat_tree_names_its_switches_by_tier_and_other_fabrics_by_number() {
+        // k = 4: edges 0..8, aggregation 8..16 (pod 3's second is switch 15), cores 16..20;
+        // the path 0 -> 9 -> 18 -> 15 -> 7 of the test above, port by port
+        let t = k_ary(4);
+        let names: Vec<String> = [0u32, 9, 18, 15, 7].iter().map(|&s| t.node_name(Node::Switch(s))).collect();
+        assert_eq!(names, ["edge 0", "agg 0.1", "core 2", "agg 3.1", "edge 7"]);
+        assert_eq!(t.port_name(t.route(7, 15)), "edge 7 -> host 15");
+        assert_eq!(t.port_name(t.nic(15)), "host 15 -> edge 7");
+        let star = Topology::star(2, 1, 0, GIG, Time::from_us(25));
+        assert_eq!(star.port_name(star.route(0, 2)), "switch 0 -> host 2");
     }
 
     #[test]
