@@ -157,6 +157,14 @@ PLAUSIBLE = {
     "qos_weights": st.one_of(st.none(), st.lists(st.integers(-1, 2**33), max_size=9),
                              st.text(",:0123456789 -", max_size=12)),
     "victim_class": st.integers(-1, 9), "pfc": st.booleans(),
+    # fabrics (docs/fabrics.md)
+    "fat_tree_k": st.one_of(st.none(), st.integers(0, 70)), "core_rate": st.one_of(st.none(), RATES),
+    "trunk_delay": st.one_of(st.none(), TIMES), "core_delay": st.one_of(st.none(), TIMES),
+    "load_balancing": st.sampled_from([*BY_PUBLIC["load_balancing"].choices, "hash"]),
+    "incasts": st.integers(0, 300), "placement": st.sampled_from(BY_PUBLIC["placement"].choices),
+    "start": TIMES, "start_spread": TIMES, "background_load": st.one_of(FRACTIONS, st.floats(0, 2)),
+    "background_cdf": st.sampled_from(BY_PUBLIC["background_cdf"].choices),
+    "background_hosts": st.integers(0, 3000),
 }
 assert set(PLAUSIBLE) == set(FIELDS), "a new Scenario field needs a strategy here"
 
