@@ -17,6 +17,7 @@ from incastlab import experiments
 from incastlab.cli.main import main
 from incastlab.experiments import Check, Experiment, Series
 from incastlab.experiments import run as runner
+from incastlab.experiments.sources import LATER_PAPERS
 from incastlab.sim import RESULT_COLUMNS
 
 SEED_FILES = ("000_315d806dde942a9f.txt", "001_e0dada207805edc8.txt", "002_08b014e448da6385.txt",
@@ -51,13 +52,15 @@ def test_every_reproduction_is_well_formed_and_its_scenarios_build(name):
     assert exp.name == name and exp.series and exp.checks
     assert len({s.label for s in exp.series}) == len(exp.series), "series labels must be unique"
     for c in exp.checks:
-        assert c.claim and any(f in c.source for f in SEED_FILES), c.source
+        assert c.claim and any(f in c.source for f in SEED_FILES + LATER_PAPERS), c.source
     # every point is a valid Scenario with the knobs this build has (catches typos in params)
     for quick in (True, False):
         pts = runner.points(exp, quick=quick)
         assert pts and {p.scenario.seed for p in pts} == set(range(1, exp.seeds + 1))
     full = runner.points(exp)
-    assert all(p.scenario.duration == 20 for p in full if p.scenario.blocks is None), \
+    timed = [p for p in full if p.scenario.blocks is None and not p.scenario.is_flows()]  # flows run until delivered
+    assert all(p.scenario.duration is None for p in full if p.scenario.is_flows())
+    assert all(p.scenario.duration == 20 for p in timed if exp.duration == "20s"), \
         "the default is the paper's 20 s per point (FAST'08 §3.1)"
 
 
@@ -86,7 +89,7 @@ def test_quick_run_writes_csv_png_and_checks_with_the_documented_schema(name, tm
     for e in entries:
         assert set(e) == {"claim", "source", "measured", "pass"}
         assert isinstance(e["claim"], str) and e["claim"]
-        assert isinstance(e["source"], str) and any(f in e["source"] for f in SEED_FILES)
+        assert isinstance(e["source"], str) and any(f in e["source"] for f in SEED_FILES + LATER_PAPERS)
         assert isinstance(e["measured"], str) and e["measured"]
         assert isinstance(e["pass"], bool)
     # the printed table shows each verdict

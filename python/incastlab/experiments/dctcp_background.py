@@ -32,9 +32,9 @@ well below one timeout).
 from __future__ import annotations
 
 from .measure import curve
+from .sources import DCTCP_PAPER
 from .spec import Check, Experiment, Plot, Series
 
-DCTCP_PAPER = "Alizadeh et al., Data Center TCP (DCTCP), SIGCOMM 2010"
 SRC = f"{DCTCP_PAPER} §4.2.3, Table 2"
 TCP, DCTCP = "TCP (NewReno)", "DCTCP, K = 20"
 LOADS = (0.0, 0.2, 0.4, 0.6, 0.8)

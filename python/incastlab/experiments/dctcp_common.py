@@ -43,10 +43,9 @@ import math
 
 from ..scenario import Scenario
 from .measure import curve, first_below, link_payload_mbps, mbps
-from .sources import SIGCOMM09
+from .sources import DCTCP_PAPER, SIGCOMM09
 from .spec import Check, Series
 
-DCTCP_PAPER = "Alizadeh et al., Data Center TCP (DCTCP), SIGCOMM 2010"
 HOLDS, COLLAPSED = 0.8, 0.5  # shares of the payload capacity, see the module docstring
 MARGIN = 0.15  # on the predicted collapse, see the module docstring
 BUFFER_PACKETS = 100

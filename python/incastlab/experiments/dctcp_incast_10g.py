@@ -15,8 +15,8 @@ round, and a collapsed point still times out in every one of them.
 
 from __future__ import annotations
 
-from .dctcp_common import BASE, DCTCP_PAPER, checks, series
-from .sources import SIGCOMM09
+from .dctcp_common import BASE, checks, series
+from .sources import DCTCP_PAPER, SIGCOMM09
 from .spec import Experiment, Plot
 
 SERVERS = (1, 2, 4, 8, 16, 24, 32, 36, 40, 44, 48, 52, 56, 64, 128, 256, 512, 1024)

@@ -7,8 +7,8 @@ paper's 1 Gbps setting), 100-packet buffer, 1 to 64 servers: N_pred = min(51, 45
 
 from __future__ import annotations
 
-from .dctcp_common import BASE, DCTCP_PAPER, checks, series
-from .sources import SIGCOMM09
+from .dctcp_common import BASE, checks, series
+from .sources import DCTCP_PAPER, SIGCOMM09
 from .spec import Experiment, Plot
 
 SERVERS = (1, 2, 4, 8, 16, 24, 32, 40, 44, 48, 50, 52, 56, 64)

@@ -6,6 +6,12 @@ WREN09 = "002_08b014e448da6385.txt"   # Chen et al., WREN 2009 talk notes
 OSADA = "004_f48ce568b38e0ea9.txt"    # Osada et al., IJCNC 2016
 RIAK = "003_a133663d5dbcfa75.txt"     # Fritchie, the Riak blog
 
+# Papers beyond the seeds that a reproduction checks claims of (the fabric and transport
+# issues: the field's later work), cited by authors, title and venue; a check's source names
+# a seed file or one of these.
+DCTCP_PAPER = "Alizadeh et al., Data Center TCP (DCTCP), SIGCOMM 2010"
+LATER_PAPERS = (DCTCP_PAPER,)
+
 # What a reader calls each source (figure titles); checks and CSVs keep the file names.
 PAPER_NAMES = {FAST08: "FAST'08", SIGCOMM09: "SIGCOMM'09", WREN09: "WREN'09", OSADA: "Osada et al.",
                RIAK: "the Riak blog"}

@@ -44,6 +44,11 @@ STAR_OF_FIFOS_LACKS: dict[str, str] = {
     "qos_weights": "WRR weights (its queues are single FIFOs)",
     "victim_class": "a QoS class for the victim flow (it has no victim and no classes)",
     "pfc": "802.1Qbb priority flow control (its links have no flow control)",
+    "fat_tree_k": "a fat tree (it has one switch)",
+    "core_rate": "a fat tree's core links (it has one switch)",
+    "trunk_delay": "a switch-to-switch link's delay (it has one switch)",
+    "core_delay": "a fat tree's core links (it has one switch)",
+    "load_balancing": "a choice among uplinks (it has one switch)",
 }
 
 # What neither peer's one client reading from every server can express: other workloads.
@@ -55,6 +60,13 @@ ONE_SYNC_READ_CLIENT_LACKS: dict[str, str] = {
     "read_quorum": "Riak-style gets' read quorum (it runs synchronized reads only)",
     "reply_bytes": "Riak-style replies (it runs synchronized reads only)",
     "reply_size_dist": "Riak-style reply sizes (it runs synchronized reads only)",
+    "incasts": "several incasts at once (it runs synchronized reads only)",
+    "placement": "a placement of one-shot flows (it runs synchronized reads only)",
+    "start": "a start time of one-shot flows (it runs synchronized reads only)",
+    "start_spread": "staggered starts of one-shot flows (it runs synchronized reads only)",
+    "background_load": "Poisson background flows (it runs synchronized reads only)",
+    "background_cdf": "background flow sizes (it has no background flows)",
+    "background_hosts": "background hosts (it has no background flows)",
 }
 
 # A mapped field's options for one scenario.
