@@ -35,6 +35,11 @@ NEITHER_PEER_EXPRESSES = {
     "qos_classes": 2, "qos_scheduler": "wrr", "qos_weights": "3,1", "victim_class": 1, "pfc": True,
     "clients": 2, "workload": "riak", "get_rate": 50, "replicas": 2, "read_quorum": 1, "reply_bytes": 20_000,
     "reply_size_dist": "exponential",
+    # the fabrics (docs/fabrics.md): a fat tree's shape and links, uplink choice, one-shot
+    # flows' placement and timing, Poisson background
+    "fat_tree_k": 4, "core_rate": "40Gbps", "trunk_delay": "1us", "core_delay": "1us",
+    "load_balancing": "ecmp", "incasts": 2, "placement": "packed", "start": "1ms", "start_spread": "1ms",
+    "background_load": 0.3, "background_cdf": "data_mining", "background_hosts": 4,
 }
 
 # Fields a sample needs beside it to be a valid scenario at all (the core's own constraints).
@@ -45,6 +50,10 @@ CONTEXT = {"prr": {"tcp": "sack"}, "rack_tlp": {"tcp": "sack"}, "buffer_pool": {
            "spines": {"topology": "leaf_spine"}, "oversubscription": {"topology": "leaf_spine"},
            "qos_weights": {"qos_scheduler": "wrr", "qos_classes": 2},
            "victim_class": {"victim": True, "qos_classes": 2}, "pfc": {"pause": True, "qos_classes": 2},
+           **{f: {"topology": "fat_tree", "fat_tree_k": 4} for f in ("core_rate", "core_delay", "load_balancing")},
+           "fat_tree_k": {"topology": "fat_tree"}, "trunk_delay": {"topology": "two_switch"},
+           **{f: {"workload": "incast"} for f in ("incasts", "placement", "start", "start_spread")},
+           **{f: {"background_load": 0.3} for f in ("background_cdf", "background_hosts")},
            # Riak's own fields are refused unless the workload is riak
            **{f: {"workload": "riak"}
               for f in ("get_rate", "replicas", "read_quorum", "reply_bytes", "reply_size_dist")}}

@@ -641,7 +641,7 @@ impl ScenarioSpec {
     fn fat_tree(&self, plain: Fabric) -> Result<Fabric, ScenarioError> {
         let s = self;
         let k = s.fat_tree_k.ok_or_else(|| {
-            ScenarioError::new("fat_tree_k", "unset", "an even number from 4 to 64 under fat_tree").with_related(&["topology"])
+            ScenarioError::new("fat_tree_k", "unset", "an even number from 4 to 64, required with topology fat_tree")
         })?;
         check(k % 2 == 0, || ScenarioError::new("fat_tree_k", k, "an even number from 4 to 64 (k/2 ports up, k/2 down)"))?;
         let agg_bps = s.trunk_rate_bps.unwrap_or(s.rate_bps);
