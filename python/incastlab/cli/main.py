@@ -65,9 +65,9 @@ def build_parser() -> ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
     try:
+        # inside the try: a Ctrl-C while the commands' modules load is an interruption too
+        args = build_parser().parse_args(argv)
         return int(args.func(args) or 0)
     except UsageError as e:
         print(f"incastlab: error: {e}", file=sys.stderr)
