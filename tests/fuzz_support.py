@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import shutil
 import signal
@@ -168,30 +169,35 @@ def _cheap(s) -> bool:
     return payload / s.mss <= CHEAP_PACKETS and udp_packets <= CHEAP_PACKETS
 
 
-def _guarded_simulate(real):
-    """sim.simulate that runs small points for real and lets the core check the others
-    (parse and validate: a refusal still surfaces) before stopping them at once."""
-    from incastlab import _native, sim
+def _guarded_point(real):
+    """The engine's one point (``study.worker.simulate_point``), run for real when small;
+    the core checks the others (parse and validate: a refusal still surfaces) before they
+    are stopped at once."""
+    import types
 
-    def simulate(scenario, **kw):
-        scn = sim._as_scenario(scenario)
+    from incastlab import _native
+    from incastlab.schema import FIELDS
+
+    def simulate_point(text, local=None):
+        native = json.loads(text)
+        scn = types.SimpleNamespace(**{f.public: f.to_public(native.get(f.name)) for f in FIELDS})
         if _cheap(scn):
-            return real(scn, **kw)
+            return real(text, local)
         STATE.stopped = True
         # the core validates before it builds the world; fewer servers keep the world small
         n = min(scn.servers, CHEAP_SERVERS)
         active = None if scn.active_servers is None else min(scn.active_servers, n)
-        probe = scn.model_copy(update={"servers": n, "active_servers": active})
+        probe = {**native, "servers": n, "active_servers": active}
         _native.cancel()  # stops the probe within its first 4096 events
         try:
-            real(probe)
+            real(json.dumps(probe))
         except KeyboardInterrupt:
             pass
         finally:
             _native.clear_cancel()
-        raise WouldRun(f"simulation of {scn!r}")
+        raise WouldRun(f"simulation of {native}")
 
-    return simulate
+    return simulate_point
 
 
 def _would_run(what: str):
@@ -211,19 +217,21 @@ def no_real_work():
     testbed's shell (ip, tc, ethtool), its lock files, the wire client and server, the
     monitor's sampler, re-exec into a namespace, bench's child processes, reproductions'
     simulations; small simulations still run (``_guarded_simulate``)."""
-    import incastlab.sim as sim
     from incastlab import _native
     import incastlab.cli.bench  # noqa: F401 - patched below
     import incastlab.cli.testbed  # noqa: F401
     import incastlab.experiments.run  # noqa: F401
     import incastlab.monitor.runner  # noqa: F401
-    import incastlab.study.runner  # noqa: F401
+    import incastlab.study.executors as executors
+    import incastlab.study.worker as worker
     import incastlab.testbed.shell  # noqa: F401
     import incastlab.testbed.topology  # noqa: F401
 
     patches = [
-        mock.patch.object(sim, "simulate", _guarded_simulate(sim.simulate)),
-        mock.patch.object(sim, "available_cores", lambda: 1),  # one worker: no race between points
+        mock.patch.object(worker, "simulate_point", _guarded_point(worker.simulate_point)),
+        # one worker thread, whatever was asked (processes, Dask): the guard above sees every
+        # point, and no race between points
+        mock.patch.object(executors, "make_executor", lambda *a, **kw: executors._ThreadExecutor(1)),
         mock.patch("incastlab.testbed.shell.run", _would_run("a testbed shell command")),
         # as if root with ip, tc and ethtool: every refusal then comes from the arguments
         mock.patch("incastlab.testbed.shell.require_root", lambda: None),
@@ -235,7 +243,6 @@ def no_real_work():
         mock.patch("os.execve", _would_run("re-exec in a namespace")),
         mock.patch("incastlab.cli.bench.run_point", _would_run("a bench point")),
         mock.patch("incastlab.experiments.run.simulate", _would_run("a reproduction")),
-        mock.patch("incastlab.study.runner.run", _would_run("a sweep")),
     ]
     with contextlib.ExitStack() as stack:
         for p in patches:

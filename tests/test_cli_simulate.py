@@ -236,15 +236,27 @@ def test_plot_svg_by_extension(tmp_path):
 
 
 def test_demo_writes_table_explanation_csv_and_png(tmp_path):
-    r = incastlab("demo", "--out", str(tmp_path / "out"), "--servers", "1,8", "--duration", "0.3s")
+    r = incastlab("demo", "--out", str(tmp_path / "out"), "--servers", "1,8", "--duration", "0.3s", "--seeds", "2")
     assert r.returncode == 0, r.stderr
     assert "FAST'08 default" in r.stdout and "RTOmin 200us" in r.stdout
-    assert "With the FAST'08 defaults" in r.stdout   # the generated paragraph
+    assert "# goodput Mbps, mean (min-max) of 2 runs" in r.stdout
+    assert "With the FAST'08 defaults" in r.stdout and "mean of 2 runs" in r.stdout  # the generated paragraph
     assert (tmp_path / "out" / "demo.png").read_bytes().startswith(PNG_MAGIC)
     import pandas as pd
-    df = pd.read_csv(tmp_path / "out" / "demo.csv")
+    df = pd.read_csv(tmp_path / "out" / "demo.csv")  # every run: 3 configurations x 2 servers x 2 seeds
     assert list(df["configuration"].unique()) == ["fast08", "big_buffer", "rto_200us"]
-    assert len(df) == 6
+    assert len(df) == 12 and set(df["seed"]) == {1, 2} and set(df["response_jitter_s"]) == {3e-06}
+    assert set(df["preset"]) == {"fast08"}
+
+
+def test_demo_with_one_seed_is_the_simulate_command_of_the_readme(tmp_path):
+    # one run per point, no think time: the numbers `incastlab simulate --preset fast08` gives
+    r = incastlab("demo", "--out", str(tmp_path / "out"), "--servers", "16", "--duration", "0.5s", "--seeds", "1")
+    assert r.returncode == 0, r.stderr
+    s = incastlab("simulate", "--preset", "fast08", "--servers", "16", "--duration", "0.5s", "--json")
+    import pandas as pd
+    demo = pd.read_csv(tmp_path / "out" / "demo.csv")
+    assert demo.loc[demo["configuration"] == "fast08", "goodput_mbps"].item() == json.loads(s.stdout)["goodput_mbps"]
 
 
 BENCH_FIELDS = {"name", "servers", "events_per_s", "packet_hops_per_s", "wall_seconds", "sim_seconds",
@@ -370,11 +382,11 @@ def test_progress_moves_inside_one_point(monkeypatch):
     # issue 11: a single long point said nothing until it ended; now the core reports its
     # simulated time and blocks (RunProgress) and the sweep turns them into a fraction
     from incastlab import Scenario, sim
+    from incastlab.study import runner
 
     # ticks every 5 ms, where the point takes about 0.3 s (9 M events on this project's
     # machine; the 5 s point it took once ended before the first 0.1 s wait was over)
-    monkeypatch.setattr(sim, "TICK_SECONDS", 0.005)
-    monkeypatch.setattr(sim, "WAIT_SECONDS", 0.005)
+    monkeypatch.setattr(runner, "TICK_S", 0.005)
     ticks = []
     point = Scenario(servers=64, duration="20s", rto_min="200us", buffer="256KiB")
     sim.run_points([point], jobs=1, progress=lambda done, total, simulated_s=None: ticks.append((done, simulated_s)))

@@ -12,10 +12,10 @@ from __future__ import annotations
 import pytest
 
 from incastlab import Scenario, sweep
-from incastlab.experiments.sources import NS2_FAST08
 
 # FAST'08 as ns-2 ran it (docs/model.md): 1000 B of payload per 1040 B packet.
-MSS, WIRE = NS2_FAST08["mss"], NS2_FAST08["mss"] + 40
+MSS = Scenario(servers=1, preset="fast08").mss  # ns-2's packetSize_ (1000 B)
+WIRE = MSS + 40
 PAYLOAD_CAPACITY_MBPS = 1000 * MSS / WIRE
 
 SHORT = "5s"
@@ -30,7 +30,7 @@ def run(points: list[Scenario]):
 
 
 def fast08(**knobs) -> Scenario:
-    return Scenario(**{**NS2_FAST08, **knobs})
+    return Scenario(**{"preset": "fast08", **knobs})
 
 
 def servers_sweep(servers, **knobs):

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from fuzz_support import HOSTILE_TEXT, TALLY, examples
 from incastlab import Scenario
 from incastlab.errors import UsageError
-from incastlab.schema import BY_PUBLIC
+from incastlab.schema import BY_PUBLIC, PRESETS
 
 # the words each choice takes, from the core's schema
 TCP_VARIANTS, MITIGATIONS, CONDITION_I, BUFFER_ADMISSIONS, RTO_BACKOFFS, TIE_BREAKS, TCP_RULES = (
@@ -42,6 +42,9 @@ CONFLICTS = {
     "blocks": {"duration"}, "buffer_packets": {"buffer_admission"}, "sru": {"block"}, "block": {"sru"},
     # the derived window of ccs/nccs follows the rate, the RTT and the MSS (Osada et al. Eq. (1))
     "rate": {"rwnd"}, "rtt": {"rwnd"},
+    # a preset gives fields the caller did not pass (crates/sim/src/preset.rs), and what
+    # conflicts with those (a larger MSS against the buffer, the window)
+    "preset": {f for p in PRESETS.values() for f in p.values()} | {"buffer", "rwnd", "mss", "header"},
 }
 
 ANY_VALUE = st.one_of(
@@ -165,6 +168,7 @@ PLAUSIBLE = {
     "start": TIMES, "start_spread": TIMES, "background_load": st.one_of(FRACTIONS, st.floats(0, 2)),
     "background_cdf": st.sampled_from(BY_PUBLIC["background_cdf"].choices),
     "background_hosts": st.integers(0, 3000),
+    "preset": st.sampled_from([*BY_PUBLIC["preset"].choices, "ns4"]),
 }
 assert set(PLAUSIBLE) == set(FIELDS), "a new Scenario field needs a strategy here"
 

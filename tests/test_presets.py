@@ -1,5 +1,8 @@
-"""The "linux" preset: it reads the kernel values it claims, the scenario follows them, and a
-behaviour whose scenario field this build lacks is shown as not modelled (no root needed)."""
+"""Presets. The core's named presets (``crates/sim/src/preset.rs``): a scenario names one,
+its fields stand where none is given, a given field wins, every row names it, and the
+tables that show them are generated. The "linux" reading of the running kernel: it reads
+the kernel values it claims, the scenario follows them, and a behaviour whose scenario
+field this build lacks is shown as not modelled (no root needed)."""
 
 from __future__ import annotations
 
@@ -69,7 +72,9 @@ def test_kernel_defaults_where_the_machine_sets_nothing(tmp_path):
     assert (f["cc"], f["init_cwnd"], f["rto_min"], f["delayed_ack"], f["rwnd"]) == ("newreno", 10, 0.2, 0, 65536)
     assert "TCP_INIT_CWND = 10" in row(items, "initial window").kernel
     timers = row(items, "timers")
-    assert not timers.is_modelled and "timer_ticks" not in f, "no tick detected: exact timers, said so"
+    # no tick detected: exact timers, said so, and set over the core's linux preset (its
+    # stock 4 ms jiffies), as validate ran before the preset existed
+    assert not timers.is_modelled and f["timer_ticks"] is False and f["timer_granularity"] == 1e-6
     assert not any(it.what.startswith("quick-ACK") for it in items), "--quickack: no quick-ACK row"
 
 
@@ -137,3 +142,80 @@ def test_the_rto_min_sysctl_is_read_where_no_route_sets_one(tmp_path):
     items = presets.linux(cc="reno", kernel=fake_kernel(tmp_path, tcp_rto_min_us="1000"))
     assert presets.scenario_fields(items)["rto_min"] == 0.001
     assert row(items, "minimum RTO").kernel == "net.ipv4.tcp_rto_min_us = 1000"
+
+
+# --- the core's presets -------------------------------------------------------------------
+
+
+def test_fast08_is_the_reading_the_reproductions_ran_before_it_had_a_name():
+    # the five fields experiments/sources.py set by hand as NS2_FAST08 until the preset
+    # existed (docs/model.md, "The ns-2 reading of FAST'08"): a change here moves every
+    # FAST'08 reproduction
+    s = Scenario(servers=16, preset="fast08")
+    assert (s.tcp_rules, s.limited_transmit, s.buffer_admission, s.mss, s.rwnd) == ("ns2", True, "packets", 1000,
+                                                                                      20_000)
+    assert s.buffer_text() == "31 packets", "32 KiB of 1040 B packets, as ns-2's DropTail counts them"
+
+
+def test_a_given_field_wins_over_the_preset_and_the_rest_keep_their_defaults():
+    s = Scenario(servers=4, preset="fast08", mss=1460, rwnd="64KiB")
+    assert (s.mss, s.rwnd, s.tcp_rules) == (1460, 65536, "ns2")
+    assert s.given() == {"servers": 4, "preset": "fast08", "mss": "1460B", "rwnd": "64KiB"}
+    plain = Scenario(servers=4)
+    assert plain.preset == "rfc" and (plain.mss, plain.tcp_rules) == (1460, "rfc")
+    assert Scenario(servers=4, preset="rfc") == plain.model_copy(update={"preset": "rfc"})
+
+
+def test_every_preset_reads_back_its_own_values_and_builds():
+    from incastlab.schema import PRESETS
+
+    assert list(PRESETS) == ["rfc", "fast08", "ns2", "ns3", "linux"]
+    for name, p in PRESETS.items():
+        s = Scenario(servers=8, preset=name)
+        for field, value in p.values().items():
+            assert getattr(s, field) == value, (name, field)
+        assert Scenario(**s.model_dump()) == s, name  # a row's fields give the same scenario back
+
+
+def test_every_result_row_names_its_preset():
+    from incastlab import simulate, sweep
+
+    assert simulate(Scenario(servers=2, preset="ns2", duration="20ms"))["preset"] == "ns2"
+    df = sweep(grid={"servers": "2", "preset": ["rfc", "fast08"]}, base={"duration": "20ms"})
+    assert list(df["preset"]) == ["rfc", "fast08"] and list(df["mss_bytes"]) == [1460, 1000]
+
+
+def test_a_refusal_caused_by_a_preset_value_says_where_it_came_from():
+    with pytest.raises(UsageError, match=r"tcp: 'sack'.*tcp_rules=ns3 comes from preset ns3"):
+        Scenario(servers=2, preset="ns3", tcp="sack")
+
+
+def test_the_preset_flag_and_table_on_the_command_line(capsys):
+    assert main(["simulate", "--servers", "2", "--preset", "fast08", "--mss", "1460", "--duration", "20ms",
+                 "--json"]) == 0
+    import json
+    row = json.loads(capsys.readouterr().out)
+    assert (row["preset"], row["mss_bytes"], row["tcp_rules"]) == ("fast08", 1460, "ns2"), "the flag wins"
+    assert main(["simulate", "--preset-table"]) == 0
+    table = capsys.readouterr().out
+    for name in ("rfc", "fast08", "ns2", "ns3", "linux"):
+        assert f"\n{name}: " in "\n" + table
+    assert "  mss=1000B" in table and "  rwnd=20000B" in table
+    assert "this host: " in table
+    assert main(["simulate", "--servers", "2", "--preset", "ns4"]) == 2
+
+
+def test_where_this_host_differs_from_the_stock_linux_preset(tmp_path):
+    k = fake_kernel(tmp_path, routes="default via 10.0.0.1 dev eth0 initcwnd 4\n", tcp_timestamps="0")
+    text = presets.host_differences(k)
+    assert "init_cwnd=4 (stock 10)" in text and "timestamps=off (stock on)" in text and "mss=1460B (stock 1448B)" in text
+    (tmp_path / "stock").mkdir()
+    assert presets.host_differences(fake_kernel(tmp_path / "stock")) == "the same as the stock values"
+
+
+def test_validate_runs_the_linux_preset_with_the_kernels_values_over_it(tmp_path):
+    items = presets.linux(cc="reno", kernel=fake_kernel(tmp_path))
+    s = presets.linux_scenario(items, servers=4, sru=65536, block=None, buffer=8192, rate=10**8, rtt_s=1e-4,
+                               blocks=5)
+    assert s.preset == "linux" and s.cc == "newreno", "--cc reno over the preset's cubic"
+    assert (s.tcp, s.rack_tlp, s.mss, s.timer_granularity) == ("sack", True, 1448, 0.004)

@@ -15,10 +15,27 @@ def _package_version() -> str:
         return "unknown (not installed)"
 
 
-__version__ = _package_version()
-
 from .errors import EnvironmentProblem, UsageError
-from .scenario import Scenario
-from .sim import SimResult, simulate, sweep, sweep_servers
 
 __all__ = ["Scenario", "SimResult", "simulate", "sweep", "sweep_servers", "UsageError", "EnvironmentProblem"]
+
+# The API's names are imported when first used (PEP 562): ``import incastlab.cli.main``
+# then costs no pydantic, pandas or core, and a refused argument returns at once.
+_LAZY = {"Scenario": "scenario", "SimResult": "result", "simulate": "sim", "sweep": "sim", "sweep_servers": "sim"}
+
+
+def __getattr__(name: str):
+    if name == "__version__":  # importlib.metadata costs ~80 ms: read when asked for
+        globals()["__version__"] = _package_version()
+        return globals()["__version__"]
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

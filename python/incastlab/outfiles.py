@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import Callable
-
-import pandas as pd
+from typing import TYPE_CHECKING, Callable
 
 from .errors import UsageError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def check_writable(path: str | os.PathLike, param: str, suffixes: tuple[str, ...] | None = None) -> Path:

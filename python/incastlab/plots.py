@@ -30,7 +30,9 @@ def goodput_vs_servers(
 ) -> Path:
     """Plot each ``label -> sweep DataFrame`` (columns servers, goodput_mbps) to ``path``.
 
-    The format follows the extension (.png, .svg or .pdf); the file is written atomically.
+    Where a frame has several runs of one number of servers (seeds), the line is their
+    mean and a band shades their min-max spread. The format follows the extension (.png,
+    .svg or .pdf); the file is written atomically.
     """
     # A bare Figure (no pyplot): no global state, no display, safe next to other threads.
     from matplotlib.figure import Figure
@@ -39,13 +41,26 @@ def goodput_vs_servers(
     fig = Figure(figsize=(7.5, 4.8), dpi=120)
     ax = fig.subplots()
     markers = "osD^v<>px*"
+    runs = 1
     for i, (label, df) in enumerate(series.items()):
-        d = df.sort_values("servers")
-        ax.plot(d["servers"], d["goodput_mbps"], marker=markers[i % len(markers)], linewidth=1.6,
-                markersize=5, label=label)
+        g = df.groupby("servers")["goodput_mbps"]
+        mean, lo, hi = g.mean(), g.min(), g.max()
+        line, = ax.plot(mean.index, mean.to_numpy(), marker=markers[i % len(markers)], linewidth=1.6,
+                        markersize=5, label=label)
+        runs = max(runs, int(g.size().max()) if len(df) else 1)
+        if (hi > lo).any():
+            ax.fill_between(mean.index, lo.to_numpy(), hi.to_numpy(), color=line.get_color(), alpha=0.18,
+                            linewidth=0)
     if link_rate_bps:
         ax.axhline(link_rate_bps / 1e6, color="grey", linestyle=":", linewidth=1,
                    label=f"link rate ({link_rate_bps / 1e6:g} Mbps)")
+    if runs > 1:  # say what the lines and bands are
+        from matplotlib.patches import Patch
+
+        ax.add_artist(ax.legend(handles=[Patch(color="grey", alpha=0.3, label=f"min-max of {runs} runs")],
+                                fontsize=8, loc="upper left"))
+        ax.text(0.01, 0.02, f"lines: mean of {runs} runs per point", transform=ax.transAxes, fontsize=7,
+                color="dimgrey")
     ax.set_xlabel("Number of servers")
     ax.set_ylabel("Goodput (Mbps)")
     ax.set_title(title)

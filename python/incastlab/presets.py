@@ -1,6 +1,11 @@
-"""Presets: a real TCP stack read item by item as simulator settings, in one table.
+"""Presets: the core's named presets as tables, and a real TCP stack read item by item.
 
-``linux`` is the kernel this machine runs, as the namespace testbed sees it: each row
+The presets themselves (``fast08``, ``ns2``, ``ns3``, ``linux``, ``rfc``) are the core's
+(``crates/sim/src/preset.rs``, read through ``incastlab.schema.PRESETS``); ``table`` renders
+them for ``incastlab simulate --preset-table`` and the docs.
+
+The core's ``linux`` preset is a stock kernel, so a scenario means the same everywhere. The
+kernel this machine runs, as the namespace testbed sees it, is ``linux(...)``: each row
 names a behaviour, what the running kernel says about it (a sysctl, the routes, the
 timer tick, or a constant of the kernel's source where there is no knob), the scenario
 field and value the simulator runs for it, and whether the simulator models it. The
@@ -186,8 +191,9 @@ def linux(*, cc: str | None, quickack: bool = False, rto_min_s: float | None = N
                           "TCP_RTO_MIN_US)", f"timer_granularity={jiffy:g}, timer_ticks=True", "yes",
                           {"timer_granularity": jiffy, "timer_ticks": True}))
     else:
+        exact = {"timer_ticks": False, "timer_granularity": schema.BY_PUBLIC["timer_granularity"].public_default}
         items.append(Item("timers on jiffies", "tick not detected (TCP_RTO_MIN_US needs Linux 6.15)",
-                          "exact timers", "no"))
+                          "exact timers", "no", exact))
 
     idle = k.sysctl("tcp_slow_start_after_idle")
     restart = idle != "0"
@@ -217,11 +223,12 @@ def scenario_fields(items: list[Item]) -> dict[str, Any]:
 
 def linux_scenario(items: list[Item], *, servers: int, sru: int, block: int | None, buffer: int, rate: int,
                    rtt_s: float, blocks: int, seed: int = 1):
-    """The testbed's scenario with the ``linux`` preset's `items` (``linux(...)``)."""
+    """The testbed's scenario: the core's ``linux`` preset with the running kernel's values,
+    `items` (``linux(...)``), given explicitly over it."""
     from .scenario import Scenario
     part = dict(block=block) if block is not None else dict(sru=sru)  # fixed-block or fixed-SRU mode
-    return Scenario(servers=servers, **part, buffer=buffer, rate=rate, rtt=rtt_s, blocks=blocks, duration=None,
-                    seed=seed, **scenario_fields(items))
+    return Scenario(preset="linux", servers=servers, **part, buffer=buffer, rate=rate, rtt=rtt_s, blocks=blocks,
+                    duration=None, seed=seed, **scenario_fields(items))
 
 
 def render(items: list[Item], markdown: bool = False) -> str:
@@ -233,3 +240,81 @@ def render(items: list[Item], markdown: bool = False) -> str:
                          ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows])
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [head] + rows)
+
+
+# --- the core's presets as tables -------------------------------------------------------
+
+
+def table(markdown: bool = False, kernel: Kernel | None = None,
+          presets: dict[str, schema.PresetSpec] | None = None) -> str:
+    """Every preset of the core (or of ``presets``), with the fields it sets and why: as
+    text for ``incastlab simulate --preset-table`` (with where this host's kernel differs
+    from the ``linux`` preset's stock values), or as the markdown section of the docs."""
+    chosen = schema.PRESETS if presets is None else presets
+    return _markdown(chosen) if markdown else _text(chosen, kernel)
+
+
+def _markdown(presets: dict[str, schema.PresetSpec]) -> str:
+    out = ["## Presets", "",
+           "`preset` names a set of fields the core keeps together (`crates/sim/src/preset.rs`):",
+           "`--preset fast08` on `incastlab simulate`, `preset=fast08` in a sweep grid or study file,",
+           "`Scenario(preset=\"fast08\")` in Python. Its values stand where a field is not given; a field",
+           "given explicitly wins; a field it does not name keeps the default above. Every result row",
+           "names its preset (`preset` column). `incastlab simulate --preset-table` prints this table.", ""]
+    for p in presets.values():
+        out += [f"### `{p.name}`", "", p.doc + ".", ""]
+        if p.host:
+            out += ["On a host: " + p.host + ".", ""]
+        if not p.settings:
+            out += ["It sets no field.", ""]
+            continue
+        out += ["| field | value | why |", "|---|---|---|"]
+        out += [f"| `{s.field.public}` | {s.text} | {_cell(s.why)} |" for s in p.settings]
+        out.append("")
+    return "\n".join(out)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _text(presets: dict[str, schema.PresetSpec], kernel: Kernel | None) -> str:
+    import textwrap
+
+    out = []
+    for p in presets.values():
+        out.append(f"{p.name}: " + textwrap.fill(p.doc, 100, subsequent_indent="  "))
+        if not p.settings:
+            out.append("  (sets no field)")
+        width = max((len(s.field.public) + 1 + len(s.text) for s in p.settings), default=0) + 4
+        for s in p.settings:
+            out.append(textwrap.fill(s.why, 100, initial_indent=f"  {s.field.public}={s.text}".ljust(width),
+                                     subsequent_indent=" " * width))
+        if p.host:
+            out.append("  " + textwrap.fill("on a host: " + p.host, 100, subsequent_indent="  "))
+            out.append("  this host: " + host_differences(kernel))
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def host_differences(kernel: Kernel | None = None) -> str:
+    """Where the running kernel differs from the ``linux`` preset's stock values, read as
+    ``incastlab validate`` reads it (its congestion control, if the simulator has it)."""
+    k = kernel or Kernel()
+    default_cc = k.sysctl("tcp_congestion_control")
+    notes = []
+    if default_cc not in CC_OF_KERNEL:
+        notes.append(f"net.ipv4.tcp_congestion_control = {_value(default_cc)}, which the simulator does not "
+                     "model (validate runs --cc cubic or reno)")
+    try:
+        read = scenario_fields(linux(cc=default_cc if default_cc in CC_OF_KERNEL else "cubic", kernel=k))
+    except UsageError as e:  # pragma: no cover - linux() refuses only a cc, chosen above
+        return str(e)
+    stock = schema.PRESETS["linux"].values()
+    for name, value in read.items():
+        f = schema.BY_PUBLIC[name]
+        ours = stock.get(name, f.public_default if f.default is not None else None)
+        theirs = f.parse(value)
+        if ours is not None and theirs != ours:
+            notes.append(f"{name}={f.format(theirs)} (stock {f.format(ours)})")
+    return "; ".join(notes) if notes else "the same as the stock values"

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -164,6 +163,8 @@ def simulate_recording(native_scenario: dict[str, Any], rec: Recording, progress
 
 
 def _sibling_temp(path: Path, suffix: str) -> Path:
+    import tempfile
+
     fd, name = tempfile.mkstemp(prefix=".incastlab-", suffix=suffix, dir=path.parent)
     os.close(fd)
     return Path(name)

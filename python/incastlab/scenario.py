@@ -14,7 +14,10 @@ CCS and NCCS) and derives what the simulator runs (the schemes' thresholds from 
 al.'s model). A refusal from either is a ``UsageError`` naming the field its user set.
 
 Defaults are FAST'08 Table 1 (``000_315d806dde942a9f.txt`` §3.1) with a 32 KiB buffer,
-the buffer of its Fig. 4 collapse; ``docs/defaults.md`` gives each one's source.
+the buffer of its Fig. 4 collapse; ``docs/defaults.md`` gives each one's source. A preset
+(``Scenario(servers=16, preset="fast08")``: FAST'08 as ns-2 ran it) gives its values to the
+fields not given; the core owns the presets (``crates/sim/src/preset.rs``) and applies them,
+``incastlab simulate --preset-table`` and ``docs/scenario-fields.md`` list them.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from pydantic import field_validator, model_validator
 
 from . import schema
 from .errors import UsageError
-from .schema import BY_NAME, BY_PUBLIC, FIELDS
+from .schema import BY_NAME, BY_PUBLIC, FIELDS, PRESETS
 
 PS_PER_US = 10**6
 PS_PER_MS = 10**9
@@ -71,23 +74,32 @@ class _ScenarioBase(BaseModel):
     def _check_in_core(self) -> "_ScenarioBase":
         from . import _native
 
+        # only the fields given: the core fills the others from the preset, then from the
+        # schema's defaults (crates/sim/src/preset.rs), and resolves the ones that depend
+        # on others (RTOmin under TCPFG, the window under CCS)
+        given = {f.name: f.to_native(getattr(self, f.public)) for f in FIELDS if f.public in self.model_fields_set}
         try:
-            checked = json.loads(_native.validate_scenario(json.dumps(self._native_values())))
+            checked = json.loads(_native.validate_scenario(json.dumps(given)))
         except _native.ScenarioError as e:
             raise self._refusal(*e.args) from None
-        for f in FIELDS:  # the fields whose default depends on others, as the core resolved them
-            if getattr(self, f.public) is None and checked["spec"][f.name] is not None:
+        for f in FIELDS:
+            if f.public not in self.model_fields_set or getattr(self, f.public) is None:
                 object.__setattr__(self, f.public, f.to_public(checked["spec"][f.name]))
         self._derived = checked["derived"]
         return self
 
     def _refusal(self, param: str, value: str, allowed: str, related: list[str]) -> UsageError:
         """The core's refusal, blaming the field its user set: of two fields that conflict
-        (``rto_min`` above ``rto_max``), the one given rather than the default."""
+        (``rto_min`` above ``rto_max``), the one given rather than the default; a value
+        the preset gave says so."""
         given = [n for n in (param, *related) if BY_NAME[n].public in self.model_fields_set]
         blamed = BY_NAME[given[0] if given else param]
         if blamed.name != param:
             value = blamed.format(getattr(self, blamed.public))
+        preset = PRESETS[self.preset].values()
+        culprit = BY_NAME[param]
+        if culprit.public not in self.model_fields_set and culprit.public in preset:
+            allowed += f" ({culprit.public}={culprit.format(preset[culprit.public])} comes from preset {self.preset})"
         return UsageError(blamed.public, value, allowed)
 
     # --- output ----------------------------------------------------------------------
@@ -170,6 +182,8 @@ class _ScenarioBase(BaseModel):
         else:
             load = f"block {fmt['block']}" if self.block is not None else f"SRU {fmt['sru']}"
         parts = [load, f"buffer {self.buffer_text()}", f"RTOmin {fmt['rto_min']}", fmt["rate"]]
+        if self.preset != "rfc":
+            parts.insert(0, f"preset {self.preset}")
         if self.delayed_ack:
             parts.append(f"delACK {fmt['delayed_ack']}")
         parts.append(f"LT {fmt['limited_transmit']}")
@@ -177,7 +191,7 @@ class _ScenarioBase(BaseModel):
             parts.append({"ns2": "ns-2's TCP", "ns3": "ns-3's TCP"}[self.tcp_rules])
         if self.mss != BY_PUBLIC["mss"].public_default:
             parts.append(f"MSS {fmt['mss']}")
-        shown = {"servers", "block", "sru", "buffer", "buffer_packets", "buffer_admission", "rto_min", "rate",
+        shown = {"preset", "servers", "block", "sru", "buffer", "buffer_packets", "buffer_admission", "rto_min", "rate",
                  "delayed_ack", "limited_transmit", "tcp_rules", "mss", "duration", "blocks", "seed", "workload",
                  "get_rate", "read_quorum", "replicas", "reply_size_dist", "reply_bytes"}
         for f in FIELDS:
@@ -205,7 +219,8 @@ Scenario = create_model("Scenario", __base__=_ScenarioBase, __module__=__name__,
                         **{f.public: _field_definition(f) for f in FIELDS})
 Scenario.__doc__ = """One synchronized-read incast experiment on a single-switch star.
 
-Build with keywords, ``Scenario(servers=16, buffer="64KiB", rto_min="200us", duration="2s")``;
+Build with keywords, ``Scenario(servers=16, buffer="64KiB", rto_min="200us", duration="2s")``,
+or from a preset, ``Scenario(servers=16, preset="fast08")`` (a field given wins over the preset's);
 every field, its unit, default and range: ``docs/scenario-fields.md``. A value that is not
 allowed raises ``incastlab.errors.UsageError`` naming the field.
 """

@@ -294,3 +294,50 @@ def load(text: str | None = None) -> tuple[FieldSpec, ...]:
 FIELDS: tuple[FieldSpec, ...] = load()
 BY_PUBLIC: dict[str, FieldSpec] = {f.public: f for f in FIELDS}
 BY_NAME: dict[str, FieldSpec] = {f.name: f for f in FIELDS}
+
+
+# --- the presets -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PresetSetting:
+    """One field a preset sets: the field, its value in public units, where it comes from."""
+
+    field: FieldSpec
+    value: Any
+    why: str
+
+    @property
+    def text(self) -> str:
+        """The value as people write it: ``1000B``, ``ns2``, ``on``."""
+        return self.field.format(self.value)
+
+
+@dataclass(frozen=True)
+class PresetSpec:
+    """A named preset of the core (``crates/sim/src/preset.rs``): the fields it sets where
+    a scenario does not; ``host`` says how a front reads the running host instead."""
+
+    name: str
+    doc: str
+    host: str
+    settings: tuple[PresetSetting, ...]
+
+    def values(self) -> dict[str, Any]:
+        """The preset's fields as Scenario keywords, in public units."""
+        return {s.field.public: s.value for s in self.settings}
+
+
+def load_presets(text: str | None = None, fields: tuple[FieldSpec, ...] | None = None) -> dict[str, PresetSpec]:
+    """The presets of the committed schema (or of ``text``), by name, ``rfc`` first."""
+    doc = json.loads(text if text is not None else SCHEMA_PATH.read_text())
+    by_name = {f.name: f for f in (fields if fields is not None else load(text))}
+    out = {}
+    for p in doc["presets"]:
+        settings = tuple(PresetSetting(by_name[s["field"]], by_name[s["field"]].to_public(s["value"]), s["why"])
+                         for s in p["settings"])
+        out[p["name"]] = PresetSpec(p["name"], p["doc"], p["host"], settings)
+    return out
+
+
+PRESETS: dict[str, PresetSpec] = load_presets(fields=FIELDS)

@@ -1,7 +1,8 @@
 """Generate the files the scenario schema is committed as: ``python -m incastlab.schema_gen --write``.
 
 The core (``crates/sim/src/schema.rs``) is the one schema; ``incastlab/scenario_schema.json``
-is its copy for Python (read without a build) and ``docs/scenario-fields.md`` its table.
+is its copy for Python (read without a build) and ``docs/scenario-fields.md`` its table,
+with the presets (``crates/sim/src/preset.rs``) after it.
 ``tests/test_schema.py`` fails when either differs from what the built core gives.
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from .schema import DOCS_TABLE_PATH, FIELDS, SCHEMA_PATH, FieldSpec, UNIT_WORDS, load
+from .schema import DOCS_TABLE_PATH, FIELDS, SCHEMA_PATH, FieldSpec, PresetSpec, UNIT_WORDS, load, load_presets
 
 
 
@@ -20,7 +21,7 @@ def core_schema_text() -> str:
     return json.dumps(json.loads(_native.scenario_schema()), indent=1, sort_keys=False) + "\n"
 
 
-def docs_table(fields: tuple[FieldSpec, ...] = FIELDS) -> str:
+def docs_table(fields: tuple[FieldSpec, ...] = FIELDS, presets: dict[str, PresetSpec] | None = None) -> str:
     """The scenario fields as a Markdown page (``docs/scenario-fields.md``)."""
     lines = [
         "# Scenario fields",
@@ -42,7 +43,9 @@ def docs_table(fields: tuple[FieldSpec, ...] = FIELDS) -> str:
         key = f"`{f.name}`" + (f" / `{f.result_name}`" if f.result_name != f.name else "")
         lines.append(f"| `{f.public}` | {flag} | {key} | {UNIT_WORDS[f.unit]} | {default} | {f.allowed()} | "
                      f"{f.doc} |")
-    return "\n".join(lines) + "\n"
+    from .presets import table
+
+    return "\n".join(lines) + "\n\n" + table(markdown=True, presets=presets)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--write", action="store_true", help="rewrite the committed schema and docs table")
     args = p.parse_args(argv)
     text = core_schema_text()
-    table = docs_table(load(text))
+    table = docs_table(load(text), load_presets(text))
     if args.write:
         SCHEMA_PATH.write_text(text)
         DOCS_TABLE_PATH.write_text(table)

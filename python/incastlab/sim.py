@@ -1,25 +1,24 @@
-"""Run the simulator core: one point (``simulate``) or many in parallel (``sweep``).
+"""Run the simulator core: one point (``simulate``) or many (``sweep``), from Python.
 
-The core (``incastlab._native.simulate``) takes and returns JSON and releases the GIL
-while it runs, so a plain thread pool keeps every core busy without the cost of
-processes (``docs/native-api.md``). Results come back in input order and do not depend
-on the number of threads: each point is its own deterministic simulation.
+Both are fronts of the one engine, the study runner (``incastlab.study``): a point is
+simulated by its worker in a thread of this process (the core releases the GIL, so threads
+keep every core busy), or with ``sweep(..., executor="processes")`` or on Dask, through a
+result store if one is named (``docs/native-api.md``, ``docs/sweep.md``). Results come
+back in input order and do not depend on the number of workers: each point is its own
+deterministic simulation.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import time
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from . import schema
 from .errors import UsageError
-from .recording import DEFAULT_CAPTURE_LIMIT, Recording, simulate_recording
+from .recording import DEFAULT_CAPTURE_LIMIT, Recording
+from .result import SimResult, with_scenario  # noqa: F401 - with_scenario: the row, for older callers
 from .scenario import Scenario
+from .study.executors import available_cores  # noqa: F401 - part of this module's API
 
 if TYPE_CHECKING:  # pandas is imported when a DataFrame is built, so a bare simulate()
     import pandas as pd  # (e.g. one bench point in a fresh process) does not pay ~100 MiB
@@ -36,61 +35,6 @@ ProgressFn = Callable[[int, int], None]
 # (cli.progress.Progress)
 TickFn = Callable[[float, int, "float | None"], None]
 
-#: How often a running sweep reports progress inside its points.
-TICK_SECONDS = 0.5
-#: How long the main thread waits for the points at a time: Ctrl-C is seen between waits,
-#: and progress is reported no more often.
-WAIT_SECONDS = 0.1
-
-
-@dataclass(frozen=True)
-class SimResult:
-    """The outcome of one simulated point: the core's flat result, read as attributes.
-
-    ``r.goodput_mbps``, ``r.timeouts``, ``r["drops"]``; ``r.to_dict()`` is the JSON object
-    ``incastlab simulate --json`` prints. Times are seconds, rates Mbps, sizes bytes.
-    """
-
-    data: Mapping[str, Any]
-    scenario: Scenario | None = field(default=None, compare=False)
-    #: Every port's series (``incastlab.utilization.PortUtil``) when sampling was asked for.
-    port_util: Any = field(default=None, compare=False)
-
-    def __post_init__(self):
-        object.__setattr__(self, "data", MappingProxyType(dict(self.data)))
-
-    def __getattr__(self, name: str) -> Any:
-        if name in ("data", "scenario", "port_util") or name.startswith("__"):
-            raise AttributeError(name)
-        try:
-            return self.data[name]
-        except KeyError:
-            raise AttributeError(f"SimResult has no field {name!r}") from None
-
-    def __repr__(self) -> str:
-        # the headline numbers in their units, not the whole mapping (issue 11: picoseconds)
-        d = self.data
-        head = ", ".join(f"{k}={d[k]!r}" for k in ("servers", "goodput_mbps", "blocks", "timeouts", "drops",
-                                                   "sim_seconds") if k in d)
-        return f"SimResult({head}, scenario={self.scenario!r})" if self.scenario is not None else f"SimResult({head})"
-
-    def __reduce__(self):  # MappingProxyType does not pickle; rebuild from a plain dict
-        return (SimResult, (dict(self.data), self.scenario, self.port_util))
-
-    def __getitem__(self, name: str) -> Any:
-        return self.data[name]
-
-    def __dir__(self):
-        return sorted(set(super().__dir__()) | set(self.data))
-
-    def to_dict(self) -> dict[str, Any]:
-        """A plain dict (a copy), in the core's field order."""
-        return dict(self.data)
-
-    def to_json(self) -> str:
-        """One line of ``--json`` output."""
-        return json.dumps(self.to_dict())
-
 
 def simulate(
     scenario: Scenario | Mapping[str, Any],
@@ -101,7 +45,6 @@ def simulate(
     capture_limit: int = DEFAULT_CAPTURE_LIMIT,
     pcap_received_only: bool = False,
     recording: Recording | None = None,
-    progress_probe: Any = None,
     port_util: str | os.PathLike | None = None,
     port_util_interval: str | float | None = None,
 ) -> SimResult:
@@ -110,8 +53,6 @@ def simulate(
     ``pcap="run.pcap"`` also writes the client's switch port as a pcap, ``trace="run.csv"``
     (or ``.parquet``) the sender state of ``trace_flows`` (docs/capture.md); the result
     then has ``capture_packets``/``capture_truncated`` and ``trace_rows``.
-    ``progress_probe``: an ``incastlab._native.Progress`` the run reports to while it runs
-    (its ``sim_seconds`` and ``blocks``, read from another thread).
     ``port_util_interval="100us"`` samples every port at that interval (100 us .. 1 s) into
     ``result.port_util`` (``incastlab.utilization.PortUtil``); ``port_util="util.parquet"``
     (or ``.csv``) also writes it, at 100 us unless an interval is given (docs/utilization.md).
@@ -135,31 +76,8 @@ def simulate(
             port_util=os.fspath(port_util) if port_util is not None else None,
             port_util_interval_ps=interval_ps,
         )
-    from . import _native  # imported here so `import incastlab` works without the build
-
-    util = None
-    try:
-        if recording.wanted:
-            data, util = simulate_recording(scn.to_native(), recording, progress_probe)
-        else:
-            data = json.loads(_native.simulate(json.dumps(scn.to_native()), progress=progress_probe))
-    except _native.ScenarioError as e:  # a Scenario the core refuses was refused at construction
-        raise _native_error(*e.args) from None
-    return SimResult(with_scenario(data, scn), scn, util)
-
-
-def with_scenario(data: Mapping[str, Any], scn: Scenario) -> dict[str, Any]:
-    """The core's result row with every scenario field (SI units, ``docs/scenario-fields.md``)
-    and the incastlab version, so a row read alone says what produced it. The core's own
-    columns win: they give what ran (the per-server part in fixed-block mode, the buffer
-    as ports count it)."""
-    from . import __version__
-
-    row = dict(data)
-    for name, value in scn.result_fields().items():
-        row.setdefault(name, value)
-    row["incastlab_version"] = __version__
-    return row
+    [result] = run_points([scn], jobs=1, recordings=[recording] if recording.wanted else None)
+    return result
 
 
 def sweep(
@@ -188,9 +106,9 @@ def sweep(
     ``series`` ({label: fields}); or ``study="study.toml"``. ``store="results/"`` keeps
     every point in a result store and computes only the points it lacks; ``executor``
     (``"threads"``, ``"processes"``, ``"dask"``), ``scheduler="tcp://host:8786"`` or
-    ``dask_local=N`` choose where points run, ``batch`` fixes the points per task. Rows
-    then also carry ``point_key``, ``core_version``, ``core_build``, ``run_id`` and
-    ``from_store`` (and ``series`` when the study names series).
+    ``dask_local=N`` choose where points run, ``batch`` fixes the points per task. With a
+    store, rows also carry ``point_key``, ``core_version``, ``core_build``, ``run_id`` and
+    ``from_store``; rows carry ``series`` when the study names series.
     """
     new_style = any(v is not None for v in (grid, base, seeds, series, study, store, executor, scheduler,
                                             dask_local, batch))
@@ -206,8 +124,7 @@ def sweep(
     if scenarios is not None:
         if any(v is not None for v in (grid, base, seeds, series, study)):
             raise UsageError("scenarios", "...", "either a list of Scenarios or a grid/study, not both")
-        rows, _ = api.run_scenarios([_as_scenario(s) for s in scenarios], **options)
-        return api.frame(rows)
+        return api.frame(api.run_scenarios([_as_scenario(s) for s in scenarios], **options).rows)
     if study is not None:
         if any(v is not None for v in (grid, base, series)):
             raise UsageError("study", study, "either a study file or grid/base/series, not both")
@@ -247,86 +164,28 @@ def sweep_servers(
 
 
 def run_points(
-    scenarios: Iterable[Scenario], jobs: int | None = None, progress: TickFn | None = None,
+    scenarios: Iterable[Scenario | Mapping[str, Any]], jobs: int | None = None, progress: TickFn | None = None,
     recordings: list[Recording] | None = None,
-    reduce: Callable[[SimResult], SimResult] | None = None,
+    reduce: Callable[[dict, Any], dict] | None = None,
 ) -> list[SimResult]:
     """Like ``sweep`` but returns the ``SimResult`` objects (input order); ``progress(done,
-    total, simulated_s)`` is called as points finish and every ``TICK_SECONDS`` while they
-    run, ``done`` counting the running points' fractions (``cli.progress.point_progress``).
+    total, simulated_s)`` is called as points finish and while they run, ``done`` counting
+    the running points' fractions (``cli.progress.point_progress``).
 
     ``recordings[i]`` names the files point i writes (``Recording.for_point``); ``reduce``,
-    applied to each result in its worker as soon as it is done, keeps only what is needed
-    of it (a point's port series can be hundreds of MB)."""
-    points = [_as_scenario(s) for s in scenarios]
-    jobs = available_cores() if jobs is None else jobs
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise UsageError("jobs", jobs, "a whole number of parallel jobs, at least 1")
-    if recordings is not None and len(recordings) != len(points):
-        raise ValueError("one Recording per scenario")
-    return _run_all(points, jobs, progress, recordings or [None] * len(points), reduce)
-
-
-def available_cores() -> int:
-    """Cores this process may run on (respects taskset/cgroup affinity)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-def _run_all(points: list[Scenario], jobs: int, progress: TickFn | None,
-             recordings: list[Recording | None], reduce: Callable[[SimResult], SimResult] | None = None
-             ) -> list[SimResult]:
-    """Run every point in worker threads (the core releases the GIL) while the main thread
-    waits in short slices, so Ctrl-C reaches it at once; it then asks the core to stop
-    (``_native.cancel``: every running point stops within a few thousand events and writes
-    nothing) and re-raises KeyboardInterrupt."""
+    applied to each result and its port series in its worker as soon as it is done, gives
+    the columns to keep of it (a point's port series can be hundreds of MB). The study
+    runner runs them (``study.api.simulate_points``), in threads of this process."""
     from . import _native
+    from .study import api
 
-    total = len(points)
-    _native.clear_cancel()
-    pool = ThreadPoolExecutor(max_workers=max(1, min(jobs, total)), thread_name_prefix="incastlab-sim")
+    points = [_as_scenario(s) for s in scenarios]
+    if isinstance(jobs, bool) or (jobs is not None and (not isinstance(jobs, int) or jobs < 1)):
+        raise UsageError("jobs", jobs, "a whole number of parallel jobs, at least 1")
     try:
-        probes = [_native.Progress() for _ in points]
-        def point(p: Scenario, rec: Recording | None, probe: Any) -> SimResult:
-            r = simulate(p, recording=rec, progress_probe=probe)
-            return reduce(r) if reduce is not None else r
-
-        futures = [pool.submit(point, p, rec, probe) for p, rec, probe in zip(points, recordings, probes)]
-        pending, done, last_tick = set(futures), 0, time.monotonic()
-        while pending:
-            finished, pending = wait(pending, timeout=WAIT_SECONDS, return_when=FIRST_COMPLETED)
-            for f in finished:
-                f.result()  # the first failure stops the run
-            done += len(finished)
-            if progress and (finished or time.monotonic() - last_tick >= TICK_SECONDS):
-                running = [(p, probe) for f, p, probe in zip(futures, points, probes) if f in pending and f.running()]
-                partial = sum(_fraction_done(p, probe) for p, probe in running)
-                simulated = max((probe.sim_seconds for _, probe in running), default=None)
-                progress(done + partial, total, simulated)
-                last_tick = time.monotonic()
-        return [f.result() for f in futures]  # input order
-    except BaseException:
-        _native.cancel()  # Ctrl-C or a failed point: stop the points still running
-        raise
-    finally:
-        # drop the points not started yet instead of running them all
-        pool.shutdown(wait=True, cancel_futures=True)
-        _native.clear_cancel()
-
-
-def _fraction_done(s: Scenario, probe: Any) -> float:
-    """How much of a running point is done: blocks over the block count, or simulated
-    time over the duration; below 1 until the point has returned. One-shot flows run
-    until delivered, an end not known ahead: counted only once returned."""
-    if s.blocks is not None:
-        fraction = probe.blocks / s.blocks
-    elif s.duration is not None:
-        fraction = probe.sim_seconds / s.duration
-    else:
-        fraction = 0.0
-    return min(fraction, 0.99)
+        return api.simulate_points(points, jobs=jobs, progress=progress, recordings=recordings, reduce=reduce)
+    except _native.ScenarioError as e:  # a Scenario the core refuses was refused at construction
+        raise _native_error(*e.args) from None
 
 
 def _as_scenario(s: Scenario | Mapping[str, Any]) -> Scenario:

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Sequence
+import math
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
+
+def plural(n: int | float, word: str, words: str | None = None) -> str:
+    """``n word`` with the word in the plural unless n is 1: "1 server", "3 blocks"."""
+    return f"{n:g} {word if n == 1 else words or word + 's'}"
+
 
 # (heading, result field, formatter) for one simulated point per row.
 Column = tuple[str, str, Callable[[Any], str]]
@@ -12,6 +19,21 @@ Column = tuple[str, str, Callable[[Any], str]]
 
 def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:.2f}"
+
+
+# Units a column of durations is shown in, from the largest value it holds: block times
+# run from microseconds to hours (a 1 Mbps link, 64 servers of 1 GiB), and a column keeps
+# one unit so its rows compare. (unit, seconds per unit, shown below this many seconds)
+_TIME_UNITS = (("ms", 1e-3, 10.0), ("s", 1.0, 10_000.0), ("h", 3600.0, math.inf))
+
+
+def _time_unit(values: Iterable[Any]) -> tuple[str, Callable[[float], str]]:
+    """The unit a duration column is shown in (its heading's word) and its formatter."""
+    largest = max((v for v in values if isinstance(v, (int, float)) and math.isfinite(v)), default=0.0)
+    for unit, scale, below in _TIME_UNITS:
+        if largest < below:
+            break
+    return unit, lambda seconds: f"{seconds / scale:.2f}"
 
 
 def _int(v: Any) -> str:
@@ -97,6 +119,8 @@ _PERCENTILES = {"block_time_p50_s", "block_time_p99_s"}
 
 
 def _cell(rec: dict, key: str, fmt: Callable[[Any], str]) -> str:
+    import pandas as pd
+
     blocks = rec.get("blocks")
     if key in _NEEDS_A_BLOCK and blocks == 0:
         return "-"
@@ -112,8 +136,14 @@ def render_results(df: pd.DataFrame, columns: list[Column] = SIM_COLUMNS) -> str
     """One row per simulated point, the columns of ``incastlab simulate``; percentiles
     drawn from fewer than ``FEW_BLOCKS`` blocks carry a * and a note under the table."""
     records = df.to_dict("records")
-    rows = [[_cell(rec, key, fmt) for _, key, fmt in columns] for rec in records]
-    out = render([h for h, _, _ in columns], rows)
+    shown = []
+    for heading, key, fmt in columns:
+        if fmt is _ms:  # a duration: in the unit its largest value needs (heading "p50 ms" -> "p50 h")
+            unit, fmt = _time_unit(rec.get(key) for rec in records)
+            heading = heading.removesuffix(" ms") + f" {unit}"
+        shown.append((heading, key, fmt))
+    rows = [[_cell(rec, key, fmt) for _, key, fmt in shown] for rec in records]
+    out = render([h for h, _, _ in shown], rows)
     shows_percentiles = any(key in _PERCENTILES for _, key, _ in columns)
     if shows_percentiles and any(r.get("blocks") is not None and 0 < r["blocks"] < FEW_BLOCKS for r in records):
         out += f"\n* percentile of fewer than {FEW_BLOCKS} blocks: read it as one block's time, not a distribution"

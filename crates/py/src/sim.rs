@@ -19,8 +19,10 @@ fn scenario_error(e: incast_sim::ScenarioError) -> PyErr {
     ScenarioError::new_err((e.param, e.value, e.allowed, e.related.to_vec()))
 }
 
+/// A scenario's JSON as a spec, the keys it lacks from its preset (`incast_sim::preset`).
 fn parse_spec(scenario_json: &str) -> PyResult<incast_sim::ScenarioSpec> {
-    serde_json::from_str(scenario_json).map_err(|e| PyValueError::new_err(format!("scenario: {e}")))
+    let value = serde_json::from_str(scenario_json).map_err(|e| PyValueError::new_err(format!("scenario: {e}")))?;
+    incast_sim::ScenarioSpec::from_json(value).map_err(|e| PyValueError::new_err(format!("scenario: {e}")))
 }
 
 /// The scenario schema: every field's name, public name, unit, range, default and doc

@@ -14,6 +14,7 @@ pub mod host;
 pub mod net;
 pub mod packet;
 pub mod port_util;
+pub mod preset;
 pub mod progress;
 pub mod result;
 pub mod scenario;

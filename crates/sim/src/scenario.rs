@@ -16,6 +16,7 @@ use crate::net::balance::LoadBalancing;
 use crate::net::buffer::BufferSharing;
 use crate::net::topology::FatTree;
 use crate::net::{Admission, ClassScheduler, TopologyKind};
+use crate::preset::PresetName;
 use crate::schema::{self, format_bytes, format_ps, format_rate};
 use crate::tcp::congestion::Cc;
 use crate::time::{Time, PS_PER_MS, PS_PER_S, PS_PER_US};
@@ -169,6 +170,9 @@ pub enum Mitigation {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ScenarioSpec {
+    /// The preset the fields not given came from (`crate::preset`; applied by
+    /// [`ScenarioSpec::from_json`]); a label for what a result row ran.
+    pub preset: PresetName,
     pub servers: u32,
     /// Clients each running their own synchronized reads from every server.
     pub clients: u32,
@@ -292,6 +296,7 @@ pub struct ScenarioSpec {
 impl Default for ScenarioSpec {
     fn default() -> Self {
         ScenarioSpec {
+            preset: PresetName::Rfc,
             servers: 1,
             // FAST'08 Fig. 1: one client
             clients: 1,

@@ -110,6 +110,8 @@ use Unit::{BitsPerSecond, Bytes, Count, Fraction, PerSecond, Picoseconds};
 /// Every field of [`ScenarioSpec`], in the order people read them: the workload, the
 /// network, TCP, the run, the mitigations.
 pub const FIELDS: &[Field] = &[
+    choice("preset", "preset", &["rfc", "fast08", "ns2", "ns3", "linux"],
+        "a named set of fields (crate::preset; docs/scenario-fields.md, Presets) whose values stand where a field is not given; rfc: the defaults below"),
     field("servers", "servers", Count, whole(1, MAX_SERVERS as u64),
         "storage servers N answering each block (FAST'08: the swept variable)"),
     because(field("clients", "clients", Count, whole(1, 4096),
@@ -293,7 +295,7 @@ pub fn field_named(name: &str) -> Option<&'static Field> {
     FIELDS.iter().find(|f| f.name == name)
 }
 
-/// The schema and the defaults as one JSON document, for the Python front.
+/// The schema, the defaults and the presets as one JSON document, for the Python front.
 pub fn schema_json() -> String {
     let defaults = serde_json::to_value(ScenarioSpec::default()).expect("defaults serialize");
     let fields: Vec<Value> = FIELDS
@@ -304,7 +306,7 @@ pub fn schema_json() -> String {
             v
         })
         .collect();
-    serde_json::json!({ "version": crate::VERSION, "fields": fields }).to_string()
+    serde_json::json!({ "version": crate::VERSION, "fields": fields, "presets": crate::preset::PRESETS }).to_string()
 }
 
 /// `v` as people write it in `unit` ("200ms", "32KiB", "1Gbps").

@@ -27,10 +27,13 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import EnvironmentProblem
-from ..scenario import Scenario
 from ..table import render
+
+if TYPE_CHECKING:
+    from ..scenario import Scenario
 
 TARGET_EVENTS_PER_S = 10e6  # issue 2: at least 10 million events/s, single threaded
 ONESHOT_EVENTS_PER_S = 25e6  # issue 15: at least 25 million events/s on the one-shot points
@@ -103,6 +106,8 @@ class BenchPoint:
 
 
 def _oneshot(n: int, target: float | None, refs: ReferenceMachine, same: bool) -> BenchPoint:
+    from ..scenario import Scenario
+
     return BenchPoint(f"oneshot-10g-{n}",
                       Scenario(servers=n, sru="1MiB", buffer=150_000, rate="10Gbps", rtt="40us", blocks=1),
                       target, Reference("htsim", refs.htsim_oneshot_s[n], 2.0, refs.cpu, same), ONESHOT_EVENTS_PER_S)
@@ -111,6 +116,8 @@ def _oneshot(n: int, target: float | None, refs: ReferenceMachine, same: bool) -
 def bench_points(quick: bool, cpu: str | None = None) -> list[BenchPoint]:
     """The benchmark set, with the references of CPU model ``cpu`` (default: this machine's);
     ``quick`` keeps the points that take well under a second."""
+    from ..scenario import Scenario
+
     refs, same = reference_machine(cpu_model() if cpu is None else cpu)
     fast08_2s = BenchPoint("fast08-64-2s", Scenario(servers=64, duration="2s"), None)
     fast08_1 = BenchPoint("fast08-1-2s", Scenario(servers=1, duration="2s"), None,

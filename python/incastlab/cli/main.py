@@ -13,7 +13,6 @@ import importlib
 import re
 import sys
 
-from .. import __version__
 from ..errors import EnvironmentProblem, UsageError
 
 # Modules under incastlab.cli, each with register(subparsers).
@@ -51,12 +50,22 @@ class ArgumentParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
+class _Version(argparse.Action):
+    """``--version``: the installed package's version, read only when asked for."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from .. import __version__
+
+        print(f"incastlab {__version__}")  # on stdout, as argparse's own version action
+        parser.exit()
+
+
 def build_parser() -> ArgumentParser:
     parser = ArgumentParser(
         prog="incastlab",
         description="Reproduce, explain and fix TCP incast.",
     )
-    parser.add_argument("--version", action="version", version=f"incastlab {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
     sub.required = True
     for name in COMMANDS:

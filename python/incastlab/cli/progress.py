@@ -87,7 +87,7 @@ class _LogProgress:
         due = now - self.last_line >= LOG_EVERY_SECONDS
         if elapsed < QUIET_SECONDS or not ((finished and (self.line_per_point or done >= total)) or due):
             return
-        shown = f"{done:g}" if finished else f"{done:.2f}"
+        shown = f"{int(done)}" if finished else f"{done:.2f}"  # whole points finished, else with the running ones' parts
         line = f"{self.what}: {shown}/{total} points, {elapsed:.1f} s{_eta(elapsed, done, total)}"
         if simulated_s is not None and not finished:
             line += f" (simulated {simulated_s:.3g} s)"

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 
-from .. import report
 from ..errors import EnvironmentProblem
 from ..outfiles import check_writable
 from . import argtypes
@@ -43,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
 
         if find_browser() is None:  # before the page is written: a refusal leaves nothing
             raise EnvironmentProblem("--screenshot needs Chromium (apt-get install chromium; scripts/install.sh does)")
+    from .. import report
+
     path = report.write(args.dir, args.html)
     print(f"wrote {path}")
     if args.screenshot:

@@ -20,11 +20,8 @@ import textwrap
 import time
 from pathlib import Path
 
-from .. import experiments
 from ..errors import UsageError
-from ..experiments import run as runner
 from ..outfiles import check_writable
-from ..study.store import ResultStore
 from . import argtypes
 from .progress import point_progress
 
@@ -62,6 +59,10 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .. import experiments
+    from ..experiments import run as runner
+    from ..study.store import ResultStore
+
     if args.list:
         return _list(args.json)
     if not args.name:
@@ -100,12 +101,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _list(as_json: bool) -> int:
+    from .. import experiments
+    from ..experiments.sources import cite
+
     exps = [experiments.load(n) for n in experiments.names()]
     if as_json:
         for e in exps:
             print(json.dumps({"name": e.name, "source": e.source, "title": e.title, "summary": e.summary}))
         return 0
-    print(left_aligned(["name", "source", "what"], [[e.name, e.source, e.title] for e in exps]))
+    print(left_aligned(["name", "source", "what"], [[e.name, cite(e.source), e.title] for e in exps]))
     return 0
 
 
@@ -126,6 +130,9 @@ def _prepare_out(text: str) -> Path:
 
 
 def _run_one(exp, args: argparse.Namespace, out: Path, overrides: dict[str, str], store) -> list[dict]:
+    from ..experiments import run as runner
+    from ..experiments.sources import cite
+
     pts = runner.points(exp, args.quick, args.seeds, overrides)
     seeds = args.seeds or exp.seeds
     duration = exp.run_text(args.quick)
@@ -133,7 +140,7 @@ def _run_one(exp, args: argparse.Namespace, out: Path, overrides: dict[str, str]
         (f", mean and min-max of {seeds} seeds" if seeds > 1 else "") + \
         "".join(f", {k}={v}" for k, v in overrides.items())
     if not args.json:
-        print(f"\n## {exp.name}: {exp.title} ({exp.source})")
+        print(f"\n## {exp.name}: {exp.title}. {cite(exp.source)}")
         print(f"# {len(pts)} points, {note}")
     sys.stdout.flush()
     start = time.monotonic()

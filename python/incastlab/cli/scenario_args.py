@@ -12,9 +12,13 @@ import argparse
 from contextlib import contextmanager
 from typing import Any, Iterator
 
+from typing import TYPE_CHECKING
+
 from ..errors import UsageError
-from ..scenario import Scenario
 from ..schema import BY_PUBLIC, FIELDS, SWITCHED_ON, FieldSpec
+
+if TYPE_CHECKING:
+    from ..scenario import Scenario
 
 # Fields a command gives in its own way: servers is a list to sweep (``--servers 1,2,4``).
 NOT_FLAGS = ("servers",)
@@ -92,6 +96,8 @@ def flag_names(flags: dict[str, str] | None = None) -> Iterator[None]:
 
 def build_scenarios(args: argparse.Namespace, servers: list[int]) -> list[Scenario]:
     """One Scenario per number of servers, from the parsed flags."""
+    from ..scenario import Scenario
+
     fields = scenario_fields(args)
     with flag_names():
         return [Scenario(**fields, servers=n) for n in servers]

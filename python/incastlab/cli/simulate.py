@@ -12,14 +12,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .. import plots, sim
-from ..outfiles import check_writable, write_csv
-from ..table import BUSIEST_COLUMNS, RIAK_COLUMNS, SIM_COLUMNS, flow_columns, render_results
+from ..table import plural
 from . import argtypes
-from .progress import point_progress
-from .recording_args import (add_recording_arguments, recordings_for, report_truncated_captures,
-                             report_truncated_port_util)
-from .scenario_args import add_scenario_arguments, build_scenarios, flag_names
+from .recording_args import add_recording_arguments
+from .scenario_args import add_scenario_arguments
 
 # FAST'08 Fig. 4 sweeps 1..64 servers.
 DEFAULT_SERVERS = "1,2,4,8,16,32,64"
@@ -42,11 +38,26 @@ def register(subparsers) -> None:
     out.add_argument("--json", action="store_true", help="one JSON object per line per point")
     out.add_argument("--plot", metavar="FILE", help="write goodput vs. servers (.png, .svg or .pdf)")
     out.add_argument("--csv", metavar="FILE", help="write the result rows as CSV")
+    out.add_argument("--preset-table", action="store_true",
+                     help="print the presets --preset takes (the fields each sets, and why) and exit")
     add_recording_arguments(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.preset_table:
+        from ..presets import table
+        print(table(), end="")
+        return 0
+    # imported here, not at the top: `incastlab simulate --servers 0` is refused by argparse
+    # before any of them loads (pydantic, pandas, matplotlib, the core)
+    from .. import plots, sim
+    from ..outfiles import check_writable, write_csv
+    from ..table import BUSIEST_COLUMNS, RIAK_COLUMNS, SIM_COLUMNS, flow_columns, render_results
+    from .progress import point_progress
+    from .recording_args import recordings_for, report_truncated_captures, report_truncated_port_util
+    from .scenario_args import build_scenarios, flag_names
+
     scenarios = build_scenarios(args, args.servers)
     # refuse unwritable outputs before spending time simulating
     if args.plot is not None:
@@ -100,5 +111,5 @@ def _stop_text(s) -> str:
     if s.is_flows():
         return "each point until its flows are delivered"
     if s.blocks is not None:
-        return f"{s.blocks} blocks per point"
+        return f"{plural(s.blocks, 'block')} per point"
     return f"{s.model_dump()['duration']} simulated per point"

@@ -18,15 +18,17 @@ import sys
 import time
 from pathlib import Path
 
-from .. import __version__
+from typing import TYPE_CHECKING
+
 from ..errors import UsageError
-from ..experiments.run import csv_frame
-from ..outfiles import write_atomically, write_csv
-from ..study import api, spec
-from ..study.executors import KINDS, check_executor
-from ..study.store import ResultStore
+from ..outfiles import write_atomically
+from ..study import spec
+from ..study.executors import CLI_EXECUTOR, KINDS, check_executor
 from . import argtypes
 from .progress import point_progress
+
+if TYPE_CHECKING:
+    from ..study.store import ResultStore
 
 
 def register(subparsers) -> None:
@@ -57,7 +59,7 @@ def register(subparsers) -> None:
     run.add_argument("--jobs", type=argtypes.positive_int("--jobs", minimum=1, maximum=1024), default=None,
                      metavar="J", help="local workers (default: the available cores)")
     run.add_argument("--executor", choices=[k for k in KINDS if k != "dask"], default=None,
-                     help=f"local worker processes or threads (default: {api.CLI_EXECUTOR}; they measure alike, "
+                     help=f"local worker processes or threads (default: {CLI_EXECUTOR}; they measure alike, "
                      "docs/sweep.md)")
     run.add_argument("--dask-local", type=argtypes.positive_int("--dask-local", minimum=1, maximum=1024),
                      default=None, metavar="N", help="start a Dask LocalCluster of N single-threaded worker processes")
@@ -70,6 +72,9 @@ def register(subparsers) -> None:
 
 
 def run_sweep(args: argparse.Namespace) -> int:
+    from ..study import api
+    from ..study.store import ResultStore
+
     # every refusal before anything is written or printed: one line, no file left
     study = _study(args)
     points = study.points()  # every scenario checked
@@ -89,7 +94,7 @@ def run_sweep(args: argparse.Namespace) -> int:
     progress = _Progress(quiet=args.json)
     started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     try:
-        local = None if (args.dask_local or args.scheduler) else (args.executor or api.CLI_EXECUTOR)
+        local = None if (args.dask_local or args.scheduler) else (args.executor or CLI_EXECUTOR)
         df, summary = api.run_study(study, store=store, executor=local, jobs=args.jobs,
                                     scheduler=args.scheduler, dask_local=args.dask_local, batch=args.batch,
                                     progress=progress, announce=progress.announce, meta={"argv": sys.argv})
@@ -99,6 +104,8 @@ def run_sweep(args: argparse.Namespace) -> int:
         raise
     paths = _write(out, name, df, study, summary, store, started)
     if args.json:
+        from ..experiments.run import csv_frame
+
         for row in csv_frame(df).to_dict("records"):
             print(json.dumps(row, default=str))
         return 0
@@ -159,6 +166,10 @@ class _Progress:
 
 
 def _write(out: Path, name: str, df, study: spec.Study, summary, store: ResultStore, started: str):
+    from .. import __version__
+    from ..experiments.run import csv_frame
+    from ..outfiles import write_csv
+
     csv = write_csv(csv_frame(df), out / f"{name}.csv")
     meta = {
         "kind": "incastlab sweep", "name": name, "study": study.describe(), "summary": summary.to_dict(),

@@ -7,7 +7,7 @@ is the project default, docs/defaults.md), SRU 256 KiB, RTOmin 200 ms.
 from __future__ import annotations
 
 from .measure import curve, fmt_x, mbps, ratio, rows
-from .sources import FAST08, FAST08_SERVERS, NS2_FAST08, QUICK_SERVERS
+from .sources import FAST08, FAST08_SERVERS, QUICK_SERVERS
 from .spec import Check, Experiment, Series
 
 RENO, NEWRENO, SACK = "Reno", "NewReno", "SACK"
@@ -61,7 +61,7 @@ EXPERIMENT = Experiment(
     summary="Goodput vs. servers for Reno, NewReno and SACK (32 KiB buffer): NewReno and SACK beat Reno, "
             "NewReno by up to an order of magnitude, but none avoids the collapse.",
     series=(Series(RENO, {"tcp": "reno"}), Series(NEWRENO, {"tcp": "newreno"}), Series(SACK, {"tcp": "sack"})),
-    base={**NS2_FAST08, "buffer": "32KiB"},
+    base={"preset": "fast08", "buffer": "32KiB"},
     values=FAST08_SERVERS,
     quick_values=QUICK_SERVERS,
     checks=(

@@ -11,7 +11,7 @@ servers x 256 KiB at 1 Gbps; 16 is the FAST'08 grid point below that, in the col
 from __future__ import annotations
 
 from .measure import at, dart_histogram, fmt_x, mbps
-from .sources import FAST08, NS2_FAST08
+from .sources import FAST08
 from .spec import Check, Experiment, Plot, Series
 
 RENO, NEWRENO, DT1 = "Reno", "NewReno", "NewReno, dathresh=1"
@@ -21,7 +21,7 @@ SERIES = (
     Series(DT1, {"tcp": "newreno", "dupack_threshold": 1}),
 )
 SERVERS = 16
-BASE = {**NS2_FAST08, "buffer": "32KiB"}
+BASE = {"preset": "fast08", "buffer": "32KiB"}
 SRC = f"{FAST08} §5.1, Fig. 11"
 
 

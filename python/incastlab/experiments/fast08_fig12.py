@@ -11,7 +11,7 @@ transmit *off* next to it instead, and test the paper's claim as Table 1 words i
 from __future__ import annotations
 
 from .measure import curve, fmt_x, mbps
-from .sources import FAST08, FAST08_SERVERS, NS2_FAST08, QUICK_SERVERS
+from .sources import FAST08, FAST08_SERVERS, QUICK_SERVERS
 from .spec import Check, Experiment, Series
 
 NEWRENO = "NewReno (limited transmit on: ns-2's default)"
@@ -68,7 +68,7 @@ EXPERIMENT = Experiment(
         Series(DT1, {"tcp": "newreno", "dupack_threshold": 1}),
         Series(NOSS, {"tcp": "newreno", "slow_start": False}),
     ),
-    base={**NS2_FAST08, "buffer": "32KiB"},
+    base={"preset": "fast08", "buffer": "32KiB"},
     values=FAST08_SERVERS,
     quick_values=QUICK_SERVERS,
     checks=(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from .measure import at, curve, fmt_x, mbps
-from .sources import FAST08, FAST08_SERVERS, NS2_FAST08, QUICK_SERVERS
+from .sources import FAST08, FAST08_SERVERS, QUICK_SERVERS
 from .spec import Check, Experiment, Plot, Series
 
 SRUS = ("10KiB", "64KiB", "256KiB", "1000KiB")
@@ -80,7 +80,7 @@ EXPERIMENT = Experiment(
     summary="Goodput vs. servers with RTOmin 200 ms and 200 us: (a) Reno for SRUs of 10 KiB to 1000 KiB, "
             "(b) Reno, NewReno and SACK; 200 us gives an order of magnitude at 8-32 servers.",
     series=SERIES,
-    base={**NS2_FAST08, "buffer": "32KiB"},
+    base={"preset": "fast08", "buffer": "32KiB"},
     values=FAST08_SERVERS,
     quick_values=QUICK_SERVERS,
     # the 200 ms curves sit at 2-150 Mbps, 200 us at 100-950: apart only on a log axis

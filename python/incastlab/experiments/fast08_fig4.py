@@ -8,7 +8,7 @@ does not give the buffer of Fig. 4; 32 KB is the smallest buffer of Fig. 6).
 from __future__ import annotations
 
 from .measure import at, curve, link_payload_mbps, mbps
-from .sources import FAST08, FAST08_SERVERS, NS2_FAST08, QUICK_SERVERS
+from .sources import FAST08, FAST08_SERVERS, QUICK_SERVERS
 from .spec import Check, Experiment, Series
 
 SERIES = "32KiB buffer, RTOmin 200ms (FAST'08 Table 1)"
@@ -55,7 +55,7 @@ EXPERIMENT = Experiment(
     summary="The FAST'08 simulation default (Table 1) with a 32 KiB buffer: goodput near link rate for one "
             "server, an order-of-magnitude collapse from about 8 servers on, caused by 200 ms timeouts.",
     series=(Series(SERIES, {}),),
-    base={**NS2_FAST08, "buffer": "32KiB"},
+    base={"preset": "fast08", "buffer": "32KiB"},
     values=FAST08_SERVERS,
     quick_values=QUICK_SERVERS,
     checks=(

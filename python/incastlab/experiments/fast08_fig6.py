@@ -12,7 +12,7 @@ import math
 
 from . import measure
 from .measure import at, curve, mbps
-from .sources import FAST08, NS2_FAST08
+from .sources import FAST08
 from .spec import Check, Experiment, Series
 
 BUFFERS_KIB = (32, 64, 128, 256, 512, 1024)
@@ -66,7 +66,7 @@ EXPERIMENT = Experiment(
     summary="Goodput vs. servers for output buffers of 32 KiB to 1024 KiB (SRU 256 KiB): the collapse "
             "moves out roughly in proportion to the buffer; 1024 KiB still gives only ~65% at 64 servers.",
     series=tuple(Series(label(k), {"buffer": f"{k}KiB"}) for k in BUFFERS_KIB),
-    base=NS2_FAST08,
+    base={"preset": "fast08"},
     values=SERVERS,
     quick_values=(1, 4, 16, 64, 128),
     checks=(

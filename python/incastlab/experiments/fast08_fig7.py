@@ -8,7 +8,7 @@ tests/test_fast08_validation.py does, so the smaller SRUs are not all collapsed 
 from __future__ import annotations
 
 from .measure import at, fmt_x, mbps, ratio
-from .sources import FAST08, FAST08_SERVERS, NS2_FAST08, QUICK_SERVERS
+from .sources import FAST08, FAST08_SERVERS, QUICK_SERVERS
 from .spec import Check, Experiment, Series
 
 SRUS = ("10KiB", "32KiB", "64KiB", "128KiB", "256KiB", "1000KiB")
@@ -39,7 +39,7 @@ EXPERIMENT = Experiment(
     summary="Goodput vs. servers for SRUs of 10 KiB to 1000 KiB with a 64 KiB buffer: larger SRUs amortize "
             "a timeout over more data; 1000 KiB is two orders of magnitude above 10 KiB at 64 servers.",
     series=tuple(Series(label(s), {"sru": s}) for s in SRUS),
-    base={**NS2_FAST08, "buffer": "64KiB"},
+    base={"preset": "fast08", "buffer": "64KiB"},
     values=FAST08_SERVERS,
     quick_values=QUICK_SERVERS,
     checks=(

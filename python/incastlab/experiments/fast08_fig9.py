@@ -8,7 +8,7 @@ same block at N = 4. 32 KiB buffer, everything else FAST'08 Table 1.
 from __future__ import annotations
 
 from .measure import at, curve, mbps
-from .sources import FAST08, FAST08_SERVERS, NS2_FAST08, QUICK_SERVERS
+from .sources import FAST08, FAST08_SERVERS, QUICK_SERVERS
 from .spec import Check, Experiment, Series
 
 BLOCK = "fixed block 1MiB (1MiB/N per server)"
@@ -37,7 +37,7 @@ EXPERIMENT = Experiment(
     summary="Fixed-block scaling (1 MiB / N per server) next to fixed-SRU scaling: goodput drops off "
             "rapidly, and below the fixed-SRU curve because each server's share shrinks.",
     series=(Series(BLOCK, {"block": "1MiB"}), Series(SRU, {})),
-    base={**NS2_FAST08, "buffer": "32KiB"},
+    base={"preset": "fast08", "buffer": "32KiB"},
     values=FAST08_SERVERS,
     quick_values=QUICK_SERVERS,
     checks=(

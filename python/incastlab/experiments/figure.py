@@ -99,7 +99,7 @@ def draw(exp: Experiment, df: pd.DataFrame, path: Path, note: str = "") -> Path:
     else:
         raise ValueError(f"unknown plot kind {kind!r}")
     width = int(12.5 * fig.get_figwidth())  # characters of a 9-point line
-    lines = textwrap.wrap(f"{exp.title} ({cite(exp.source)}, reproduced with incastlab)", width)
+    lines = textwrap.wrap(f"{exp.title}. {cite(exp.source)}, reproduced with incastlab", width)
     lines += textwrap.wrap("; ".join(t for t in (scenario_text(exp), note) if t), width)
     fig.suptitle("\n".join(lines), fontsize=9)
     fig.tight_layout()
@@ -114,7 +114,7 @@ def _custom(exp: Experiment, df: pd.DataFrame, path: Path, note: str) -> Path:
     fig = Figure(figsize=(12.0, 8.0), dpi=110)
     exp.plot.draw(fig, df)
     width = int(12.5 * fig.get_figwidth())
-    lines = textwrap.wrap(f"{exp.title} ({cite(exp.source)}, reproduced with incastlab)", width)
+    lines = textwrap.wrap(f"{exp.title}. {cite(exp.source)}, reproduced with incastlab", width)
     if note:
         lines += textwrap.wrap(note, width)
     fig.suptitle("\n".join(lines), fontsize=9)

@@ -6,7 +6,7 @@ repair it. RFC 8985's tail loss probe is built for exactly that: 2 SRTT after th
 (more when a lone segment may wait for a delayed ACK, §7.2) the sender sends new data or
 its last segment again, whose ACK or SACK lets RACK (§6) find the loss without an RTO.
 
-Setting: FAST'08 in the ns-2 reading its other reproductions use (sources.NS2_FAST08:
+Setting: FAST'08 in the ns-2 reading its other reproductions use (the core's preset fast08:
 Table 1 with ns-2's defaults; 32 KiB buffer as fast08-fig10/11), SACK (RFC 6675) with and
 without `rack_tlp`. The checks follow from the mechanism: with probes, last-packet
 timeouts are strictly fewer wherever SACK alone has any, and probes are sent at those
@@ -19,7 +19,7 @@ RACK's detection of lost retransmissions, not from the tail; docs/model.md says 
 from __future__ import annotations
 
 from .measure import curve
-from .sources import FAST08, FAST08_SERVERS, NS2_FAST08, QUICK_SERVERS
+from .sources import FAST08, FAST08_SERVERS, QUICK_SERVERS
 from .spec import Check, Experiment, Series
 
 RFC8985 = "RFC 8985 §7"
@@ -54,7 +54,7 @@ def probes_where_sack_times_out_on_the_tail(df):
 EXPERIMENT = Experiment(
     name="rack-tlp-tail",
     title="Tail loss probes and last-packet timeouts",
-    source=f"{FAST08} Table 3, {RFC8985}",
+    source=f"{FAST08} Table 3; {RFC8985}",
     summary="Goodput vs. servers for SACK with and without RACK-TLP (RFC 8985) in FAST'08's setting (ns-2 "
             "reading, 32 KiB buffer): the tail loss probe turns the timeouts of a block's lost last packet "
             "into probes.",
@@ -62,7 +62,7 @@ EXPERIMENT = Experiment(
         Series(SACK, {"tcp": "sack"}),
         Series(RACK_TLP, {"tcp": "sack", "rack_tlp": True}),
     ),
-    base={**NS2_FAST08, "buffer": "32KiB"},
+    base={"preset": "fast08", "buffer": "32KiB"},
     values=FAST08_SERVERS,
     quick_values=QUICK_SERVERS,
     checks=(

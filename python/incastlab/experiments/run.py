@@ -96,12 +96,9 @@ def simulate(exp: Experiment, quick: bool = False, jobs: int | None = None, seed
     if exp.observe is not None:
         return _labelled(pts, _observed(exp, pts, jobs, progress))
     try:
-        if store is None:
-            df = sim.to_frame(sim.run_points([p.scenario for p in pts], jobs=jobs, progress=progress))
-        else:
-            rows, _ = api.run_scenarios([p.scenario for p in pts], store=store, jobs=jobs, progress=progress,
-                                        announce=announce, meta={"reproduction": exp.name})
-            df = api.frame(rows)
+        outcome = api.run_scenarios([p.scenario for p in pts], store=store, jobs=jobs, progress=progress,
+                                    announce=announce, meta={"reproduction": exp.name})
+        df = api.frame(outcome.rows)
     except UsageError as e:
         raise EnvironmentProblem(f"{exp.name}: the simulator refused a point ({e})") from None
     return _labelled(pts, df)
@@ -115,8 +112,8 @@ def _observed(exp: Experiment, pts: list[Point], jobs: int | None, progress) -> 
 
     rec = Recording(port_util_interval_ps=parse_duration_ps(exp.observe.interval, "observe.interval"))
 
-    def reduce(r: sim.SimResult) -> sim.SimResult:  # in the worker: the series is dropped at once
-        return sim.SimResult({**r.to_dict(), **exp.observe.columns(r)}, r.scenario)
+    def reduce(result: dict, port_util) -> dict:  # in the worker: the series is dropped at once
+        return exp.observe.columns(sim.SimResult(result, port_util=port_util))
 
     try:
         results = sim.run_points([p.scenario for p in pts], jobs=jobs, progress=progress,

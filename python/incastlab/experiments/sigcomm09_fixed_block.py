@@ -15,7 +15,7 @@ shallow 100-packet (150,000 B) output queue.
 from __future__ import annotations
 
 from .measure import curve, fmt_x, link_payload_mbps, mbps
-from .sources import NS2_FAST08, SIGCOMM09
+from .sources import SIGCOMM09
 from .spec import Check, Experiment, Plot, Series
 
 PANEL_1G, PANEL_10G = "(a) 1 Gbps, RTT 100us, 32KiB buffer", "(b) 10 Gbps, RTT 40us, 100-packet buffer"
@@ -92,7 +92,7 @@ EXPERIMENT = Experiment(
             "200 us and 200 us randomized: microsecond timeouts keep goodput up; randomization desynchronizes "
             "retransmissions at many servers.",
     series=_series(),
-    base={**NS2_FAST08, "block": "1MiB"},
+    base={"preset": "fast08", "block": "1MiB"},
     plot=Plot(logx=True),
     checks=(
         Check("\"Goodput as low as 1-10% of client link capacity\" with RTOmin 200 ms", f"{SIGCOMM09} "

@@ -1,5 +1,7 @@
 """The source documents (``shared/seeds``) and grids the reproductions share."""
 
+import re
+
 FAST08 = "000_315d806dde942a9f.txt"   # Phanishayee et al., FAST 2008
 SIGCOMM09 = "001_e0dada207805edc8.txt"  # Vasudevan et al., SIGCOMM 2009 slides
 WREN09 = "002_08b014e448da6385.txt"   # Chen et al., WREN 2009 talk notes
@@ -12,36 +14,34 @@ RIAK = "003_a133663d5dbcfa75.txt"     # Fritchie, the Riak blog
 DCTCP_PAPER = "Alizadeh et al., Data Center TCP (DCTCP), SIGCOMM 2010"
 LATER_PAPERS = (DCTCP_PAPER,)
 
-# What a reader calls each source (figure titles); checks and CSVs keep the file names.
+# What a reader calls each source. What a user reads (lists, figures, the report) cites
+# both, "FAST'08 Fig. 4 (000_315d806dde942a9f.txt)"; the data (CSV, checks.json, --json)
+# keeps the file names.
 PAPER_NAMES = {FAST08: "FAST'08", SIGCOMM09: "SIGCOMM'09", WREN09: "WREN'09", OSADA: "Osada et al.",
                RIAK: "the Riak blog"}
 
+# A seed file name and the place in it that follows, up to the next ";" (a locator may hold
+# commas: "§4.1, Fig. 4").
+_CITED = re.compile(r"(\d{3}_[0-9a-f]{16}\.txt)([^;]*)")
+
 
 def cite(text: str) -> str:
-    """``text`` with each seed file name replaced by the paper's name."""
-    for file, name in PAPER_NAMES.items():
-        text = text.replace(file, name)
-    return text
+    """``text`` with each seed file name as people know the paper, the file after the place
+    in it: ``000_315d806dde942a9f.txt Fig. 4`` -> ``FAST'08 Fig. 4 (000_315d806dde942a9f.txt)``."""
+    def named(m: re.Match) -> str:
+        file, where = m.group(1), m.group(2).rstrip()
+        tail = m.group(2)[len(where):]
+        return f"{PAPER_NAMES.get(file, file)}{where} ({file}){tail}"
+
+    return _CITED.sub(named, text)
 
 # FAST'08's simulation figures sweep 1 to 64 servers (Fig. 4, 7, 10, 12, 13).
 FAST08_SERVERS = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64)
 # --quick: a few points on each side of the collapse.
 QUICK_SERVERS = (1, 4, 8, 16, 32, 64)
 
-# FAST'08 as ns-2 ran it (docs/model.md, "The ns-2 reading of FAST'08"): the paper ran
-# ns-2 and names only what it changed (Table 1); everything else is ns-2.35's default
-# (tcl/lib/ns-default.tcl, measured against the ns-2 peer, peers/ns2): Agent/TCP's rules
-# (the idle retransmission timer, ns-2's recover check, window halving, whole packets), DropTail
-# counting packets, packetSize_ 1000, window_ 20 packets, windowInit_ 2. Limited transmit
-# is on, ns-2's default since 2001, although Table 1 says disabled: only with it do
-# Table 3's NewReno (89 blocks) and dathresh=1 (84) come out about equal, as they do in
-# ns-2 (67 and 73 against 42 and 73 with it off), and Fig. 12's "no benefit" hold.
-NS2_FAST08 = {
-    "tcp_rules": "ns2",
-    "limited_transmit": True,
-    "buffer_admission": "packets",
-    "mss": 1000,
-    "rwnd": 20 * 1000,
-}
+# FAST'08 as ns-2 ran it is the core's preset ``fast08`` (crates/sim/src/preset.rs, where
+# each of its values says why; docs/model.md, "The ns-2 reading of FAST'08"): the
+# reproductions name it as ``{"preset": "fast08", ...}``.
 # Osada et al. ran ns-2 too, and state MSS 1460 and buffers in packets (§5.1).
 NS2_OSADA = {"tcp_rules": "ns2", "limited_transmit": True}

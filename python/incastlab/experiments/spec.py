@@ -87,6 +87,11 @@ class Plot:
     draw: Callable[[Any, pd.DataFrame], None] | None = None
 
 
+#: What makes runs of one point differ when several seeds are run (``Experiment.seed_variation``,
+#: ``incastlab demo``): each server's think time drawn from U(0, 3 us) per block.
+SEED_VARIATION: Mapping[str, Any] = {"jitter": "3us"}
+
+
 @dataclass(frozen=True)
 class Experiment:
     """One reproduced figure or table of a source document."""
@@ -120,7 +125,7 @@ class Experiment:
     #: (docs/model.md, "Single runs are chaotic"). Not random tie order, which moves the
     #: collapse systematically (docs/model.md, "Tie order"). Empty where the workload
     #: itself draws at random per seed (Osada et al.'s active servers and UDP phases).
-    seed_variation: Mapping[str, Any] = field(default_factory=lambda: {"jitter": "3us"})
+    seed_variation: Mapping[str, Any] = field(default_factory=lambda: dict(SEED_VARIATION))
     plot: Plot = field(default_factory=Plot)
     #: Optional extra text printed after the run (e.g. Table 3 next to the paper's).
     report: Callable[[pd.DataFrame], str] | None = None

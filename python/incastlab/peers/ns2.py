@@ -139,6 +139,8 @@ MAPPED: dict[str, ToArgs] = {
     # fixed-block mode is a fixed SRU of block // N per server (Scenario.block_part_bytes)
     "sru": lambda s: _flag("sru", s.block_part_bytes()),
     "block": lambda s: [],
+    # a preset names where the fields not given came from; the script gets those fields
+    "preset": lambda s: [],
     "buffer": lambda s: _flag("qlim", qlim(s)),
     "buffer_packets": lambda s: [],
     "rate": lambda s: _flag("rate", s.rate),

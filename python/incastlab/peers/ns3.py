@@ -199,6 +199,8 @@ def _seed(s: Scenario) -> list[str]:
 # Fields the peer takes as flags, each to its flags; all passed explicitly, so the
 # peer's own defaults (IW 10, delayed ACK 2, rcvBuf 128 KiB: README) never leak in.
 MAPPED: dict[str, ToArgs] = {
+    # a preset names where the fields not given came from; the peer gets those fields
+    "preset": lambda s: [],
     "servers": lambda s: [f"--servers={s.servers}"],
     "sru": lambda s: [f"--sru={s.sru}"],
     "buffer": lambda s: [f"--buffer={s.buffer}"],

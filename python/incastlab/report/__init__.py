@@ -19,6 +19,7 @@ import pandas as pd
 
 from .. import __version__
 from ..outfiles import write_atomically
+from ..experiments.sources import cite
 from ..schema import FIELDS
 from ..study.worker import core_identity
 from . import figures
@@ -125,8 +126,9 @@ def _reproduction(r: ReproductionData) -> dict[str, Any]:
         if "from_store" in r.df:
             points += f"; {int(r.df['from_store'].sum())} read from the store"
     figure = figures.data_uri(r.png.read_bytes()) if r.png is not None else None
-    return {"name": r.name, "title": r.title, "source": r.source, "summary": r.summary, "figure": figure,
-            "checks": r.checks, "passed": sum(1 for c in r.checks if c.get("pass")), "points": points}
+    checks = [{**c, "source": cite(c.get("source", ""))} for c in r.checks]  # "FAST'08 Fig. 4 (000_...txt)"
+    return {"name": r.name, "title": r.title, "source": cite(r.source), "summary": r.summary, "figure": figure,
+            "checks": checks, "passed": sum(1 for c in r.checks if c.get("pass")), "points": points}
 
 
 def _store(s: StoreData) -> dict[str, Any]:

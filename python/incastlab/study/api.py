@@ -1,7 +1,9 @@
 """Run scenarios or a Study through a store on an executor: what the fronts call.
 
-``run_scenarios`` is the one path: ``incastlab.sweep(...)``, ``incastlab sweep`` and
-``incastlab reproduce`` all come here, so all three share the store and the executors.
+``run_scenarios`` is the one path: ``incastlab.simulate(...)`` and ``incastlab.sweep(...)``,
+``incastlab simulate``, ``demo``, ``sweep`` and ``reproduce`` all come here, so they share
+the store, the executors, progress and Ctrl-C. ``simulate_points`` is the same run as
+``SimResult`` objects, for the fronts that record files or read per-port series.
 """
 
 from __future__ import annotations
@@ -9,39 +11,50 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from ..result import SimResult
 from ..scenario import Scenario
 from . import runner
-from .executors import check_executor, make_executor
-from .spec import Study
-from .store import ResultStore
+from . import executors
+from .executors import CLI_EXECUTOR, DEFAULT_EXECUTOR, check_executor  # noqa: F401 - CLI_EXECUTOR: the fronts'
 
 if TYPE_CHECKING:
     import pandas as pd
 
-#: The executor when none is asked for, from Python (docs/sweep.md, "Execution": threads
-#: and processes measured alike on 2 cores, and threads start at once and need no
-#: ``if __name__ == "__main__"`` guard in the caller's script, which worker processes
-#: started by forkserver do). ``incastlab sweep`` uses processes (CLI_EXECUTOR).
-DEFAULT_EXECUTOR = "threads"
-CLI_EXECUTOR = "processes"
-
+    from .spec import Study
+    from .store import ResultStore
 
 def open_store(store: str | os.PathLike | ResultStore | None, param: str = "store") -> ResultStore | None:
-    if store is None or isinstance(store, ResultStore):
-        return store
-    return ResultStore(store, param)
+    if store is None:
+        return None
+    from .store import ResultStore
+
+    return store if isinstance(store, ResultStore) else ResultStore(store, param)
 
 
 def run_scenarios(scenarios: Sequence[Scenario], store: str | os.PathLike | ResultStore | None = None,
                   executor: str | None = None, jobs: int | None = None, scheduler: str | None = None,
                   dask_local: int | None = None, batch: int | None = None,
                   progress: runner.Progress | None = None, announce: Callable[[int, int], None] | None = None,
-                  meta: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], runner.Summary]:
-    """Simulate ``scenarios`` (rows in order) through ``store`` on the chosen executor."""
+                  meta: dict[str, Any] | None = None, recordings: Sequence[Any] | None = None,
+                  reduce: Callable[[dict, Any], dict] | None = None) -> runner.Outcome:
+    """Simulate ``scenarios`` (rows in order) through ``store`` on the chosen executor;
+    ``recordings`` and ``reduce`` as ``runner.run`` takes them (threads, no store)."""
     check_executor(executor, jobs, scheduler, dask_local)
     st = open_store(store)
-    return runner.run(scenarios, lambda: make_executor(executor or DEFAULT_EXECUTOR, jobs, scheduler, dask_local),
-                      st, progress=progress, batch=batch, meta=meta, announce=announce)
+    return runner.run(scenarios,
+                      lambda: executors.make_executor(executor or DEFAULT_EXECUTOR, jobs, scheduler, dask_local),
+                      st, progress=progress, batch=batch, meta=meta, announce=announce, recordings=recordings,
+                      reduce=reduce)
+
+
+def simulate_points(scenarios: Sequence[Scenario], jobs: int | None = None,
+                    progress: runner.Progress | None = None, recordings: Sequence[Any] | None = None,
+                    reduce: Callable[[dict, Any], dict] | None = None) -> list[SimResult]:
+    """Simulate ``scenarios`` in threads of this process, without a store: one SimResult
+    each, in order, with its per-port series when one was sampled (and not reduced)."""
+    out = run_scenarios(scenarios, executor="threads", jobs=jobs, progress=progress, recordings=recordings,
+                        reduce=reduce)
+    return [SimResult(row, s, util) for row, s, util in zip(out.rows, scenarios, out.port_util)]
 
 
 def run_study(study: Study, **kwargs: Any) -> tuple["pd.DataFrame", runner.Summary]:
@@ -49,7 +62,7 @@ def run_study(study: Study, **kwargs: Any) -> tuple["pd.DataFrame", runner.Summa
     series), with the store's columns; ``kwargs`` as for ``run_scenarios``."""
     pts = study.points()
     meta = {"study": study.describe(), **kwargs.pop("meta", {})}
-    rows, summary = run_scenarios([p.scenario for p in pts], meta=meta, **kwargs)
+    rows, summary, _ = run_scenarios([p.scenario for p in pts], meta=meta, **kwargs)
     df = frame(rows)
     if any(s.label for s in study.series):
         df.insert(0, "series", [p.series for p in pts])

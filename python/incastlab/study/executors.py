@@ -15,8 +15,7 @@ and ``close`` (``cancel=True`` stops running work: Ctrl-C). The runner keeps
 
 from __future__ import annotations
 
-import concurrent.futures as cf
-import multiprocessing
+import concurrent.futures as cf  # cheap: its executors' modules load when first used
 from dataclasses import dataclass
 from typing import Any, Hashable
 
@@ -24,6 +23,12 @@ from ..errors import EnvironmentProblem, UsageError
 from . import worker
 
 KINDS = ("processes", "threads", "dask")
+#: The executor when none is asked for, from Python (docs/sweep.md, "Execution": threads
+#: and processes measured alike on 2 cores, and threads start at once and need no
+#: ``if __name__ == "__main__"`` guard in the caller's script, which worker processes
+#: started by forkserver do). ``incastlab sweep`` uses processes (CLI_EXECUTOR).
+DEFAULT_EXECUTOR = "threads"
+CLI_EXECUTOR = "processes"
 
 
 @dataclass
@@ -85,6 +90,8 @@ class _ProcessExecutor(_PoolExecutor):
     def __init__(self, workers: int):
         # forkserver: a fresh, single-threaded parent for the workers (fork would copy this
         # process's threads and locks, pyarrow's among them)
+        import multiprocessing
+
         ctx = multiprocessing.get_context("forkserver")
         pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=worker.ignore_sigint)
         super().__init__(pool, ExecutorInfo("processes", workers, "local processes"))
@@ -163,12 +170,20 @@ def check_executor(kind: str | None, workers: int | None, scheduler: str | None,
             raise UsageError(name, n, "a whole number of parallel workers, at least 1")
 
 
+def available_cores() -> int:
+    """Cores this process may run on (respects taskset/cgroup affinity)."""
+    import os
+
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def make_executor(kind: str = "threads", workers: int | None = None, scheduler: str | None = None,
                   dask_local: int | None = None):
     """An executor: ``kind`` with ``workers`` (default: the available cores); a Dask
     ``scheduler`` address or ``dask_local`` LocalCluster workers choose Dask."""
-    from ..sim import available_cores
-
     check_executor(kind, workers, scheduler, dask_local)
     if scheduler is not None or dask_local is not None:
         return _DaskExecutor(scheduler, dask_local)

@@ -22,12 +22,19 @@ import platform
 import sys
 import time
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
 
+from ..result import with_scenario
 from ..scenario import Scenario
 from . import worker
 from .executors import ExecutorInfo
-from .store import KEY, ResultStore, canonical_json, point_key
+from .keys import KEY, canonical_json, point_key
+
+if TYPE_CHECKING:
+    from .store import ResultStore
+
+# The columns a row has only when a store is used (with the result's own and the scenario's).
+_WITH_A_STORE = (KEY, "core_version", "core_build", "run_id", "from_store")
 
 #: Seconds of simulation a batch aims at, per kind of executor: shorter locally (a kill
 #: loses at most one batch per worker), longer on Dask (a task costs milliseconds of
@@ -112,6 +119,15 @@ class Plan:
         return cls(scenarios, keys, by_key, stored, [k for k in by_key if k not in stored])
 
 
+class Outcome(NamedTuple):
+    """What ``run`` returns: one row per scenario (in order), the Summary, and each
+    scenario's per-port series where one was sampled and kept (else None)."""
+
+    rows: list[dict[str, Any]]
+    summary: Summary
+    port_util: list[Any]
+
+
 class Batcher:
     """Batch sizes: one point until a point has been timed, then about ``target_s`` worth."""
 
@@ -137,14 +153,23 @@ class Batcher:
 def run(scenarios: Sequence[Scenario], start_executor: Callable[[], Any], store: ResultStore | None = None,
         progress: Progress | None = None, batch: int | None = None,
         meta: dict[str, Any] | None = None, announce: Callable[[int, int], None] | None = None,
-        ) -> tuple[list[dict[str, Any]], Summary]:
+        recordings: Sequence[Any] | None = None, reduce: Callable[[dict, Any], dict] | None = None,
+        ) -> Outcome:
     """Simulate ``scenarios`` through ``store`` on the executor ``start_executor()`` returns
     (started only when the store lacks a point, closed before returning); returns one row
-    per scenario, in order (the result fields, the store's columns and ``from_store``), and
-    a Summary.
+    per scenario, in order (the result fields and, with a store, the store's columns and
+    ``from_store``), a Summary and the per-port series.
 
     ``announce(from_store, to_compute)`` is called once the store has been read;
-    ``meta`` goes into the run journal (the command, the study)."""
+    ``meta`` goes into the run journal (the command, the study). ``recordings[i]`` (a
+    ``Recording``) names the files point i writes, ``reduce(result, port_util)`` turns a
+    point's per-port series into extra columns of its row (after the scenario's) in its
+    worker: both only on the threads executor and without a store (a store keeps result
+    rows, not files or series)."""
+    if (recordings is not None or reduce is not None) and store is not None:
+        raise ValueError("recordings and reduce need a run without a store")
+    if recordings is not None and len(recordings) != len(scenarios):
+        raise ValueError("one Recording per scenario")
     core = worker.core_identity()
     plan = Plan.make(scenarios, store, core)
     if announce is not None:
@@ -153,14 +178,35 @@ def run(scenarios: Sequence[Scenario], start_executor: Callable[[], Any], store:
     executor = start_executor() if plan.todo else _NoExecutor()
     startup_s = time.monotonic() - started
     try:
-        rows, summary = _run(plan, executor, core, store, progress, batch, startup_s, meta)
+        local = _in_process(plan, executor, recordings, reduce, progress)
+        outcome = _run(plan, executor, core, store, progress, batch, startup_s, meta, local)
     except BaseException:
         executor.close(cancel=True)  # Ctrl-C or a failure: stop the running points
         raise
     executor.close()
     if store is not None:
         store.compact()
-    return rows, summary
+    return outcome
+
+
+def _in_process(plan: Plan, executor: Any, recordings: Sequence[Any] | None,
+                reduce: Callable[[dict, Any], dict] | None, progress: Progress | None) -> dict[str, worker.InProcess]:
+    """What each point to compute carries on a threads executor: its recording, the
+    reduction, and a probe when progress is shown (a point's simulated time, read while it
+    runs). Other executors carry none (and refuse recordings)."""
+    if not plan.todo:
+        return {}
+    if executor.info.kind != "threads":
+        if recordings is not None or reduce is not None:
+            raise ValueError("recordings and reduce need the threads executor")
+        return {}
+    if recordings is None and reduce is None and progress is None:
+        return {}
+    from .. import _native
+
+    rec_of = {plan.keys[i]: r for i, r in reversed(list(enumerate(recordings)))} if recordings is not None else {}
+    return {k: worker.InProcess(rec_of.get(k), _native.Progress() if progress is not None else None, reduce)
+            for k in plan.todo}
 
 
 class _NoExecutor:
@@ -174,7 +220,8 @@ class _NoExecutor:
 
 
 def _run(plan: Plan, executor: Any, core: tuple[str, str], store: ResultStore | None, progress: Progress | None,
-         batch: int | None, startup_s: float, meta: dict[str, Any] | None) -> tuple[list[dict[str, Any]], Summary]:
+         batch: int | None, startup_s: float, meta: dict[str, Any] | None,
+         local: dict[str, worker.InProcess]) -> Outcome:
     todo, by_key = plan.todo, plan.by_key
     run_id = store.new_run_id() if store is not None else ""
     journal = _Journal(store, run_id, {
@@ -185,6 +232,7 @@ def _run(plan: Plan, executor: Any, core: tuple[str, str], store: ResultStore | 
         "to_compute": len(todo), "submitted": 0, "computed": 0, "in_flight": [], **(meta or {}),
     })
     computed: dict[str, dict[str, Any]] = {}
+    series: dict[str, Any] = {}
     batcher = Batcher(TARGET_BATCH_S.get(executor.info.kind, 1.0), max(1, executor.info.workers), batch)
     in_flight: dict[int, list[str]] = {}  # batch number -> its keys
     next_point, batches, core_s = 0, 0, 0.0
@@ -197,14 +245,16 @@ def _run(plan: Plan, executor: Any, core: tuple[str, str], store: ResultStore | 
                 next_point += size
                 in_flight[batches] = chunk
                 journal.update(in_flight=_flying(in_flight), submitted=next_point)  # written before it can run
-                executor.submit(batches, [(k, by_key[k][1]) for k in chunk], core)
+                executor.submit(batches, [(k, by_key[k][1], local[k]) if k in local else (k, by_key[k][1])
+                                          for k in chunk], core)
                 batches += 1
             for tag, out in executor.wait(TICK_S):
                 rows = []
                 for k, result_json in out["results"]:
                     data = json.loads(result_json)
                     core_s += data.get("wall_seconds", 0.0)
-                    rows.append(_store_row(data, by_key[k], k, core, run_id))
+                    rows.append({**_store_row(data, by_key[k], k, core, run_id), **out.get("columns", {}).get(k, {})})
+                series.update(out.get("port_util", {}))
                 batcher.observe(len(rows), out["wall_s"])
                 if store is not None:
                     store.write(rows)  # stored before it leaves the in-flight list
@@ -213,7 +263,10 @@ def _run(plan: Plan, executor: Any, core: tuple[str, str], store: ResultStore | 
                 del in_flight[tag]
                 journal.update(in_flight=_flying(in_flight), computed=len(computed))
             if progress is not None and todo:
-                progress(len(computed), len(todo), None)
+                running = [k for keys in in_flight.values() for k in keys if k in local]
+                partial = sum(_fraction_done(by_key[k][0], local[k].probe) for k in running)
+                simulated = max((local[k].probe.sim_seconds for k in running), default=None)
+                progress(len(computed) + partial, len(todo), simulated)
     except BaseException as e:
         journal.update(status="interrupted" if isinstance(e, KeyboardInterrupt) else f"failed: {e!r}",
                        finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"), wall_s=time.monotonic() - start)
@@ -229,9 +282,28 @@ def _run(plan: Plan, executor: Any, core: tuple[str, str], store: ResultStore | 
     for k in plan.keys:
         row = dict(computed[k]) if k in computed else dict(old[k])
         row.pop("scenario_json", None)
-        row["from_store"] = k not in computed
+        if store is None:  # the store's columns mean something only with a store
+            for c in _WITH_A_STORE:
+                row.pop(c, None)
+        else:
+            row["from_store"] = k not in computed
         rows.append(row)
-    return rows, summary
+    return Outcome(rows, summary, [series.get(k) for k in plan.keys])
+
+
+def _fraction_done(s: Scenario, probe: Any) -> float:
+    """How much of a running point is done: blocks over the block count, or simulated
+    time over the duration; below 1 until the point has returned (0 before it starts).
+    One-shot flows run until delivered, an end not known ahead: counted only once returned."""
+    if probe is None:
+        return 0.0
+    if s.blocks is not None:
+        fraction = probe.blocks / s.blocks
+    elif s.duration is not None:
+        fraction = probe.sim_seconds / s.duration
+    else:
+        fraction = 0.0
+    return min(fraction, 0.99)
 
 
 def _flying(in_flight: dict[int, list[str]]) -> list[str]:
@@ -240,8 +312,6 @@ def _flying(in_flight: dict[int, list[str]]) -> list[str]:
 
 def _store_row(data: dict[str, Any], point: tuple[Scenario, str], key: str, core: tuple[str, str],
                run_id: str) -> dict[str, Any]:
-    from ..sim import with_scenario
-
     row = with_scenario(data, point[0])
     row.update({KEY: key, "core_version": core[0], "core_build": core[1], "run_id": run_id,
                 "scenario_json": point[1]})

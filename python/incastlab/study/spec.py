@@ -32,12 +32,14 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import UsageError
-from ..scenario import Scenario
 from ..schema import BY_PUBLIC
 from . import grid as grammar
+
+if TYPE_CHECKING:
+    from ..scenario import Scenario
 
 TOP_KEYS = ("title", "seeds", "base", "grid", "series", "plot")
 MAX_SEEDS = 100_000
@@ -72,6 +74,8 @@ class Study:
 
     def points(self) -> list[StudyPoint]:
         """Every point: series, then grid combinations (last field fastest), then seeds."""
+        from ..scenario import Scenario
+
         seeds = [None] if self.seeds is None else list(range(1, self.seeds + 1))
         out = []
         for s in self.series:

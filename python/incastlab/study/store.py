@@ -6,7 +6,7 @@ A store is a directory::
     STORE/data/part-*.parquet    result rows, one file per finished batch
     STORE/runs/RUN.json          one journal per sweep: what it ran, where, and how it ended
 
-A row is the core's result with every scenario field (``incastlab.sim.with_scenario``),
+A row is the core's result with every scenario field (``incastlab.result.with_scenario``),
 plus ``point_key``, ``core_version``, ``core_build``, ``scenario_json`` and ``run_id``. The
 key is the SHA-256 of the canonical JSON of the complete scenario in the core's units
 (``Scenario.to_native()``: every field, the defaults resolved) and of the core that ran
@@ -38,30 +38,19 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from ..errors import UsageError
+from .keys import KEY, canonical_json, point_key  # noqa: F401 - the store's keys, also for its users
 
 if TYPE_CHECKING:
     import pandas as pd
 
 FORMAT = 1
 MARKER = "incastlab-store.json"
-KEY = "point_key"
 #: Columns a store adds to each result row.
 STORE_COLUMNS = (KEY, "core_version", "core_build", "run_id", "scenario_json")
 #: Compact when a store holds more files than this (many small batches read slowly).
 COMPACT_ABOVE_FILES = 256
 #: Reads retried when a concurrent compaction removed a file between listing and reading.
 _READ_TRIES = 5
-
-
-def canonical_json(native: Mapping[str, Any]) -> str:
-    """The one text of a scenario: sorted keys, no spaces (what is hashed and stored)."""
-    return json.dumps(native, sort_keys=True, separators=(",", ":"), allow_nan=False)
-
-
-def point_key(scenario_json: str, core: tuple[str, str]) -> str:
-    """SHA-256 of the canonical scenario JSON and the core's (version, build)."""
-    text = canonical_json({"scenario": json.loads(scenario_json), "core_version": core[0], "core_build": core[1]})
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 class ResultStore:

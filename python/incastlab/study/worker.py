@@ -5,14 +5,21 @@ simulated the same way wherever it runs. It takes the scenarios as the core's JS
 returns the core's JSON, so nothing but strings crosses a process or network boundary,
 and it refuses to run on a core other than the one the parent keyed the points by: a
 Dask worker with another build would otherwise file its results under the wrong key.
+
+A point run by a thread of this process may also carry what only this process can give
+it (``InProcess``): files to record, a probe the parent reads its progress from, and a
+reduction of its per-port series to a few columns, made in the worker so the series
+(hundreds of MB) is dropped at once.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import time
-from pathlib import Path
+from dataclasses import dataclass
+from typing import Any, Callable
 
 
 @functools.cache
@@ -23,17 +30,54 @@ def core_identity() -> tuple[str, str]:
     code, so a rebuilt core never reuses results of another (docs/sweep.md, "Store")."""
     from .. import _native
 
-    digest = hashlib.sha256(Path(_native.__file__).read_bytes()).hexdigest()
+    h = hashlib.sha256()
+    with open(_native.__file__, "rb") as f:  # in chunks: no copy of the library held at once
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    digest = h.hexdigest()
     return _native.version(), digest[:16]
 
 
-def run_batch(tasks: list[tuple[str, str]], expected_core: tuple[str, str]) -> dict:
-    """Simulate ``tasks`` (``(key, scenario JSON)``, in order) on this process's core.
+@dataclass(frozen=True)
+class InProcess:
+    """What a point run in this process may carry besides its scenario (threads only)."""
 
-    Returns ``{"results": [(key, result JSON), ...], "wall_s": seconds, "core": (version,
-    build)}``. Raises EnvironmentProblem when this core is not ``expected_core``."""
+    #: Files to write (``incastlab.recording.Recording``), or None.
+    recording: Any = None
+    #: An ``_native.Progress`` the run reports its simulated time and blocks to, or None.
+    probe: Any = None
+    #: ``reduce(result, port_util) -> extra columns``, applied here; the series is dropped.
+    reduce: Callable[[dict, Any], dict] | None = None
+
+
+def simulate_point(text: str, local: InProcess | None = None) -> tuple[str, Any, dict | None]:
+    """One point: the core's result JSON for the scenario JSON ``text``, its per-port
+    series (``utilization.PortUtil``) when one was sampled and not reduced, and the
+    columns ``local.reduce`` made of it (else None)."""
     from .. import _native
 
+    if local is None or not (local.reduce or (local.recording is not None and local.recording.wanted)):
+        return _native.simulate(text, progress=local.probe if local else None), None, None
+    rec = local.recording
+    if rec is not None and rec.wanted:
+        from ..recording import simulate_recording
+
+        data, util = simulate_recording(json.loads(text), rec, local.probe)
+        out = json.dumps(data)
+    else:
+        out, util = _native.simulate(text, progress=local.probe), None
+    if local.reduce is None:
+        return out, util, None
+    return out, None, dict(local.reduce(json.loads(out), util))
+
+
+def run_batch(tasks: list[tuple], expected_core: tuple[str, str]) -> dict:
+    """Simulate ``tasks`` (``(key, scenario JSON)``, or ``(key, scenario JSON, InProcess)``
+    from a thread of this process; in order) on this process's core.
+
+    Returns ``{"results": [(key, result JSON), ...], "port_util": {key: series}, "columns":
+    {key: reduced columns}, "wall_s": seconds, "core": (version, build)}``. Raises
+    EnvironmentProblem when this core is not ``expected_core``."""
     from ..errors import EnvironmentProblem
 
     core = core_identity()
@@ -41,8 +85,16 @@ def run_batch(tasks: list[tuple[str, str]], expected_core: tuple[str, str]) -> d
         raise EnvironmentProblem(f"this worker's incastlab core is {core[0]} build {core[1]}, the sweep's is "
                            f"{expected_core[0]} build {expected_core[1]}: install the same build on every worker")
     start = time.perf_counter()
-    results = [(key, _native.simulate(text)) for key, text in tasks]
-    return {"results": results, "wall_s": time.perf_counter() - start, "core": core}
+    results, series, columns = [], {}, {}
+    for key, text, *local in tasks:
+        out, util, extra = simulate_point(text, *local)
+        results.append((key, out))
+        if util is not None:
+            series[key] = util
+        if extra is not None:
+            columns[key] = extra
+    return {"results": results, "port_util": series, "columns": columns, "wall_s": time.perf_counter() - start,
+            "core": core}
 
 
 def warm_up(hold_s: float) -> tuple[str, str]:
