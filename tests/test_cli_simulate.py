@@ -312,6 +312,15 @@ def test_bench_references_are_this_machines_or_get_no_verdict(tmp_path):
     assert "another CPU model" not in bench.render_bench([here])
 
 
+@pytest.mark.parametrize("argv, usage", [([], "usage: incastlab [-h]"), (["model"], "usage: incastlab model"),
+                                          (["testbed"], "usage: incastlab testbed")])
+def test_a_bare_command_prints_its_help_not_an_error(argv, usage):
+    # `incastlab` alone, or a command that needs a subcommand given none: what there is to choose
+    p = incastlab(*argv)
+    assert p.returncode == 0 and p.stdout.startswith(usage) and p.stderr == ""
+    assert "COMMAND" in p.stdout or "MODEL" in p.stdout or "STEP" in p.stdout
+
+
 def test_version_names_the_installed_package():
     from importlib.metadata import version
 

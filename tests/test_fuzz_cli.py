@@ -381,7 +381,7 @@ MALFORMED = [
     (["model", "serialization", "--base-rtt", "1us", "--sru", "1"], "--rate", None),
     (["model", "serialization", "--rate", "1Gbps", "--base-rtt", "100us", "--find-threshold", "--servers", "4"],
      "--servers", "4"),
-    (["model"], "MODEL", None), (["model", "foo"], "MODEL", "foo"),
+    (["model", "foo"], "MODEL", "foo"),
     # demo
     (["demo", "--servers", "0"], "--servers", "0"), (["demo", "--duration", "0"], "--duration", "0"),
     (["demo", "--duration", "fast"], "--duration", "fast"), (["demo", "--jobs", "0"], "--jobs", "0"),
@@ -403,7 +403,7 @@ MALFORMED = [
     (["testbed", "up"], "--servers", None), (["testbed", "up", "--servers", "0"], "--servers", "0"),
     (["testbed", "up", "--servers", "1,2"], "--servers", "1,2"),
     (["testbed", "run", "--servers", "x"], "--servers", "x"), (["testbed", "run", "--blocks", "0"], "--blocks", "0"),
-    (["testbed", "down", "--prefix", ""], "--prefix", "''"), (["testbed"], "STEP", None),
+    (["testbed", "down", "--prefix", ""], "--prefix", "''"),
     (["testbed", "fly"], "STEP", "fly"),
     # serve and read
     (["serve", "--port", "65536"], "--port", "65536"), (["serve", "--port", "-1"], "--port", "-1"),
@@ -467,7 +467,7 @@ MALFORMED = [
     # the error over two lines
     (SIM + ["x\x1ey"], "unrecognized arguments", "x\\x1ey"), (SIM + ["a\nb"], "unrecognized arguments", "a\\nb"),
     # the top level
-    ([], "COMMAND", None), (["nosuch"], "COMMAND", "nosuch"),
+    (["nosuch"], "COMMAND", "nosuch"),
     (["--nope"], "COMMAND", None),  # argparse reports the missing command first
 ]
 

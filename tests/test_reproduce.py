@@ -138,7 +138,7 @@ def test_set_changes_every_point_and_is_noted(tmp_path):
 
 @pytest.mark.parametrize("args, value", [
     (["reproduce", "fast08-fig99", "--out", "OUT"], "fast08-fig99"),
-    (["reproduce", "--out", "OUT"], "None"),
+    (["reproduce", "--out", "OUT"], "NAME: missing"),
     (["reproduce", "fast08-fig4"], "--out"),
     (["reproduce", "fast08-fig4", "--out", "OUT", "--seeds", "0"], "0"),
     (["reproduce", "fast08-fig4", "--out", "OUT", "--jobs", "x"], "x"),

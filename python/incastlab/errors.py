@@ -12,7 +12,9 @@ class UsageError(ValueError):
         self.param = param
         self.value = value
         self.allowed = allowed
-        super().__init__(f"{param}: {value!r} is not allowed; expected {allowed}")
+        # a missing value is named as missing, not as "None is not allowed"
+        given = "missing" if value is None else f"{value!r} is not allowed"
+        super().__init__(f"{param}: {given}; expected {allowed}")
 
 
 class EnvironmentProblem(RuntimeError):

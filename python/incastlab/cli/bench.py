@@ -265,8 +265,8 @@ def render_bench(records: list[dict]) -> str:
         ])
     note = ("each point alone in a fresh process, single threaded; wall s = the core's simulation time; "
             "sim RSS = peak resident memory added by the simulation;\n"
-            "first target: issue 2's; vs: the other simulator's time for the same point, idle, and the "
-            "speed-up issue 15 asks for")
+            "first target: the project's wall-time goal on a 2-core machine; vs: the other simulator's time for "
+            "the same point, idle, and the speed-up the project aims for (docs/simulate.md, \"incastlab bench\")")
     machines = {(r["reference_machine"], r["reference_same_machine"]) for r in records if r.get("reference_tool")}
     for machine, same in sorted(machines, key=str):
         note += (f"\nthe other simulators' times were measured on this machine's CPU model ({machine})" if same else

@@ -74,9 +74,15 @@ def build_parser() -> ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
         # inside the try: a Ctrl-C while the commands' modules load is an interruption too
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        asked = _help_for(parser, argv)
+        if asked is not None:  # `incastlab`, `incastlab model`: what there is to choose, not an error
+            asked.print_help()
+            return 0
+        args = parser.parse_args(argv)
         return int(args.func(args) or 0)
     except UsageError as e:
         print(f"incastlab: error: {e}", file=sys.stderr)
@@ -89,6 +95,24 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def _help_for(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.ArgumentParser | None:
+    """The parser whose help a bare command asks for: ``incastlab`` alone, or a command
+    that needs a subcommand and was given none (``incastlab testbed``); else None."""
+    for word in argv:
+        sub = _required_subcommands(parser).get(word)
+        if sub is None:
+            return None  # an option, a value or a word argparse will judge
+        parser = sub
+    return parser if _required_subcommands(parser) else None
+
+
+def _required_subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and action.required:
+            return dict(action.choices)
+    return {}
 
 
 if __name__ == "__main__":

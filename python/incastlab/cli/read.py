@@ -9,6 +9,7 @@ import json
 
 from . import argtypes, workload_args
 from ..errors import EnvironmentProblem
+from ..table import plural
 from ..units import format_size
 
 
@@ -29,7 +30,7 @@ def parse_servers(text: str) -> list[str]:
 def summary(res: dict) -> str:
     n = res["servers"]
     lines = [
-        f"incastlab read: {n} servers, {res['blocks']} blocks of {format_size(res['block_bytes'])}"
+        f"incastlab read: {plural(n, 'server')}, {plural(res['blocks'], 'block')} of {format_size(res['block_bytes'])}"
         + ("" if res["block_bytes"] == n * res["sru_bytes"] else " (split over the servers)")
         + f" ({n} x {format_size(res['sru_bytes'])})" * (res["block_bytes"] == n * res["sru_bytes"]),
         f"  transfer  {res['payload_bytes'] / 1e6:10.1f} MB in {res['wall_seconds']:.3f} s",

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..outfiles import check_writable
+from ..table import plural
 from . import argtypes
 from .progress import point_progress
 
@@ -141,7 +142,7 @@ def _run_one(exp, args: argparse.Namespace, out: Path, overrides: dict[str, str]
         "".join(f", {k}={v}" for k, v in overrides.items())
     if not args.json:
         print(f"\n## {exp.name}: {exp.title}. {cite(exp.source)}")
-        print(f"# {len(pts)} points, {note}")
+        print(f"# {plural(len(pts), 'point')}, {note}")
     sys.stdout.flush()
     start = time.monotonic()
     progress = _StoreProgress(exp.name, len(pts))
@@ -197,4 +198,4 @@ class _StoreProgress:
             self.inner(done, total, simulated_s)
 
     def stored_text(self) -> str:
-        return f", {self.from_store} points from the store" if self.from_store else ""
+        return f", {plural(self.from_store, 'point')} from the store" if self.from_store else ""

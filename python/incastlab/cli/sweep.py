@@ -24,6 +24,7 @@ from ..errors import UsageError
 from ..outfiles import write_atomically
 from ..study import spec
 from ..study.executors import CLI_EXECUTOR, KINDS, check_executor
+from ..table import plural
 from . import argtypes
 from .progress import point_progress
 
@@ -113,7 +114,7 @@ def run_sweep(args: argparse.Namespace) -> int:
     note = _identical_seeds_note(df, study)
     if note:
         print(f"note: {note}")
-    print(f"wrote {paths[0]}, {paths[1]}; store {store.root} ({len(store.files())} files); "
+    print(f"wrote {paths[0]}, {paths[1]}; store {store.root} ({plural(len(store.files()), 'file')}); "
           f"`incastlab report {out}` makes a page")
     return 0
 
@@ -138,7 +139,7 @@ def _shape(study: spec.Study) -> str:
     if len(study.series) > 1:
         parts.append(f"{len(study.series)} series")
     if study.seeds:
-        parts.append(f"{study.seeds} seeds")
+        parts.append(plural(study.seeds, "seed"))
     return ", ".join(parts)
 
 

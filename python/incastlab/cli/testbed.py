@@ -12,6 +12,7 @@ import sys
 
 from . import argtypes, workload_args
 from ..errors import UsageError
+from ..table import plural
 from ..units import PS_PER_S
 
 
@@ -123,7 +124,7 @@ def cmd_up(args) -> int:
     lock.close()
     msg = {"up": True, "prefix": args.prefix, "servers": args.servers, "buffer_bytes": args.buffer, "rate_bps": args.rate}
     print(json.dumps(msg) if args.json else
-          f"testbed {args.prefix!r} up: client + {args.servers} servers; run `incastlab testbed run`, then `incastlab testbed down`")
+          f"testbed {args.prefix!r} up: client + {plural(args.servers, 'server')}; run `incastlab testbed run`, then `incastlab testbed down`")
     return 0
 
 

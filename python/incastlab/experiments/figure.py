@@ -146,9 +146,12 @@ def _lines(ax, exp: Experiment, df: pd.DataFrame, panel: str) -> None:
     else:
         ax.set_xlim(left=0)
     if exp.plot.logy:
-        from matplotlib.ticker import FuncFormatter, NullFormatter
+        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
         ax.set_yscale("log")  # collapsed curves differ by orders of magnitude, not Mbps
+        # labels at 1, 2 and 5 of every decade: a panel within one decade (fast08-fig13 (b),
+        # 110-950 Mbps) otherwise shows a single label
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))  # 100, not 10^2
         ax.yaxis.set_minor_formatter(NullFormatter())
     else:

@@ -12,6 +12,8 @@ from typing import Any, Callable, Mapping
 
 import pandas as pd
 
+from ..table import plural
+
 # A check measures the result DataFrame (one row per simulated point: the core's result
 # fields plus ``series``, ``panel``, ``x`` and ``seed``) and says what it saw and whether
 # the source's claim holds: ``(measured, passed)``.
@@ -147,7 +149,7 @@ class Experiment:
         """How long each point runs, in words: blocks, one-shot flows until delivered, or a
         simulated time."""
         if self.base.get("blocks"):
-            return f"{self.base['blocks']} blocks"
+            return plural(self.base["blocks"], "block")
         if self.base.get("workload") in ("incast", "shuffle", "permutation"):
             return "until its flows are delivered"
         return f"{self.point_duration(quick)} simulated"

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
 
 from ..result import with_scenario
+from ..table import plural
 from ..scenario import Scenario
 from . import worker
 from .executors import ExecutorInfo
@@ -88,7 +89,7 @@ class Summary:
             what = {"threads": "worker thread", "processes": "worker process", "dask": "Dask worker"}[ex.kind]
             line += (f" in {self.wall_s:.1f} s by {ex.workers} {what}{'es' if ex.kind == 'processes' else 's'}"
                      if ex.workers != 1 else f" in {self.wall_s:.1f} s by 1 {what}")
-            line += f" ({ex.where}; {self.batches} batches, startup {self.startup_s:.1f} s)"
+            line += f" ({ex.where}; {plural(self.batches, 'batch', 'batches')}, startup {self.startup_s:.1f} s)"
         if self.computed:
             line += (f"; core time {self.core_s:.1f} s, {self.core_s / self.computed * 1e3:.1f} ms per point, "
                      f"overhead {self.overhead_per_point_s * 1e3:.2f} ms per point")

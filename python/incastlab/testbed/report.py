@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..table import plural
 from ..units import format_size
 
 COLUMNS = [
@@ -47,7 +48,7 @@ def describe(spec, work) -> str:
     if work.rwnd_clamp_bytes:
         parts.append(f"rwnd clamp {format_size(work.rwnd_clamp_bytes)}")
     if work.max_concurrent:
-        parts.append(f"at most {work.max_concurrent} servers at a time")
+        parts.append(f"at most {plural(work.max_concurrent, 'server')} at a time")
     if work.stagger_s:
         parts.append(f"stagger {work.stagger_s * 1e6:g} us")
     if work.start_next_at is not None:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from .. import _native
 from ..errors import EnvironmentProblem
+from ..table import plural
 from . import counters
 from .names import PORT
 from .topology import Topology
@@ -78,7 +79,7 @@ def run_point(topo: Topology, n: int, work: Workload) -> dict:
     """Run `work` against the first `n` servers; return the simulate-style result."""
     spec = topo.spec
     if n > spec.servers:
-        raise EnvironmentProblem(f"the testbed has {spec.servers} servers, {n} were asked for")
+        raise EnvironmentProblem(f"the testbed has {plural(spec.servers, 'server')}, {n} were asked for")
     names = topo.names
     server_ns = [names.server_ns(i) for i in range(1, n + 1)]
     q_ns, q_dev = topo.bottleneck
@@ -104,7 +105,7 @@ def run_point(topo: Topology, n: int, work: Workload) -> dict:
         try:
             res = json.loads(_interruptible(_native.wire_read, json.dumps(client_cfg)))
         except (OSError, ValueError) as e:
-            raise EnvironmentProblem(f"testbed run with {n} servers failed: {e}") from None
+            raise EnvironmentProblem(f"testbed run with {plural(n, 'server')} failed: {e}") from None
         wall = time.monotonic() - t0
         q1 = counters.qdisc_stats(q_ns, q_dev)
         mib1 = [counters.tcp_mib(ns) for ns in server_ns]
