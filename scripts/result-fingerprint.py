@@ -4,7 +4,7 @@
     PYTHONPATH=<worktree>/python python scripts/result-fingerprint.py run before.jsonl [--jobs J]
     PYTHONPATH=<worktree>/python python scripts/result-fingerprint.py run after.jsonl
     python scripts/result-fingerprint.py diff before.jsonl after.jsonl [--new-field topology=star] [--new-field block_time_p95_s=*]
-    python scripts/result-fingerprint.py csv-diff reproduce-before/ reproduce-after/
+    python scripts/result-fingerprint.py csv-diff reproduce-before/ reproduce-after/ [--new-column preset]
 
 ``run`` simulates every point of the grid (TCP variant x rule set x limited transmit x
 delayed ACK x timestamps x servers x RTOmin, the mitigations with handshakes and UDP, random
@@ -215,7 +215,7 @@ def cmd_csv_diff(args: argparse.Namespace) -> int:
             print(f"ONLY IN {'B' if fb.exists() else 'A'}  {fname}")
             differ += 1
             continue
-        problems = _csv_problems(fa, fb) if fname.endswith(".csv") else _json_problems(fa, fb)
+        problems = _csv_problems(fa, fb, args.new_column) if fname.endswith(".csv") else _json_problems(fa, fb)
         print(f"{'DIFF' if problems else 'same'}  {fname}")
         for p in problems[:20]:
             print(f"      {p}")
@@ -224,7 +224,9 @@ def cmd_csv_diff(args: argparse.Namespace) -> int:
     return 1 if differ else 0
 
 
-def _csv_problems(fa: Path, fb: Path) -> list[str]:
+def _csv_problems(fa: Path, fb: Path, new_columns: list[str] = ()) -> list[str]:
+    """Every field that differs, wall times aside; a column in ``new_columns`` that B has and
+    A lacks (a scenario field added since A was run) is left out of B."""
     with open(fa, newline="") as f:
         ra = list(csv.DictReader(f))
     with open(fb, newline="") as f:
@@ -232,6 +234,8 @@ def _csv_problems(fa: Path, fb: Path) -> list[str]:
     if not ra and not rb:
         return []
     ca, cb = list(ra[0]) if ra else [], list(rb[0]) if rb else []
+    added = [c for c in new_columns if c in cb and c not in ca]
+    cb = [c for c in cb if c not in added]
     if ca != cb:
         return [f"columns differ: {ca} vs {cb}"]
     if len(ra) != len(rb):
@@ -271,6 +275,8 @@ def main() -> int:
     c = sub.add_parser("csv-diff", help="compare two 'incastlab reproduce' output directories")
     c.add_argument("a")
     c.add_argument("b")
+    c.add_argument("--new-column", action="append", default=[], metavar="NAME",
+                   help="a column added since A was run (a new scenario field): left out where B has it and A lacks it")
     c.set_defaults(func=cmd_csv_diff)
     args = p.parse_args()
     return args.func(args)

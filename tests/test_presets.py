@@ -219,3 +219,15 @@ def test_validate_runs_the_linux_preset_with_the_kernels_values_over_it(tmp_path
                                blocks=5)
     assert s.preset == "linux" and s.cc == "newreno", "--cc reno over the preset's cubic"
     assert (s.tcp, s.rack_tlp, s.mss, s.timer_granularity) == ("sack", True, 1448, 0.004)
+
+
+def test_the_ns2_and_ns3_presets_are_the_rules_their_peers_hard_wire():
+    # `--preset ns2` / `--preset ns3` must mean what the differential harnesses' --ns2-rules /
+    # --ns3-rules give our side (peers/ns2.py, peers/ns3.py HARD_WIRED), for NewReno without
+    # timestamps, where ns-3's header is 42 B (its PPP framing; 54 with the timestamp option)
+    from incastlab.peers import ns2, ns3
+    from incastlab.schema import PRESETS
+
+    plain = Scenario(servers=4)
+    assert ns2.ns2_rules(plain) == PRESETS["ns2"].values()
+    assert ns3.ns3_rules(plain) == PRESETS["ns3"].values()

@@ -111,7 +111,7 @@ use Unit::{BitsPerSecond, Bytes, Count, Fraction, PerSecond, Picoseconds};
 /// network, TCP, the run, the mitigations.
 pub const FIELDS: &[Field] = &[
     choice("preset", "preset", &["rfc", "fast08", "ns2", "ns3", "linux"],
-        "a named set of fields (crate::preset; docs/scenario-fields.md, Presets) whose values stand where a field is not given; rfc: the defaults below"),
+        "a named set of fields whose values stand where a field is not given (docs/scenario-fields.md, Presets; simulate --preset-table); rfc: the defaults"),
     field("servers", "servers", Count, whole(1, MAX_SERVERS as u64),
         "storage servers N answering each block (FAST'08: the swept variable)"),
     because(field("clients", "clients", Count, whole(1, 4096),
