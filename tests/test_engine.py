@@ -79,3 +79,15 @@ def test_a_point_with_files_to_write_needs_a_run_without_a_store(tmp_path):
     with pytest.raises(ValueError, match="without a store"):
         runner.run([incastlab.Scenario(servers=1, blocks=1)], lambda: None, store=object(),
                    recordings=[Recording(pcap=str(tmp_path / "x.pcap"))])
+
+
+def test_a_frame_keeps_a_column_only_later_rows_have():
+    # the core leaves out what a point does not have (PAUSE frame counts without PAUSE);
+    # taking the first row's columns dropped them from every row (fast08-fig14.csv did)
+    from incastlab.result import SimResult
+    from incastlab.sim import to_frame
+
+    df = to_frame([SimResult({"servers": 1, "goodput_mbps": 1.0}),
+                   SimResult({"servers": 2, "goodput_mbps": 2.0, "pause_xoff_frames": 7})])
+    assert list(df.columns) == ["servers", "goodput_mbps", "pause_xoff_frames"]
+    assert df["pause_xoff_frames"].iloc[1] == 7

@@ -152,7 +152,12 @@ def to_frame(results: Iterable[SimResult]) -> pd.DataFrame:
     import pandas as pd
 
     rows = [r.to_dict() for r in results]
-    columns = list(rows[0]) if rows else list(RESULT_COLUMNS)
+    if not rows:
+        return pd.DataFrame(columns=RESULT_COLUMNS)
+    # every column any row has, in the order they first appear: the core leaves out what a
+    # point does not have (PAUSE frame counts without PAUSE), and the first row alone
+    # would drop them for every row (fast08-fig14 lost its PAUSE counts that way)
+    columns = list(dict.fromkeys(c for r in rows for c in r))
     return pd.DataFrame.from_records(rows, columns=columns)
 
 
