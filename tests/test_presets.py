@@ -231,3 +231,18 @@ def test_the_ns2_and_ns3_presets_are_the_rules_their_peers_hard_wire():
     plain = Scenario(servers=4)
     assert ns2.ns2_rules(plain) == PRESETS["ns2"].values()
     assert ns3.ns3_rules(plain) == PRESETS["ns3"].values()
+
+
+def test_a_study_file_names_a_preset_like_any_field(tmp_path):
+    from incastlab.study import spec
+
+    study = tmp_path / "presets.toml"
+    study.write_text('[base]\npreset = "fast08"\nduration = "20ms"\n\n[grid]\nservers = [2, 4]\n\n'
+                     '[[series]]\nlabel = "ns-2 reading"\n\n[[series]]\nlabel = "1460 B packets"\nmss = 1460\n')
+    points = spec.load(study).points()
+    assert [(p.series, p.scenario.preset, p.scenario.mss) for p in points] == [
+        ("ns-2 reading", "fast08", 1000), ("ns-2 reading", "fast08", 1000),
+        ("1460 B packets", "fast08", 1460), ("1460 B packets", "fast08", 1460)]
+    study.write_text('[base]\npreset = "fast09"\n[grid]\nservers = [2]\n')
+    with pytest.raises(UsageError, match="preset"):
+        spec.load(study).points()
