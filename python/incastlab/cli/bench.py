@@ -151,8 +151,13 @@ def peak_kib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 from incastlab.scenario import Scenario
 from incastlab.sim import simulate
+from incastlab.study import api, worker
+# the engine's modules and the core loaded (and the core's build hashed) before the
+# high-water mark is read: sim RSS is what the simulation adds, not the start-up
+worker.core_identity()
+scenario = Scenario(**json.loads(sys.argv[1]))
 before = peak_kib()
-r = simulate(Scenario(**json.loads(sys.argv[1])))
+r = simulate(scenario)
 after = peak_kib()
 print(json.dumps({"result": r.to_dict(), "rss_before_kib": before, "rss_after_kib": after}))
 """
