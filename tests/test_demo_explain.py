@@ -41,3 +41,18 @@ def test_paragraph_when_nothing_collapses():
     flat = frame([900, 900, 900, 900, 900, 900, 900])
     text = explain({"fast08": flat, "big_buffer": flat, "rto_200us": flat}, LABELS, "5s")
     assert "no collapse in this range" in text
+    assert "at 64 servers (900 without)" in text   # what each fix gives, said once
+    assert "instead of" not in text and "absorbs" not in text, "no fix explained where nothing collapsed"
+
+
+def test_paragraph_compares_a_fix_once_when_the_collapse_is_at_the_last_point():
+    frames = {
+        "fast08": frame([900, 880, 860, 850, 840, 830, 100], timeouts=[0, 0, 0, 0, 0, 0, 90]),
+        "big_buffer": frame([900, 890, 880, 870, 860, 850, 840]),
+        "rto_200us": frame([900, 890, 880, 870, 860, 850, 300]),
+    }
+    text = explain(frames, LABELS, "5s")
+    assert "collapses at 64 servers (100 Mbps)" in text
+    assert text.count("at 64 servers it delivers 840 Mbps instead of 100 (8.4x)") == 1
+    assert "instead of 100 (8.4x), and at 64 servers" not in text  # the same point, not twice
+    assert "RTOmin 200 us leaves the onset of the collapse at 64 servers" in text

@@ -175,8 +175,8 @@ def explain(frames: dict[str, pd.DataFrame], labels: dict[str, str], duration: s
     text = []
     if onset is None:
         text.append(
-            f"With the FAST'08 defaults the goodput stayed above {COLLAPSE_SHARE:.0%} of the "
-            f"{plural(n_first, 'server')} goodput ({g_first:.0f} Mbps) up to {plural(n_last, 'server')}: "
+            f"With the FAST'08 defaults the goodput stayed above {COLLAPSE_SHARE:.0%} of its "
+            f"{g_first:.0f} Mbps at {plural(n_first, 'server')} up to {plural(n_last, 'server')}: "
             f"no collapse in this range."
         )
     else:
@@ -205,20 +205,32 @@ def explain(frames: dict[str, pd.DataFrame], labels: dict[str, str], duration: s
 
 def _fix_sentence(fix: pd.DataFrame, base: pd.DataFrame, name: str, base_onset: int | None, n_last: int,
                   why: str) -> str:
+    """What a fix does to the collapse the default shows, read from the means; where the
+    default does not collapse, only what the fix delivers (there is nothing to explain)."""
     fix = fix.sort_values("servers")
     onset = collapse_onset(fix)
-    where = (f"pushes the onset of the collapse from {base_onset} to {plural(onset, 'server')}"
-             if onset and base_onset
-             else f"keeps goodput above {COLLAPSE_SHARE:.0%} of the one-server goodput up to "
-                  f"{plural(n_last, 'server')}" if onset is None else f"collapses at {plural(onset, 'server')}")
-    probe = base_onset if base_onset is not None else n_last
-    g_base, g_fix = _at(base, probe), _at(fix, probe)
     g_base_last, g_fix_last = _at(base, n_last), _at(fix, n_last)
+    if base_onset is None:
+        collapses = f", and collapses at {plural(onset, 'server')}" if onset is not None else ""
+        return (f"{name} delivers {g_fix_last:.0f} Mbps at {plural(n_last, 'server')} "
+                f"({g_base_last:.0f} without){collapses}.")
+    if onset is None:
+        where = (f"keeps goodput above {COLLAPSE_SHARE:.0%} of the one-server goodput up to "
+                 f"{plural(n_last, 'server')}")
+    elif onset > base_onset:
+        where = f"pushes the onset of the collapse from {base_onset} to {plural(onset, 'server')}"
+    elif onset == base_onset:
+        where = f"leaves the onset of the collapse at {plural(onset, 'server')}"
+    else:
+        where = f"brings the collapse forward from {base_onset} to {plural(onset, 'server')}"
+    g_base, g_fix = _at(base, base_onset), _at(fix, base_onset)
+    at_last = ("" if base_onset == n_last else
+               f", and at {plural(n_last, 'server')} {g_fix_last:.0f} instead of {g_base_last:.0f} Mbps "
+               f"({_ratio(g_fix_last, g_base_last)})")
     return (
-        f"{name} {where}; at {plural(probe, 'server')} it delivers {g_fix:.0f} Mbps instead of {g_base:.0f} "
-        f"({_ratio(g_fix, g_base)}), and at {plural(n_last, 'server')} {g_fix_last:.0f} instead of "
-        f"{g_base_last:.0f} Mbps ({_ratio(g_fix_last, g_base_last)}), with {_at(fix, n_last, 'timeouts'):.0f} "
-        f"timeouts against {_at(base, n_last, 'timeouts'):.0f} in the same simulated time: {why}."
+        f"{name} {where}; at {plural(base_onset, 'server')} it delivers {g_fix:.0f} Mbps instead of {g_base:.0f} "
+        f"({_ratio(g_fix, g_base)}){at_last}, with {_at(fix, n_last, 'timeouts'):.0f} timeouts against "
+        f"{_at(base, n_last, 'timeouts'):.0f} at {plural(n_last, 'server')} in the same simulated time: {why}."
     )
 
 
