@@ -186,6 +186,9 @@ def test_failed_check_is_a_finding_exit_0_unless_strict(toys, tmp_path, capsys):
     assert main(["reproduce", "toy-fail", "--out", str(tmp_path), "--quick"]) == 0
     out = capsys.readouterr().out
     assert "FAIL" in out and "FAILED checks" in out and "toy claim" in out
+    # the claim's source as a reader knows it, the seed file beside it (issue 31)
+    assert "source: FAST'08 Fig. 4 (000_315d806dde942a9f.txt)" in out
+    assert "## toy-fail: toy. FAST'08 Fig. 4 (000_315d806dde942a9f.txt)" in out
     assert json.loads((tmp_path / "toy-fail.checks.json").read_text())[0]["pass"] is False
     assert main(["reproduce", "toy-fail", "--out", str(tmp_path), "--quick", "--strict"]) == 1
     assert main(["reproduce", "toy-pass", "--out", str(tmp_path), "--quick", "--strict"]) == 0

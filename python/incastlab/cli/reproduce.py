@@ -94,9 +94,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"\n# {len(exps)} reproductions, {total_checks} checks, {total_checks - len(failed)} passed, "
                   f"{len(failed)} failed ({wall:.1f} s wall)")
         if failed:
+            from ..experiments.sources import cite
+
             print("FAILED checks (departures from the sources, see each NAME.checks.json):")
             for name, c in failed:
-                print(f"  {name}: {c['claim']}\n    measured: {c['measured']}")
+                print(f"  {name}: {c['claim']}\n    source: {cite(c['source'])}\n    measured: {c['measured']}")
     sys.stdout.flush()
     return 1 if (args.strict and failed) else 0
 
