@@ -203,6 +203,12 @@ def test_the_preset_flag_and_table_on_the_command_line(capsys):
     assert "  mss=1000B" in table and "  rwnd=20000B" in table
     assert "this host: " in table
     assert main(["simulate", "--servers", "2", "--preset", "ns4"]) == 2
+    capsys.readouterr()
+    assert main(["simulate", "--preset-table", "--preset", "NS3"]) == 0
+    one = capsys.readouterr().out
+    assert one.startswith("ns3: ") and "\nfast08: " not in one and "  header=42B" in one, "that preset alone"
+    assert main(["simulate", "--preset-table", "--preset", "ns4"]) == 2
+    assert "--preset: 'ns4' is not allowed" in capsys.readouterr().err
 
 
 def test_where_this_host_differs_from_the_stock_linux_preset(tmp_path):

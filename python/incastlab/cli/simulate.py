@@ -39,15 +39,25 @@ def register(subparsers) -> None:
     out.add_argument("--plot", metavar="FILE", help="write goodput vs. servers (.png, .svg or .pdf)")
     out.add_argument("--csv", metavar="FILE", help="write the result rows as CSV")
     out.add_argument("--preset-table", action="store_true",
-                     help="print the presets --preset takes (the fields each sets, and why) and exit")
+                     help="print the presets --preset takes (the fields each sets, and why; with --preset, that "
+                     "one) and exit")
     add_recording_arguments(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.preset_table:
+        from .. import schema
         from ..presets import table
-        print(table(), end="")
+        from .scenario_args import flag_names
+
+        # with --preset, that preset alone (refused as --preset would be, if unknown)
+        chosen = None
+        if args.preset is not None:
+            with flag_names():
+                name = schema.BY_PUBLIC["preset"].parse(args.preset)
+            chosen = {name: schema.PRESETS[name]}
+        print(table(presets=chosen), end="")
         return 0
     # imported here, not at the top: `incastlab simulate --servers 0` is refused by argparse
     # before any of them loads (pydantic, pandas, matplotlib, the core)
