@@ -127,6 +127,21 @@ def test_a_bad_study_file_is_one_usage_error_naming_the_file_and_key(tmp_path, e
     assert str(path) in str(e.value) and named in str(e.value)
 
 
+def test_the_plot_runs_along_the_first_numeric_field_a_word_field_gives_lines():
+    # the README's `sweep --grid preset=rfc,fast08,ns3 servers=1..64`: its page plotted nothing
+    # ("the x field is not numeric") when x was the first grid field, preset
+    from incastlab.report import figures
+
+    study = spec.from_grid(["preset=rfc,fast08", "servers=1,2"])
+    assert study.x_field() == "servers"
+    rows = pd.DataFrame({"preset": ["rfc", "rfc", "fast08", "fast08"], "servers": [1, 2, 1, 2],
+                         "goodput_mbps": [900.0, 80.0, 910.0, 930.0]})
+    v = figures.view(rows, study.describe())
+    assert (v.x, v.lines) == ("servers", ["preset"])
+    assert spec.from_grid(["servers=4", "buffer=32KiB,64KiB"]).x_field() == "buffer", "one value: no axis"
+    assert spec.from_grid(["tcp=reno,sack"]).x_field() == "tcp", "nothing numeric: the first, as before"
+
+
 # --- the store --------------------------------------------------------------------------
 
 

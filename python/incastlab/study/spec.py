@@ -22,7 +22,7 @@ A study file, every key checked against the scenario schema::
     timer_granularity = "100us"
 
     [plot]                            # optional: what the report draws
-    x = "servers"                     # a grid field (default: the first)
+    x = "servers"                     # a grid field (default: the first numeric one that varies)
     y = "goodput_mbps"                # a result column (default: goodput_mbps)
 """
 
@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 
 TOP_KEYS = ("title", "seeds", "base", "grid", "series", "plot")
 MAX_SEEDS = 100_000
+# Fields whose values are words or switches: no x axis to plot against.
+WORD_UNITS = ("choice", "flag", "weights")
 
 
 @dataclass(frozen=True)
@@ -94,7 +96,14 @@ class Study:
         return out
 
     def x_field(self) -> str | None:
-        return self.plot_x or next(iter(self.grid), None)
+        """The plot's x axis: ``[plot] x``, else the first grid field with a number for a
+        value that varies (``preset=rfc,fast08 servers=1..64`` plots against servers, one
+        line per preset), else the first grid field."""
+        if self.plot_x is not None:
+            return self.plot_x
+        numeric = [k for k, values in self.grid.items()
+                   if k in BY_PUBLIC and BY_PUBLIC[k].unit not in WORD_UNITS and len(values) > 1]
+        return next(iter(numeric or self.grid), None)
 
     def describe(self) -> dict[str, Any]:
         """The study as JSON-able text in the units people write (metadata, the report)."""
