@@ -26,7 +26,9 @@ def register(subparsers) -> None:
         "simulate",
         help="packet-level simulation of synchronized reads (goodput vs. servers)",
         description="Simulate the FAST'08 synchronized-read workload for each number of servers; "
-        "points run in parallel on the available cores.",
+        "points run in parallel on the available cores. The defaults are the RFCs' TCP (preset rfc); "
+        "--preset fast08 is FAST'08 as ns-2 ran it, the README's table and the reproductions' reading; "
+        "--preset-table lists every preset and the fields it sets.",
     )
     p.add_argument("--servers", type=argtypes.int_list("--servers", minimum=1, maximum=1 << 20),
                    default=DEFAULT_SERVERS, metavar="N[,N...]",
