@@ -183,6 +183,7 @@ def test_every_result_row_names_its_preset():
     assert simulate(Scenario(servers=2, preset="ns2", duration="20ms"))["preset"] == "ns2"
     df = sweep(grid={"servers": "2", "preset": ["rfc", "fast08"]}, base={"duration": "20ms"})
     assert list(df["preset"]) == ["rfc", "fast08"] and list(df["mss_bytes"]) == [1460, 1000]
+    assert df.columns[0] == "preset", "the first thing a row says"
 
 
 def test_a_refusal_caused_by_a_preset_value_says_where_it_came_from():

@@ -68,10 +68,11 @@ def with_scenario(data: Mapping[str, Any], scn: Scenario) -> dict[str, Any]:
     """The core's result row with every scenario field (SI units, ``docs/scenario-fields.md``)
     and the incastlab version, so a row read alone says what produced it. The core's own
     columns win: they give what ran (the per-server part in fixed-block mode, the buffer
-    as ports count it)."""
+    as ports count it). The preset comes first: two rows of the same fields read differently
+    under ``rfc`` and ``fast08`` (``docs/scenario-fields.md``, Presets)."""
     from . import __version__
 
-    row = dict(data)
+    row = {"preset": scn.preset, **data}
     for name, value in scn.result_fields().items():
         row.setdefault(name, value)
     row["incastlab_version"] = __version__
