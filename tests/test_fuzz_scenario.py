@@ -42,6 +42,8 @@ CONFLICTS = {
     "blocks": {"duration"}, "buffer_packets": {"buffer_admission"}, "sru": {"block"}, "block": {"sru"},
     # the derived window of ccs/nccs follows the rate, the RTT and the MSS (Osada et al. Eq. (1))
     "rate": {"rwnd"}, "rtt": {"rwnd"},
+    # a fat tree without its k names the missing k (crates/sim/src/scenario.rs, fat_tree)
+    "topology": {"fat_tree_k"},
     # a preset gives fields the caller did not pass (crates/sim/src/preset.rs), and what
     # conflicts with those (a larger MSS against the buffer, the window)
     "preset": {f for p in PRESETS.values() for f in p.values()} | {"buffer", "rwnd", "mss", "header"},
