@@ -25,9 +25,9 @@ DEMO_SERVERS = "1,2,3,4,6,8,12,16,24,32,48,64"
 # FAST'08's 20 s of simulated time per point (§3.1). Near the edge of the collapse single
 # runs are chaotic (docs/model.md, "Single runs are chaotic": 565 -> 956 -> 551 Mbps at
 # 16/24/32 servers with the 256 KiB buffer), so each point is the mean of a few runs whose
-# servers' think times differ, as `reproduce --seeds` draws them; 3 x 36 points took
-# about 30 s of wall time on this 2-core machine while others were building
-# (`time incastlab demo`), inside the minute the demo may take.
+# servers' think times differ, as `reproduce --seeds` draws them; 3 x 36 points take 54 s
+# of CPU time, 24-46 s of wall time on this 2-core machine at load 2-3 (191 s at load
+# 8-15; docs/simulate.md, "incastlab demo"), inside the minute the demo may take.
 DEMO_DURATION = "20s"
 DEMO_SEEDS = 3
 
