@@ -253,3 +253,11 @@ def test_a_study_file_names_a_preset_like_any_field(tmp_path):
     study.write_text('[base]\npreset = "fast09"\n[grid]\nservers = [2]\n')
     with pytest.raises(UsageError, match="preset"):
         spec.load(study).points()
+
+
+def test_a_label_says_where_a_given_field_overrides_its_preset():
+    # `--preset fast08 --mss 1460` once read as fast08 with ns-2's 1000 B packets unsaid
+    assert "MSS 1000B" in Scenario(servers=2, preset="fast08").label()
+    assert "MSS 1460B" in Scenario(servers=2, preset="fast08", mss=1460).label()
+    assert "header 40B" in Scenario(servers=2, preset="ns3", header=40).label(), "the default, over ns3's 42 B"
+    assert "MSS" not in Scenario(servers=2).label() and "header" not in Scenario(servers=2, header=40).label()

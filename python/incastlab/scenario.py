@@ -189,14 +189,21 @@ class _ScenarioBase(BaseModel):
         parts.append(f"LT {fmt['limited_transmit']}")
         if self.tcp_rules != "rfc":
             parts.append({"ns2": "ns-2's TCP", "ns3": "ns-3's TCP"}[self.tcp_rules])
-        if self.mss != BY_PUBLIC["mss"].public_default:
+        # a field the preset sets and the caller gave otherwise reads as such
+        # (`--preset fast08 --mss 1460` shows MSS 1460B, not the preset's 1000 B unsaid)
+        preset = PRESETS[self.preset].values()
+
+        def stands_out(public: str) -> bool:
+            value = getattr(self, public)
+            return value != BY_PUBLIC[public].public_default or value != preset.get(public, value)
+
+        if stands_out("mss"):
             parts.append(f"MSS {fmt['mss']}")
         shown = {"preset", "servers", "block", "sru", "buffer", "buffer_packets", "buffer_admission", "rto_min", "rate",
                  "delayed_ack", "limited_transmit", "tcp_rules", "mss", "duration", "blocks", "seed", "workload",
                  "get_rate", "read_quorum", "replicas", "reply_size_dist", "reply_bytes"}
         for f in FIELDS:
-            value = getattr(self, f.public)
-            if f.public not in shown and f.public in self.model_fields_set and value != f.public_default:
+            if f.public not in shown and f.public in self.model_fields_set and stands_out(f.public):
                 parts.append(f"{f.public} {fmt[f.public]}")
         return ", ".join(parts)
 
