@@ -9,12 +9,15 @@ exit status 2 (DESIGN.md, "Errors").
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import re
 import sys
+import warnings
 
 from .. import __version__
 from ..errors import EnvironmentProblem, UsageError
+from ..interrupts import exit_status, handle_signals, signal_name
 
 # Modules under incastlab.cli, each with register(subparsers).
 COMMANDS = [
@@ -65,21 +68,49 @@ def build_parser() -> ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    # SIGTERM and SIGHUP stop a command as Ctrl-C does (incastlab.interrupts); warnings
+    # (a damaged store file set aside) are one line each
+    with handle_signals(), one_line_warnings():
+        try:
+            return int(args.func(args) or 0)
+        except (UsageError, EnvironmentProblem) as e:
+            _say(f"incastlab: error: {e}")
+            return 2
+        except KeyboardInterrupt as e:
+            _say(f"incastlab: interrupted ({signal_name(e)})")
+            return exit_status(e)
+        except BrokenPipeError:
+            return 0
+        except OSError as e:  # the machine refused (a full disk, an I/O error): not a bug of ours
+            where = f": {e.filename}" if e.filename else ""
+            _say(f"incastlab: error: {e.strerror or e}{where}")
+            return 2
+        except MemoryError:
+            _say("incastlab: error: out of memory")
+            return 2
+
+
+def _say(text: str) -> None:
+    try:  # after SIGHUP the terminal may be gone
+        print(text, file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+
+
+@contextlib.contextmanager
+def one_line_warnings():
+    """Python's warnings as ``incastlab: warning: ...`` lines (no file name, no source line)."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        _say(f"incastlab: warning: {' '.join(str(message).split())}")
+
+    previous = warnings.showwarning
+    warnings.showwarning = show
     try:
-        # inside the try: a Ctrl-C while the commands' modules load is an interruption too
-        args = build_parser().parse_args(argv)
-        return int(args.func(args) or 0)
-    except UsageError as e:
-        print(f"incastlab: error: {e}", file=sys.stderr)
-        return 2
-    except EnvironmentProblem as e:
-        print(f"incastlab: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("incastlab: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return 0
+        yield
+    finally:
+        warnings.showwarning = previous
 
 
 if __name__ == "__main__":
