@@ -75,8 +75,10 @@ def run(args: argparse.Namespace) -> int:
     if args.no_store and args.store:
         raise UsageError("--no-store", "--store " + args.store, "either a store or --no-store, not both")
     store = None if args.no_store else ResultStore(args.store or out / "store", "--store")
-    for exp in exps:  # refuse a knob this build lacks before spending time on the others
+    for exp in exps:  # refuse a knob this build lacks, or a file it cannot write, before spending time
         runner.points(exp, args.quick, args.seeds, overrides[exp.name])
+        for suffix in (".csv", ".png", ".checks.json"):
+            check_writable(out / f"{exp.name}{suffix}", "--out")
 
     failed: list[tuple[str, dict]] = []
     total_checks = 0

@@ -21,7 +21,7 @@ from pathlib import Path
 from .. import __version__
 from ..errors import UsageError
 from ..experiments.run import csv_frame
-from ..outfiles import write_atomically, write_csv
+from ..outfiles import check_writable, together, write_csv, write_text
 from ..study import api, spec
 from ..study.executors import KINDS, check_executor
 from ..study.store import ResultStore
@@ -83,6 +83,8 @@ def run_sweep(args: argparse.Namespace) -> int:
     if args.store:
         ResultStore(args.store, "--store")  # checked; created at its first write
     out = _prepare_out(args.out)
+    for suffix in (".csv", ".study.json"):
+        check_writable(out / f"{name}{suffix}", "--out")
     store = ResultStore(args.store or out / "store", "--store")
     if not args.json:
         print(f"# {name}: {_points(len(points))} ({_shape(study)})", flush=True)
@@ -159,7 +161,12 @@ class _Progress:
 
 
 def _write(out: Path, name: str, df, study: spec.Study, summary, store: ResultStore, started: str):
-    csv = write_csv(csv_frame(df), out / f"{name}.csv")
+    with together():  # the CSV and the study file appear together or not at all (docs/faults.md)
+        return _write_both(out, name, df, study, summary, store, started)
+
+
+def _write_both(out: Path, name: str, df, study: spec.Study, summary, store: ResultStore, started: str):
+    csv = write_csv(csv_frame(df), out / f"{name}.csv", "--out")
     meta = {
         "kind": "incastlab sweep", "name": name, "study": study.describe(), "summary": summary.to_dict(),
         "started": started, "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "argv": sys.argv,
@@ -168,7 +175,7 @@ def _write(out: Path, name: str, df, study: spec.Study, summary, store: ResultSt
         "csv": csv.name,
     }
     text = json.dumps(meta, indent=2, default=str) + "\n"
-    js = write_atomically(out / f"{name}.study.json", lambda tmp: Path(tmp).write_text(text))
+    js = write_text(out / f"{name}.study.json", text, "--out")
     return csv, js
 
 
