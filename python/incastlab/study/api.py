@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from ..errors import UsageError
 from ..scenario import Scenario
 from . import runner
 from .executors import check_executor, make_executor
@@ -39,6 +40,9 @@ def run_scenarios(scenarios: Sequence[Scenario], store: str | os.PathLike | Resu
                   meta: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], runner.Summary]:
     """Simulate ``scenarios`` (rows in order) through ``store`` on the chosen executor."""
     check_executor(executor, jobs, scheduler, dask_local)
+    if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or batch < 1):
+        raise UsageError("batch", batch, "a whole number of points per task, at least 1 (None: sized from the "
+                         "measured time per point)")
     st = open_store(store)
     return runner.run(scenarios, lambda: make_executor(executor or DEFAULT_EXECUTOR, jobs, scheduler, dask_local),
                       st, progress=progress, batch=batch, meta=meta, announce=announce)

@@ -7,7 +7,8 @@ and ``close`` (``cancel=True`` stops running work: Ctrl-C). The runner keeps
 
 - ``threads``: the core releases the GIL, so threads of one process run points on all
   cores; Ctrl-C stops running points within a few thousand events (``_native.cancel``).
-- ``processes`` (the default): one process per worker (forkserver); Ctrl-C ends them.
+- ``processes`` (the default): one process per worker (forkserver); Ctrl-C ends them,
+  and a worker ends by itself when the sweep's process dies (``worker.watch_parent``).
 - ``dask``: Dask distributed, on a running scheduler (``tcp://host:8786``) or a
   LocalCluster started here; batches are larger there, since every task costs a few
   milliseconds of scheduling.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import multiprocessing
+import os
 from dataclasses import dataclass
 from typing import Any, Hashable
 
@@ -86,7 +88,8 @@ class _ProcessExecutor(_PoolExecutor):
         # forkserver: a fresh, single-threaded parent for the workers (fork would copy this
         # process's threads and locks, pyarrow's among them)
         ctx = multiprocessing.get_context("forkserver")
-        pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=worker.ignore_sigint)
+        pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=worker.start_in_pool,
+                                      initargs=(os.getpid(),))
         super().__init__(pool, ExecutorInfo("processes", workers, "local processes"))
         # start every worker now (the pool starts them one per submit), so the startup is
         # paid and measured here, not inside the first batches
@@ -95,9 +98,10 @@ class _ProcessExecutor(_PoolExecutor):
 
     def _stop_running(self) -> None:
         # concurrent.futures cannot stop a running task before Python 3.14
-        # (ProcessPoolExecutor.terminate_workers); its worker processes are in _processes
+        # (ProcessPoolExecutor.terminate_workers); its worker processes are in _processes.
+        # SIGKILL: workers ignore the stop signals (worker.start_in_pool)
         for p in list(getattr(self.pool, "_processes", {}).values()):
-            p.terminate()
+            p.kill()
 
 
 class _DaskExecutor:

@@ -19,6 +19,13 @@ temporary name (pyarrow.dataset skips names starting with ``.``) and renamed int
 place, so readers see whole files or none; every writer names its own
 files, so two sweeps never touch the same file; readers keep one row per key. A
 SIGKILL loses the batches not yet renamed, that is the points in flight.
+
+What it does with a damaged file (a disk fault, a copy cut short, a hand edit): data
+files carry Parquet page checksums (CRC-32) as well as Parquet's own framing, so a
+truncated, overwritten or garbled file fails to read. It is then named in a one-line
+warning and moved to ``STORE/damaged/`` (or, in a store this process may not write,
+skipped); its points are missing from the store, so the next run simulates them again.
+Reading needs no write access: ``incastlab report`` works on a read-only store.
 """
 
 from __future__ import annotations
@@ -26,6 +33,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import platform
+import re
 import socket
 import time
 import uuid
@@ -51,6 +60,12 @@ STORE_COLUMNS = (KEY, "core_version", "core_build", "run_id", "scenario_json")
 COMPACT_ABOVE_FILES = 256
 #: Reads retried when a concurrent compaction removed a file between listing and reading.
 _READ_TRIES = 5
+#: Where damaged data files are moved (not read, not deleted: a user may want to look).
+DAMAGED = "damaged"
+
+
+class DamagedFileWarning(UserWarning):
+    """A file of a store (or of an output directory) could not be read and was set aside."""
 
 
 def canonical_json(native: Mapping[str, Any]) -> str:
@@ -67,10 +82,15 @@ def point_key(scenario_json: str, core: tuple[str, str]) -> str:
 class ResultStore:
     """A result store directory (see the module docstring)."""
 
-    def __init__(self, root: str | os.PathLike, param: str = "--store"):
+    def __init__(self, root: str | os.PathLike, param: str = "--store", readonly: bool = False):
+        """``readonly``: only read (``incastlab report``): no write access needed, and a
+        damaged file is skipped, not moved."""
         self.root = Path(root)
         self.data = self.root / "data"
         self.runs = self.root / "runs"
+        self.readonly = readonly
+        #: Damaged files this process could not move away: skipped by every read.
+        self.skipped: set[Path] = set()
         try:
             self._open(param)
         except (OSError, ValueError) as e:  # a path the system refuses (too long, a NUL byte, no access)
@@ -98,7 +118,7 @@ class ResultStore:
         elif not self.root.parent.is_dir():
             raise UsageError(param, str(self.root), f"a directory whose parent exists ({self.root.parent} does not)")
         where = self.root if self.root.exists() else self.root.parent
-        if not os.access(where, os.W_OK):
+        if not self.readonly and not os.access(where, os.W_OK):
             raise UsageError(param, str(self.root), f"a writable directory ({where} is not)")
 
     def _ensure(self) -> None:
@@ -114,7 +134,7 @@ class ResultStore:
 
     def files(self) -> list[Path]:
         """The finished data files (temporary files are hidden by their leading dot)."""
-        return sorted(p for p in self.data.glob("part-*.parquet"))
+        return sorted(p for p in self.data.glob("part-*.parquet") if p not in self.skipped)
 
     def keys(self) -> set[str]:
         """Every key the store holds (reads the key column only)."""
@@ -150,7 +170,42 @@ class ResultStore:
                 if attempt == _READ_TRIES - 1:
                     raise
                 time.sleep(0.05 * (attempt + 1))
+            except (pa.ArrowException, OSError):
+                # a file that does not read whole: find it (them), set it aside, read the rest
+                if not self._set_aside_damaged(files):
+                    raise
         return None
+
+    def _set_aside_damaged(self, files: list[Path]) -> list[Path]:
+        """Read each of ``files`` alone; move those that fail to ``STORE/damaged/`` (or
+        skip them here when the store cannot be written), each with a one-line warning.
+        Returns the files set aside."""
+        bad = []
+        for f in files:
+            try:
+                pq.read_table(f, page_checksum_verification=True)
+            except FileNotFoundError:
+                continue  # compacted away meanwhile: not damaged
+            except (pa.ArrowException, OSError) as e:
+                bad.append(f)
+                self._set_aside(f, _short_reason(e))
+        return bad
+
+    def _set_aside(self, f: Path, why: str) -> None:
+        dest = self.root / DAMAGED / f.name
+        if self.readonly:
+            self.skipped.add(f)
+            what = (f"skipped (reading only; the next sweep or reproduce on this store moves it to {dest.parent} "
+                    "and simulates its points again)")
+        else:
+            try:
+                dest.parent.mkdir(exist_ok=True)
+                os.replace(f, dest)
+                what = f"moved to {dest}; its points will be simulated again"
+            except OSError as e:
+                self.skipped.add(f)
+                what = f"skipped (it could not be moved: {e.strerror or e}); its points count as missing"
+        warnings.warn(DamagedFileWarning(f"result store file {f} is damaged ({why}); {what}"), stacklevel=3)
 
     # --- writing ---------------------------------------------------------------------
 
@@ -167,7 +222,7 @@ class ResultStore:
             # no fsync: a killed process loses nothing the kernel has (and fsync cost 5-20 ms
             # a batch here, while the worker waited); ext4 orders the data of a file replaced by
             # rename before the rename (auto_da_alloc), which covers most power losses too
-            pq.write_table(table, tmp, compression="zstd")
+            pq.write_table(table, tmp, compression="zstd", write_page_checksum=True)
             os.replace(tmp, final)
         finally:
             tmp.unlink(missing_ok=True)
@@ -182,8 +237,11 @@ class ResultStore:
         if len(files) <= above:
             return 0
         try:
-            table = _dataset(files, True).to_table()
+            table = self._read()
         except FileNotFoundError:  # another process is compacting these very files
+            return 0
+        files = [f for f in files if f.exists() and f not in self.skipped]  # less any set aside as damaged
+        if table is None:
             return 0
         df = table.to_pandas().drop_duplicates(subset=KEY, keep="first")
         self.write(df.to_dict("records"))
@@ -201,25 +259,83 @@ class ResultStore:
         _write_text_atomically(self.runs / f"{run_id}.json", json.dumps(journal, indent=1, default=str) + "\n")
 
     def journals(self) -> list[dict[str, Any]]:
-        """Every run's journal, oldest first (unreadable ones skipped with a warning)."""
+        """Every run's journal, oldest first (unreadable ones skipped with a warning). A run
+        whose journal says "running" but whose process is gone (killed, its machine
+        rebooted) reads as "died" (``journal_status``); the file itself is left as it is."""
         out = []
         for p in sorted(self.runs.glob("*.json")):
             try:
-                out.append(json.loads(p.read_text()))
+                j = json.loads(p.read_text())
+                if not isinstance(j, dict):
+                    raise ValueError("not a JSON object")
             except (OSError, ValueError) as e:
-                warnings.warn(f"skipping run journal {p}: {e}", stacklevel=2)
-        return sorted(out, key=lambda j: j.get("started", ""))
+                warnings.warn(DamagedFileWarning(f"skipping run journal {p}: {' '.join(str(e).split())[:160]}"),
+                              stacklevel=2)
+                continue
+            j["status"] = journal_status(j)
+            out.append(j)
+        return sorted(out, key=lambda j: str(j.get("started", "")))
+
+
+def _short_reason(e: BaseException) -> str:
+    """pyarrow's message on one line, without the path it repeats, to its first sentence."""
+    text = re.sub(r"^Could not open Parquet input source '[^']*': ", "", " ".join(str(e).split()))
+    return text.split(". ")[0].rstrip(".")[:120] or type(e).__name__
+
+
+def process_identity(pid: int | None = None) -> dict[str, Any]:
+    """What tells a process apart from a later one with the same pid: its start time
+    (clock ticks after boot, /proc/PID/stat field 22) and the boot's id."""
+    pid = os.getpid() if pid is None else pid
+    return {"pid": pid, "pid_start": _start_ticks(pid), "boot_id": _boot_id(), "host": platform.node()}
+
+
+def _start_ticks(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # the command name (field 2) may hold spaces and parentheses: count from the last ")"
+    return int(stat[stat.rindex(")") + 2:].split()[19])
+
+
+def _boot_id() -> str | None:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return None
+
+
+def journal_status(j: Mapping[str, Any]) -> str:
+    """The journal's status, with a "running" run checked against its process: "died" when
+    it ran on this host and its process is gone (the pid is free, or taken by a process
+    started at another time, or the machine has rebooted since)."""
+    status = str(j.get("status", ""))
+    if status != "running" or j.get("host") != platform.node():
+        return status
+    pid, started = j.get("pid"), j.get("pid_start")
+    if not isinstance(pid, int):
+        return status
+    if j.get("boot_id") and j.get("boot_id") != _boot_id():
+        return "died (the machine rebooted since)"
+    now = _start_ticks(pid)
+    if now is None or (started is not None and now != started):
+        in_flight = len(j.get("in_flight") or [])
+        return f"died (process {pid} is gone; {in_flight} points were in flight)"
+    return status
 
 
 def _dataset(files: list[Path], unify: bool) -> ds.Dataset:
     """The files as one dataset; with ``unify``, under the union of their schemas (rows from
     another core may have other result columns; a column of nulls takes its type elsewhere)."""
     paths = [str(f) for f in files]
+    fmt = ds.ParquetFileFormat(default_fragment_scan_options=ds.ParquetFragmentScanOptions(
+        page_checksum_verification=True))  # pages written without a checksum are read as they are
     if not unify:
-        return ds.dataset(paths, format="parquet")
+        return ds.dataset(paths, format=fmt)
     schemas = [pq.read_schema(p) for p in paths]
     schema = pa.unify_schemas(schemas, promote_options="permissive")
-    return ds.dataset(paths, format="parquet", schema=schema)
+    return ds.dataset(paths, format=fmt, schema=schema)
 
 
 def _write_text_atomically(path: Path, text: str) -> None:
