@@ -140,8 +140,9 @@ def load(path: str | os.PathLike, seeds: int | None = None) -> Study:
     title = doc.get("title", "")
     if not isinstance(title, str):
         raise UsageError(f"{param}: title", title, "text")
-    base = _fields(_table(doc, "base", param), f"{param}: [base]")
-    g = grammar.grid_from_mapping(_table(doc, "grid", param), f"{param}: [grid]")
+    base = _fields(_no_bare_durations(_table(doc, "base", param), f"{param}: [base]"), f"{param}: [base]")
+    g = grammar.grid_from_mapping(_no_bare_durations(_table(doc, "grid", param), f"{param}: [grid]"),
+                                  f"{param}: [grid]")
     raw_series = doc.get("series", [])
     if not isinstance(raw_series, list) or not all(isinstance(s, dict) for s in raw_series):
         raise UsageError(f"{param}: series", raw_series, "[[series]] tables, each with a label and fields")
@@ -150,8 +151,9 @@ def load(path: str | os.PathLike, seeds: int | None = None) -> Study:
         label = s.get("label")
         if not isinstance(label, str) or not label.strip():
             raise UsageError(f"{param}: series {i}", s, "a table with label = \"...\" and scenario fields")
-        series.append(Series(label, _fields({k: v for k, v in s.items() if k != "label"}, f"{param}: [[series]] "
-                                            f"{label!r}")))
+        where = f"{param}: [[series]] {label!r}"
+        series.append(Series(label, _fields(_no_bare_durations({k: v for k, v in s.items() if k != "label"}, where),
+                                            where)))
     if len({s.label for s in series}) != len(series):
         raise UsageError(f"{param}: series", [s.label for s in series], "series with distinct labels")
     plot = _table(doc, "plot", param)
@@ -166,6 +168,20 @@ def load(path: str | os.PathLike, seeds: int | None = None) -> Study:
     if not isinstance(study.plot_y, str):
         raise UsageError(f"{param}: [plot] y", study.plot_y, "a result column such as goodput_mbps")
     return _checked(study, f"{param}: [grid]")
+
+
+def _no_bare_durations(mapping: Mapping[str, Any], param: str) -> Mapping[str, Any]:
+    """Refuse a TOML number (not 0) for a duration field: a file is written text, and
+    ``timer_granularity = 100`` would be a 100 s clock (units.parse_duration_ps)."""
+    for name, raw in mapping.items():
+        f = BY_PUBLIC.get(str(name).replace("-", "_"))
+        if f is None or f.unit != "picoseconds":
+            continue
+        for v in raw if isinstance(raw, list) else [raw]:
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and v != 0:
+                raise UsageError(f"{param} {f.public}", v, f"a duration as text with its unit, e.g. \"{v:g}us\", "
+                                 f"\"{v:g}ms\" or \"{v:g}s\" (a bare number is refused in a study file)")
+    return mapping
 
 
 def _table(doc: Mapping[str, Any], key: str, param: str) -> Mapping[str, Any]:
