@@ -306,6 +306,14 @@ def test_processes_and_a_two_worker_dask_localcluster_give_the_threads_results(t
     assert journal["batches"] == 7 and journal["status"] == "done"  # 14 points, 2 per task
 
 
+@pytest.mark.parametrize("batch", [0, -1, 1.5, True])
+def test_a_batch_of_no_points_is_refused_not_looped_on(batch):
+    # issue 25: batch=0 made every batch empty, and the runner waited for them forever
+    with pytest.raises(incastlab.UsageError) as e:
+        incastlab.sweep(grid={"servers": "1,2"}, base={"duration": "10ms"}, batch=batch)
+    assert e.value.param == "batch"
+
+
 def test_a_worker_on_another_core_build_refuses_to_run():
     with pytest.raises(RuntimeError, match="same build"):
         worker.run_batch([("k", "{}")], ("0.1.0", "not-this-build"))

@@ -136,6 +136,24 @@ def directory(path: str | os.PathLike, param: str) -> Iterator[Path]:
         raise
 
 
+@contextlib.contextmanager
+def pruned_on_failure(path: str | os.PathLike) -> Iterator[None]:
+    """If the block fails (an error, Ctrl-C) and ``path`` did not exist before it, remove
+    the directories under it that hold no file, and ``path`` itself if it is then empty: a
+    run refused by a full disk leaves no empty output or store directory. Files stay."""
+    p = Path(path)
+    existed = p.exists()
+    try:
+        yield
+    except BaseException:
+        if not existed and p.is_dir() and not p.is_symlink():
+            for d in sorted((x for x in p.rglob("*") if x.is_dir() and not x.is_symlink()),
+                            key=lambda x: len(x.parts), reverse=True) + [p]:
+                with contextlib.suppress(OSError):
+                    d.rmdir()  # only succeeds when empty
+        raise
+
+
 def check_distinct(outputs: list[tuple[str, str]]) -> None:
     """Refuse two outputs of one command that would land on one file (``--csv x.csv
     --events x.csv``, or two links to one file): the second would replace the first."""
@@ -148,8 +166,11 @@ def check_distinct(outputs: list[tuple[str, str]]) -> None:
         seen[target] = (path, param)
 
 
-def _fail(path: str | os.PathLike, e: BaseException) -> OutputError:
-    why = getattr(e, "strerror", None) or " ".join(str(e).split()) or type(e).__name__
+def cannot_write(path: str | os.PathLike, e: BaseException) -> OutputError:
+    """The one line for a file that could not be written (a full disk, an I/O error)."""
+    errno_ = getattr(e, "errno", None)  # pyarrow's OSError sets errno, not its own strerror
+    why = (os.strerror(errno_) if errno_ else getattr(e, "strerror", None)) or " ".join(str(e).split()) \
+        or type(e).__name__
     return OutputError(f"cannot write {os.fspath(path)}: {why}; nothing was written")
 
 
@@ -250,7 +271,7 @@ class Outputs:
         try:
             tmp = temp_beside(target, Path(os.fspath(path)).suffix)
         except OSError as e:
-            raise _fail(path, e) from None
+            raise cannot_write(path, e) from None
         self.staged.append(_Staged(os.fspath(path), param, target, tmp))
         return str(tmp)
 
@@ -264,7 +285,7 @@ class Outputs:
                 raise OSError(0, "the writer produced an empty file")
             _settle(tmp, staged.target)
         except OSError as e:
-            raise _fail(path, e) from None
+            raise cannot_write(path, e) from None
         staged.settled = True
         return Path(os.fspath(path))
 
@@ -291,6 +312,12 @@ class Outputs:
                 done.append(s.shown)
             self.staged.clear()
         return done
+
+    def as_given(self, text: str) -> str:
+        """``text`` with each staged file's temporary name replaced by its path as given."""
+        for s in self.staged:
+            text = text.replace(str(s.tmp), s.shown).replace(s.tmp.name, s.shown)
+        return text
 
     def discard(self) -> int:
         """Remove every staged file; returns how many there were."""
@@ -320,7 +347,9 @@ def together() -> Iterator[Outputs]:
     forget = on_abrupt_exit(outputs.discard)
     try:
         yield outputs
-    except BaseException:
+    except BaseException as e:
+        if isinstance(e, EnvironmentProblem) and e.args:  # name the files as the user did, not by
+            e.args = (outputs.as_given(str(e.args[0])),)   # their temporary names
         outputs.discard()
         raise
     else:

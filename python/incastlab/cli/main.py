@@ -68,12 +68,12 @@ def build_parser() -> ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    # SIGTERM and SIGHUP stop a command as Ctrl-C does (incastlab.interrupts); warnings
-    # (a damaged store file set aside) are one line each
+    # SIGTERM and SIGHUP stop a command as Ctrl-C does (incastlab.interrupts), from the
+    # first import on; warnings (a damaged store file set aside) are one line each
     with handle_signals(), one_line_warnings():
         try:
+            parser = build_parser()
+            args = parser.parse_args(argv)
             return int(args.func(args) or 0)
         except (UsageError, EnvironmentProblem) as e:
             _say(f"incastlab: error: {e}")

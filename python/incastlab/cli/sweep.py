@@ -21,7 +21,7 @@ from pathlib import Path
 from .. import __version__
 from ..errors import UsageError
 from ..experiments.run import csv_frame
-from ..outfiles import check_writable, together, write_csv, write_text
+from ..outfiles import check_writable, pruned_on_failure, together, write_csv, write_text
 from ..study import api, spec
 from ..study.executors import KINDS, check_executor
 from ..study.store import ResultStore
@@ -82,24 +82,26 @@ def run_sweep(args: argparse.Namespace) -> int:
     check_executor(args.executor, args.jobs, args.scheduler, args.dask_local)
     if args.store:
         ResultStore(args.store, "--store")  # checked; created at its first write
-    out = _prepare_out(args.out)
-    for suffix in (".csv", ".study.json"):
-        check_writable(out / f"{name}{suffix}", "--out")
-    store = ResultStore(args.store or out / "store", "--store")
-    if not args.json:
-        print(f"# {name}: {_points(len(points))} ({_shape(study)})", flush=True)
-    progress = _Progress(quiet=args.json)
-    started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    try:
-        local = None if (args.dask_local or args.scheduler) else (args.executor or api.CLI_EXECUTOR)
-        df, summary = api.run_study(study, store=store, executor=local, jobs=args.jobs,
-                                    scheduler=args.scheduler, dask_local=args.dask_local, batch=args.batch,
-                                    progress=progress, announce=progress.announce, meta={"argv": sys.argv})
-    except KeyboardInterrupt:
-        print(f"incastlab sweep: stopped; the points finished so far are in {store.root}: the same command "
-              "simulates only the rest", file=sys.stderr)
-        raise
-    paths = _write(out, name, df, study, summary, store, started)
+    # a refused or failed run leaves no empty directory behind (points stored are kept)
+    with pruned_on_failure(args.out), pruned_on_failure(args.store or args.out):
+        out = _prepare_out(args.out)
+        for suffix in (".csv", ".study.json"):
+            check_writable(out / f"{name}{suffix}", "--out")
+        store = ResultStore(args.store or out / "store", "--store")
+        if not args.json:
+            print(f"# {name}: {_points(len(points))} ({_shape(study)})", flush=True)
+        progress = _Progress(quiet=args.json)
+        started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        try:
+            local = None if (args.dask_local or args.scheduler) else (args.executor or api.CLI_EXECUTOR)
+            df, summary = api.run_study(study, store=store, executor=local, jobs=args.jobs,
+                                        scheduler=args.scheduler, dask_local=args.dask_local, batch=args.batch,
+                                        progress=progress, announce=progress.announce, meta={"argv": sys.argv})
+        except KeyboardInterrupt:
+            print(f"incastlab sweep: stopped; the points finished so far are in {store.root}: the same command "
+                  "simulates only the rest", file=sys.stderr)
+            raise
+        paths = _write(out, name, df, study, summary, store, started)
     if args.json:
         for row in csv_frame(df).to_dict("records"):
             print(json.dumps(row, default=str))

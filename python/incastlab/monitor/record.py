@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 
 from ..errors import UsageError
 from ..interrupts import on_abrupt_exit
-from ..outfiles import OutputError, Outputs, check_writable
+from ..outfiles import Outputs, cannot_write, check_writable
 
 COLUMNS = ["t_s", "dt_s", "rx_bytes", "tx_bytes", "rx_packets", "tx_packets"]
 SCHEMA = pa.schema([("t_s", pa.float64()), ("dt_s", pa.float64())]
@@ -58,8 +58,8 @@ class Recorder:
                     self._writer = pacsv.CSVWriter(self.partial, SCHEMA)
             self._writer.write_batch(batch)
         except OSError as e:  # a full disk: the run stops, the file goes
-            raise OutputError(f"cannot write {self.path}: {e.strerror or ' '.join(str(e).split())}; "
-                              "nothing was kept") from None
+            self.abort()
+            raise cannot_write(self.path, e) from None
 
     def close(self) -> None:
         """Finish the file and move it into place (an empty run still writes a header)."""
@@ -69,7 +69,7 @@ class Recorder:
             self._writer.close()
         except OSError as e:
             self.abort()
-            raise OutputError(f"cannot write {self.path}: {e.strerror or e}; nothing was kept") from None
+            raise cannot_write(self.path, e) from None
         self._files.commit()
         self._forget()
 
@@ -94,8 +94,8 @@ def read(path: str):
         table = pq.read_table(path) if fmt == "parquet" else \
             pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(column_types=SCHEMA))
     except (pa.ArrowInvalid, OSError) as e:
-        # (one line: Arrow's message may quote the file's lines)
-        why = " ".join(str(e).split())
+        # one line, printable: Arrow's message may quote the file's bytes
+        why = "".join(c if c.isascii() and c.isprintable() else "?" for c in " ".join(str(e).split()))[:160]
         raise UsageError("FILE", path, f"a file written by incastlab monitor --record ({why})") from None
     missing = [c for c in COLUMNS if c not in table.column_names]
     if missing:

@@ -86,6 +86,8 @@ def _readable(read: Callable[[Path], T], path: Path) -> T | None:
     """``read(path)``, or None with a one-line warning when a file it reads is damaged
     (cut short, garbled, hand-edited): one bad file does not stop the page."""
     try:
+        if not path.is_dir() and not path.is_file():  # a FIFO would block the report forever
+            raise Damaged("not a regular file")
         return read(path)
     except (OSError, ValueError, UnicodeDecodeError, pd.errors.ParserError) as e:
         why = " ".join(str(e).split())[:160] or type(e).__name__
@@ -106,6 +108,8 @@ def _json(path: Path, kind: type) -> Any:
 def _csv(path: Path) -> pd.DataFrame | None:
     if not path.exists():
         return None
+    if not path.is_file():
+        raise Damaged(f"{path.name} is not a regular file")
     try:
         return pd.read_csv(path)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
@@ -133,7 +137,7 @@ def _reproduction(path: Path) -> ReproductionData:
     checks = _json(path, list)
     if not all(isinstance(c, dict) for c in checks):
         raise Damaged("its checks are not JSON objects")
-    data = ReproductionData(name, checks, png if png.exists() else None, _csv(csv))
+    data = ReproductionData(name, checks, png if png.is_file() else None, _csv(csv))
     if name in experiments.REGISTRY:
         exp = experiments.load(name)
         data.title, data.source, data.summary = exp.title, exp.source, exp.summary

@@ -93,8 +93,12 @@ class _ProcessExecutor(_PoolExecutor):
         super().__init__(pool, ExecutorInfo("processes", workers, "local processes"))
         # start every worker now (the pool starts them one per submit), so the startup is
         # paid and measured here, not inside the first batches
-        for f in [pool.submit(worker.warm_up, 0.2) for _ in range(workers)]:
-            f.result()
+        try:
+            for f in [pool.submit(worker.warm_up, 0.2) for _ in range(workers)]:
+                f.result()
+        except BaseException:  # Ctrl-C while they start: nobody else holds the pool to close it
+            self.close(cancel=True)
+            raise
 
     def _stop_running(self) -> None:
         # concurrent.futures cannot stop a running task before Python 3.14

@@ -23,6 +23,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Sequence
 
+from ..errors import EnvironmentProblem
 from ..interrupts import signal_name
 from ..scenario import Scenario
 from . import worker
@@ -223,7 +224,7 @@ def _run(plan: Plan, executor: Any, core: tuple[str, str], store: ResultStore | 
         how = f"interrupted ({signal_name(e)})" if isinstance(e, KeyboardInterrupt) else f"failed: {e!r}"
         try:
             journal.update(status=how, finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"), wall_s=time.monotonic() - start)
-        except OSError:  # a full disk: the run's own error says more than this one
+        except (OSError, EnvironmentProblem):  # a full disk: the run's own error says more than this one
             pass
         raise
     wall = time.monotonic() - start

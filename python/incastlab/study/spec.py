@@ -104,6 +104,10 @@ class Study:
         }
 
 
+#: A study file lists fields and values: anything this large is not one.
+MAX_STUDY_BYTES = 2**20
+
+
 def from_grid(items: list[str], seeds: int | None = None, name: str = "sweep") -> Study:
     """A study from ``--grid`` items and ``--seeds``."""
     g = grammar.parse_grid(items)
@@ -126,6 +130,15 @@ def load(path: str | os.PathLike, seeds: int | None = None) -> Study:
     """A study file (TOML, see the module docstring); ``seeds`` overrides the file's."""
     p = Path(path)
     param = str(p)
+    try:
+        regular = not p.exists() or p.is_file()
+        too_big = regular and p.exists() and p.stat().st_size > MAX_STUDY_BYTES
+    except (OSError, ValueError):
+        regular, too_big = True, False  # read_text below says what is wrong
+    if not regular:  # a FIFO would block, /dev/zero fill the memory
+        raise UsageError("--study", param, "a study file (TOML), not a directory, device or FIFO")
+    if too_big:
+        raise UsageError("--study", param, f"a study file of at most {MAX_STUDY_BYTES // 2**20} MiB")
     try:
         doc = tomllib.loads(p.read_text())
     except FileNotFoundError:

@@ -47,6 +47,7 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from ..errors import UsageError
+from ..outfiles import OutputError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -110,8 +111,8 @@ class ResultStore:
             raise UsageError(param, str(self.root), f"a result store (it has no {MARKER}) or a new or empty directory")
         if marker.exists():
             try:
-                fmt = json.loads(marker.read_text()).get("format")
-            except (OSError, ValueError):
+                fmt = json.loads(marker.read_text()).get("format") if marker.is_file() else None
+            except (OSError, ValueError, AttributeError):  # AttributeError: JSON but not an object
                 fmt = None
             if fmt != FORMAT:
                 raise UsageError(param, str(self.root), f"a result store of format {FORMAT} (this one's is {fmt})")
@@ -134,7 +135,7 @@ class ResultStore:
 
     def files(self) -> list[Path]:
         """The finished data files (temporary files are hidden by their leading dot)."""
-        return sorted(p for p in self.data.glob("part-*.parquet") if p not in self.skipped)
+        return sorted(p for p in self.data.glob("part-*.parquet") if p not in self.skipped and p.is_file())
 
     def keys(self) -> set[str]:
         """Every key the store holds (reads the key column only)."""
@@ -213,7 +214,10 @@ class ResultStore:
         """``rows`` as one new Parquet file, whole or not at all (a temporary file, renamed)."""
         if not rows:
             return None
-        self._ensure()
+        try:
+            self._ensure()
+        except OSError as e:
+            raise self._cannot_write(e) from None
         table = pa.Table.from_pylist(rows)
         name = f"part-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}-{uuid.uuid4().hex[:12]}.parquet"
         final = self.data / name
@@ -224,9 +228,17 @@ class ResultStore:
             # rename before the rename (auto_da_alloc), which covers most power losses too
             pq.write_table(table, tmp, compression="zstd", write_page_checksum=True)
             os.replace(tmp, final)
+        except OSError as e:  # a full disk: one line; the batches stored before are kept
+            raise self._cannot_write(e) from None
         finally:
             tmp.unlink(missing_ok=True)
         return final
+
+    def _cannot_write(self, e: OSError) -> OutputError:
+        # pyarrow's OSError: "Error writing bytes to file. Detail: [errno 28] No space left on device"
+        why = os.strerror(e.errno) if e.errno else re.sub(r"^.*Detail: \[errno \d+\] ", "", " ".join(str(e).split()))
+        return OutputError(f"cannot write to the result store {self.root}: {why}; the points stored before "
+                           "are kept, and the same command simulates only the rest")
 
     def compact(self, above: int = COMPACT_ABOVE_FILES) -> int:
         """Merge the data files into one when there are more than ``above``; returns how many
@@ -255,8 +267,11 @@ class ResultStore:
         return f"{time.strftime('%Y%m%dT%H%M%S')}-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
 
     def write_journal(self, run_id: str, journal: Mapping[str, Any]) -> None:
-        self._ensure()
-        _write_text_atomically(self.runs / f"{run_id}.json", json.dumps(journal, indent=1, default=str) + "\n")
+        try:
+            self._ensure()
+            _write_text_atomically(self.runs / f"{run_id}.json", json.dumps(journal, indent=1, default=str) + "\n")
+        except OSError as e:
+            raise self._cannot_write(e) from None
 
     def journals(self) -> list[dict[str, Any]]:
         """Every run's journal, oldest first (unreadable ones skipped with a warning). A run
@@ -265,6 +280,8 @@ class ResultStore:
         out = []
         for p in sorted(self.runs.glob("*.json")):
             try:
+                if not p.is_file():
+                    raise ValueError("not a regular file")
                 j = json.loads(p.read_text())
                 if not isinstance(j, dict):
                     raise ValueError("not a JSON object")
