@@ -420,6 +420,40 @@ def test_a_stopped_capture_run_leaves_no_file_of_its_finished_points(tmp_path):
     assert "nothing written" in o.err, o.err
 
 
+def test_kill_9_of_a_capture_run_leaves_temporary_files_the_next_write_removes(tmp_path):
+    p = start(["simulate", "--servers", "1,2,100,200", "--duration", "60s", "--capture-limit", "300000",
+               "--jobs", "2", "--pcap", tmp_path / "x.pcap", "--trace", tmp_path / "t.csv"], tmp_path)
+
+    def a_point_is_written() -> bool:
+        return any(f.name.startswith(".incastlab-") and f.stat().st_size > 0 for f in tmp_path.iterdir())
+
+    _wait_for(a_point_is_written, p, what="a finished point's files")
+    os.kill(p.pid, signal.SIGKILL)  # nothing of ours runs: the staged files stay
+    p.wait()
+    assert [f for f in tmp_path.iterdir() if ".incastlab-" in f.name]
+    o = run_in_process(["simulate", "--servers", "1", "--duration", "10ms", "--csv", tmp_path / "a.csv"], tmp_path)
+    left = [f.name for f in tmp_path.iterdir() if f.name != "a.csv"]
+    TALLY.record("kill -9", traceback=o.traceback, orphans=len(orphans_after(p.pid, 2.0)), partial=len(left))
+    assert o.code == 0 and "removed" in o.err and "temporary file" in o.err, o.err
+    assert left == [], left
+
+
+def test_a_killed_store_writers_temporary_file_is_removed_once_it_is_old(tmp_path, study_dir):
+    store, _ = _copy_store(study_dir, tmp_path)
+    dead = 2**22 + 12345  # above the largest pid_max Linux allows (2^22): never a running pid
+    old = store / "data" / f".part-20260101T000000-{dead}-0123456789ab.parquet.tmp"
+    young = store / "data" / f".part-20260101T000001-{dead}-0123456789ac.parquet.tmp"
+    for f in (old, young):
+        f.write_bytes(b"half a batch")
+    os.utime(old, (time.time() - 7200, time.time() - 7200))  # older than the store's hour
+    o = run_in_process(["sweep", "--grid", "servers=16", "duration=10ms", "--executor", "threads", "--out",
+                        tmp_path / "out", "--store", store], tmp_path)
+    TALLY.record("kill -9", traceback=o.traceback, partial=int(old.exists()))
+    assert o.code == 0, o.err
+    assert not old.exists(), "a killed writer's temporary file is removed"
+    assert young.exists(), "one that may be another host's write in progress is left alone"
+
+
 def _sweep(tmp_path: Path, *extra: str):
     return start(["sweep", "--grid", "servers=64", "jitter=3us", "seed=1..400+1", "duration=20s", "--jobs", "2",
                   "--executor", "processes", "--out", tmp_path / "out", *extra], tmp_path)

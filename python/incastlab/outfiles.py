@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import hashlib
 import os
+import platform
 import re
 import stat
 import tempfile
+import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -175,24 +178,42 @@ def cannot_write(path: str | os.PathLike, e: BaseException) -> OutputError:
 
 
 def temp_beside(target: Path, suffix: str) -> Path:
-    """A new empty file in ``target``'s directory, named ``.incastlab-PID-XXXXXXXX`` plus
-    ``suffix``: hidden, and, with the pid in its name, removable by a later run once this
-    process is gone (``remove_stale``)."""
+    """A new empty file in ``target``'s directory, named ``.incastlab-HOST-PID-XXXXXXXX``
+    plus ``suffix`` (HOST: 6 hex digits of this host's name): hidden, and, with the host
+    and the pid in its name, removable by a later run on this host once this process is
+    gone (``remove_stale``), never by a run on another host sharing the directory."""
     remove_stale(target.parent)
-    fd, name = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=suffix, dir=target.parent)
+    fd, name = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{HOST_TAG}-{os.getpid()}-", suffix=suffix, dir=target.parent)
     os.close(fd)
     return Path(name)
 
 
-# ours (.incastlab-PID-...) and the native writers' (.NAME.incastlab-PID-N.tmp, crates/simio)
-_STALE = re.compile(r"^\.(?:incastlab-(\d+)-.+|.+\.incastlab-(\d+)-\d+\.tmp)$")
+#: This host's tag in temporary names (a directory on NFS may be shared by several hosts).
+HOST_TAG = hashlib.sha1(platform.node().encode()).hexdigest()[:6]
+# ours, .incastlab-HOST-PID-..., and the native writer's temporary file beside one of ours,
+# ..incastlab-HOST-PID-....EXT.incastlab-PID-N.tmp (crates/simio/src/atomic.rs)
+_OURS = re.compile(r"^\.\.?incastlab-([0-9a-f]{6})-(\d+)-")
+# the native writer's beside a path given from Python directly (no host in the name)
+_NATIVE = re.compile(r"^\..+\.incastlab-(\d+)-\d+\.tmp$")
+#: Without a host in its name, a temporary file is only removed once this old.
+STALE_ELSEWHERE_S = 24 * 3600
 _SWEPT: set[Path] = set()
+
+
+def _stale(path: Path) -> bool:
+    m = _OURS.match(path.name)
+    if m:
+        return m.group(1) == HOST_TAG and not pid_running(int(m.group(2)))
+    m = _NATIVE.match(path.name)
+    if m:
+        return not pid_running(int(m.group(1))) and time.time() - path.stat().st_mtime > STALE_ELSEWHERE_S
+    return False
 
 
 def remove_stale(directory: Path) -> None:
     """Remove temporary files that a killed incastlab process left in ``directory`` (its
-    pid no longer runs), once per directory per process, with a one-line warning: a
-    ``kill -9`` of a run writing a capture can leave hundreds of MB of hidden files."""
+    pid no longer runs on this host), once per directory per process, with a one-line
+    warning: a ``kill -9`` of a run writing a capture can leave hundreds of MB of hidden files."""
     key = Path(os.path.abspath(directory))
     if key in _SWEPT:
         return
@@ -203,24 +224,23 @@ def remove_stale(directory: Path) -> None:
     except OSError:
         return
     for name in names:
-        m = _STALE.match(name)
-        if not m or _running(int(m.group(1) or m.group(2))):
-            continue
         path = key / name
         try:
-            if path.is_file() and not path.is_symlink():
-                n = path.stat().st_size
-                path.unlink()
-                gone.append(name)
-                size += n
+            if not name.startswith(".") or path.is_symlink() or not path.is_file() or not _stale(path):
+                continue
+            n = path.stat().st_size
+            path.unlink()
         except OSError:
             continue
+        gone.append(name)
+        size += n
     if gone:
         warnings.warn(f"removed {len(gone)} temporary file{'s' if len(gone) > 1 else ''} ({size / 1e6:.1f} MB) "
                       f"that a stopped incastlab run left in {directory}", stacklevel=3)
 
 
-def _running(pid: int) -> bool:
+def pid_running(pid: int) -> bool:
+    """Whether process ``pid`` exists (this one counts; another user's counts)."""
     if pid == os.getpid():
         return True
     try:

@@ -92,6 +92,7 @@ class ResultStore:
         self.readonly = readonly
         #: Damaged files this process could not move away: skipped by every read.
         self.skipped: set[Path] = set()
+        self._swept = False
         try:
             self._open(param)
         except (OSError, ValueError) as e:  # a path the system refuses (too long, a NUL byte, no access)
@@ -123,10 +124,14 @@ class ResultStore:
             raise UsageError(param, str(self.root), f"a writable directory ({where} is not)")
 
     def _ensure(self) -> None:
-        """Create the store's directories and marker (before its first write)."""
+        """Create the store's directories and marker (before its first write), and remove
+        the temporary files of writers that were killed (once per store and process)."""
         self.root.mkdir(exist_ok=True)
         for d in (self.data, self.runs):
             d.mkdir(exist_ok=True)
+        if not self._swept:
+            self._swept = True
+            _remove_stale_temps(self.data, self.runs)
         marker = self.root / MARKER
         if not marker.exists():
             _write_text_atomically(marker, json.dumps({"format": FORMAT, "what": "incastlab result store"}) + "\n")
@@ -292,6 +297,31 @@ class ResultStore:
             j["status"] = journal_status(j)
             out.append(j)
         return sorted(out, key=lambda j: str(j.get("started", "")))
+
+
+# temporary names: .part-TIME-PID-HEX.parquet.tmp (write) and .NAME.PID.HEX.tmp (journals)
+_STALE_TEMP = re.compile(r"^\.(?:part-[^-]+-(\d+)-[0-9a-f]+\.parquet|.+\.(\d+)\.[0-9a-f]+)\.tmp$")
+
+
+#: A writer's temporary file lives for the length of one write (under a second); one this old
+#: whose pid does not run here is a killed writer's, even in a store several hosts share.
+STALE_TEMP_S = 3600
+
+
+def _remove_stale_temps(*dirs: Path) -> None:
+    """Remove the temporary files a killed writer left: a batch being written when a sweep
+    was killed, up to a few MB each."""
+    from ..outfiles import pid_running
+
+    for d in dirs:
+        for p in d.glob(".*.tmp"):
+            m = _STALE_TEMP.match(p.name)
+            try:
+                if m and not pid_running(int(m.group(1) or m.group(2))) \
+                        and time.time() - p.stat().st_mtime > STALE_TEMP_S:
+                    p.unlink()
+            except OSError:
+                continue
 
 
 def _short_reason(e: BaseException) -> str:
