@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import io
+import os
 import re
 import sys
 import warnings
@@ -73,29 +75,54 @@ def main(argv: list[str] | None = None) -> int:
     with handle_signals(), one_line_warnings():
         try:
             parser = build_parser()
-            args = parser.parse_args(argv)
-            return int(args.func(args) or 0)
+            try:
+                args = parser.parse_args(argv)
+            except SystemExit:  # --help, --version: their text must reach the file too
+                _flush_stdout()
+                raise
+            code = int(args.func(args) or 0)
+            _flush_stdout()  # a full disk under a redirected stdout: one line below, not an exit-time warning
+            return code
         except (UsageError, EnvironmentProblem) as e:
             _say(f"incastlab: error: {e}")
             return 2
         except KeyboardInterrupt as e:
             _say(f"incastlab: interrupted ({signal_name(e)})")
             return exit_status(e)
-        except BrokenPipeError:
+        except BrokenPipeError:  # `| head`: the reader has what it wanted
+            _quiet_stdout()
             return 0
         except OSError as e:  # the machine refused (a full disk, an I/O error): not a bug of ours
             where = f": {e.filename}" if e.filename else ""
             _say(f"incastlab: error: {e.strerror or e}{where}")
+            _quiet_stdout()
             return 2
         except MemoryError:
             _say("incastlab: error: out of memory")
             return 2
 
 
+def _flush_stdout() -> None:
+    if sys.stdout is not None:
+        sys.stdout.flush()
+
+
 def _say(text: str) -> None:
     try:  # after SIGHUP the terminal may be gone
         print(text, file=sys.stderr)
     except (OSError, ValueError):
+        pass
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush at exit does not print a
+    second error about the same broken pipe or full disk."""
+    try:
+        if sys.stdout is not None and sys.stdout.fileno() >= 0:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+    except (OSError, ValueError, io.UnsupportedOperation):  # stdout is a StringIO (tests) or closed
         pass
 
 
