@@ -113,7 +113,12 @@ def handle_signals() -> Iterator[None]:
 
 @contextlib.contextmanager
 def deferred() -> Iterator[None]:
-    """Hold a stop signal back until the block has run (in the main thread)."""
+    """Hold a stop signal back until the block has run. Only the main thread, where the
+    handler raises, holds it back; elsewhere (a worker thread writing its own file) the
+    block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
     _STATE.deferring += 1
     try:
         yield

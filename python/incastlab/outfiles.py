@@ -98,8 +98,8 @@ def check_writable(path: str | os.PathLike, param: str, suffixes: tuple[str, ...
 
 def check_directory(path: str | os.PathLike, param: str) -> Path:
     """Refuse an output directory that is a file or could not be created (its nearest
-    existing ancestor is not a writable directory); creates nothing (``make_directory``
-    does, when the files are written, so a refused or stopped run leaves no directory)."""
+    existing ancestor is not a writable directory); creates nothing (``directory`` does,
+    when the files are written, so a refused or stopped run leaves no directory)."""
     p = Path(path)
     if str(path).strip() == "" or "\0" in str(path):
         raise UsageError(param, str(path), "a directory path")
@@ -315,8 +315,12 @@ class Outputs:
         from .interrupts import deferred
 
         with deferred():
-            for s in self.staged:  # a target replaced meanwhile by a device or a directory
-                resolve_target(s.shown, s.param)
+            try:
+                for s in self.staged:  # a target replaced meanwhile by a device or a directory
+                    resolve_target(s.shown, s.param)
+            except UsageError:
+                self.discard()
+                raise
             done: list[str] = []
             for s in self.staged:
                 try:

@@ -10,8 +10,9 @@ from ..errors import UsageError
 from ..recording import DEFAULT_CAPTURE_LIMIT, TRACE_ALL_FLOWS_UP_TO, Recording
 from . import argtypes
 
-RECORDING_FLAGS = {"pcap": "--pcap", "trace": "--trace", "trace_flows": "--trace-flows", "capture_limit": "--capture-limit",
-          "events": "--events", "port_util": "--port-util", "port_util_interval": "--port-util-interval"}
+RECORDING_FLAGS = {"pcap": "--pcap", "trace": "--trace", "trace_flows": "--trace-flows",
+                   "capture_limit": "--capture-limit", "events": "--events", "port_util": "--port-util",
+                   "port_util_interval": "--port-util-interval"}
 
 
 def add_recording_arguments(parser: argparse.ArgumentParser) -> None:
