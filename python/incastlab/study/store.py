@@ -46,7 +46,7 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from ..errors import UsageError
+from ..errors import EnvironmentProblem, UsageError
 from ..outfiles import OutputError
 
 if TYPE_CHECKING:
@@ -176,10 +176,11 @@ class ResultStore:
                 if attempt == _READ_TRIES - 1:
                     raise
                 time.sleep(0.05 * (attempt + 1))
-            except (pa.ArrowException, OSError):
+            except (pa.ArrowException, OSError) as e:
                 # a file that does not read whole: find it (them), set it aside, read the rest
-                if not self._set_aside_damaged(files):
-                    raise
+                if not self._set_aside_damaged(files):  # each reads alone: they do not fit together
+                    raise EnvironmentProblem(f"the result store {self.root} does not read as one dataset "
+                                             f"({_short_reason(e)})") from None
         return None
 
     def _set_aside_damaged(self, files: list[Path]) -> list[Path]:
