@@ -27,6 +27,7 @@ import signal
 import socket
 import stat
 import subprocess
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -405,6 +406,32 @@ def test_a_stop_signal_stops_a_long_point_like_ctrl_c(sig, tmp_path):
     # inside the core by then: parsing and building take about a CPU second here
     _wait_for(lambda: _cpu_seconds(p.pid) > 2.0, p, what="a running point")
     _signalled(p, sig, tmp_path, before)
+
+
+def _maps(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return ""
+
+
+def test_ctrl_c_while_the_command_imports_is_the_one_line(tmp_path):
+    """The CLI's handlers are set before the second of imports a command needs (pydantic,
+    pandas, the core: 1-5 s on a loaded machine), so Ctrl-C then is not a traceback from
+    inside pydantic. pydantic_core's library in the process's maps: those imports run."""
+    before = snapshot(tmp_path)
+    p = start(["simulate", "--servers", "1,2,4,8,16,32,64", "--duration", "20s", "--csv", tmp_path / "a.csv"],
+              tmp_path)
+    _wait_for(lambda: "pydantic_core" in _maps(p.pid), p, what="the command's imports", limit=30)
+    _signalled(p, signal.SIGINT, tmp_path, before)
+
+
+def test_the_cli_module_imports_nothing_heavy_before_its_handlers_are_set():
+    """What runs before ``main`` sets the handlers: the package and the CLI module alone."""
+    heavy = ["pydantic", "pandas", "numpy", "pyarrow", "incastlab.scenario", "incastlab._native"]
+    code = f"import sys, incastlab.cli.main; print([m for m in {heavy!r} if m in sys.modules])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]", out
 
 
 def test_a_stopped_capture_run_leaves_no_file_of_its_finished_points(tmp_path):

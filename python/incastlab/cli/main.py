@@ -17,7 +17,6 @@ import re
 import sys
 import warnings
 
-from .. import __version__
 from ..errors import EnvironmentProblem, UsageError
 from ..interrupts import exit_status, handle_signals, signal_name
 
@@ -61,6 +60,8 @@ def build_parser() -> ArgumentParser:
         prog="incastlab",
         description="Reproduce, explain and fix TCP incast.",
     )
+    from .. import __version__  # importlib.metadata: read here, after the signal handlers are set
+
     parser.add_argument("--version", action="version", version=f"incastlab {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
     sub.required = True
