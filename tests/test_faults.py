@@ -35,8 +35,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from fault_support import (TALLY, finish, group_processes, orphans_after, partial_outputs, run_in_process, snapshot,
-                           start)
+from fault_support import (CLI, TALLY, finish, group_processes, orphans_after, partial_outputs, run_in_process,
+                           snapshot, start)
 
 # --- shared inputs ----------------------------------------------------------------------
 
@@ -232,6 +232,24 @@ def test_a_full_disk_is_one_line_and_leaves_no_file_of_the_command(case, full_di
     assert len(o.lines) == 1 and o.lines[0].startswith("incastlab: error:"), o.err
     assert "No space left on device" in o.lines[0] or "a full disk?" in o.lines[0], o.lines[0]
     assert left == [], left
+
+
+@pytest.mark.parametrize("unbuffered", ["", "1"])
+def test_stdout_on_a_full_disk_is_one_line_naming_standard_output(unbuffered, full_disk, tmp_path):
+    """``incastlab ... > FILE`` with FILE on a full disk, with Python's stdout buffered (a
+    user's shell) and unbuffered (PYTHONUNBUFFERED=1, as under many CI runners)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = unbuffered
+    out = full_disk / f"stdout{unbuffered}.txt"
+    with open(out, "w") as f:
+        p = subprocess.run(CLI + ["reproduce", "--list"], stdout=f, stderr=subprocess.PIPE, text=True, env=env,
+                           cwd=tmp_path, timeout=120)
+    out.unlink()
+    lines = [line for line in p.stderr.splitlines() if line.strip()]
+    TALLY.record("full disk", traceback="Traceback" in p.stderr)
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    assert lines == ["incastlab: error: cannot write to standard output: No space left on device"], p.stderr
 
 
 # --- damaged files: the result store, a report's inputs --------------------------------------

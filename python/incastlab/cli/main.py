@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import importlib
 import io
 import os
@@ -94,13 +95,40 @@ def main(argv: list[str] | None = None) -> int:
             _quiet_stdout()
             return 0
         except OSError as e:  # the machine refused (a full disk, an I/O error): not a bug of ours
-            where = f": {e.filename}" if e.filename else ""
-            _say(f"incastlab: error: {e.strerror or e}{where}")
+            _say(f"incastlab: error: {_os_error_text(e)}")
             _quiet_stdout()
             return 2
         except MemoryError:
             _say("incastlab: error: out of memory")
             return 2
+
+
+def _os_error_text(e: OSError) -> str:
+    why = e.strerror or str(e)
+    if e.filename:
+        return f"{why}: {e.filename}"
+    if _stdout_fails() or (e.errno == errno.ENOSPC and _stdout_disk_full()):  # `> file` on a full disk
+        return f"cannot write to standard output: {why}"
+    return why
+
+
+def _stdout_fails() -> bool:
+    """Whether what the command printed is still stuck in stdout's buffer."""
+    try:
+        _flush_stdout()
+    except (OSError, ValueError):
+        return True
+    return False
+
+
+def _stdout_disk_full() -> bool:
+    """Whether stdout is a file on a full file system (unbuffered, PYTHONUNBUFFERED=1,
+    nothing stays in the buffer to tell by)."""
+    try:
+        st = os.fstatvfs(sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return False
+    return st.f_bavail == 0
 
 
 def _flush_stdout() -> None:

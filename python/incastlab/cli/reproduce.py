@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import textwrap
 import time
@@ -124,7 +125,8 @@ def _prepare_out(text: str) -> Path:
             out.mkdir()
         except (OSError, ValueError) as e:  # /proc, a NUL byte, no permission
             raise UsageError("--out", text, f"a directory that can be created ({e.strerror or e})") from None
-    check_writable(out / "probe.csv", "--out")
+    if not os.access(out, os.W_OK | os.X_OK):  # a read-only mount, another user's directory
+        raise UsageError("--out", text, f"a writable directory ({out} is not writable)")
     return out
 
 
