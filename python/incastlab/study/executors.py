@@ -17,6 +17,7 @@ and ``close`` (``cancel=True`` stops running work: Ctrl-C). The runner keeps
 from __future__ import annotations
 
 import concurrent.futures as cf
+import logging
 import multiprocessing
 import os
 from dataclasses import dataclass
@@ -125,8 +126,10 @@ class _DaskExecutor:
             where = scheduler
         else:
             # one single-threaded process per worker: the simulator is single-threaded
+            # silence_logs: its workers' warnings on a stop (a cancelled task, a busy worker
+            # killed after 4 s) are the expected way down, not news for the user
             self.cluster = LocalCluster(n_workers=local_workers, threads_per_worker=1, processes=True,
-                                        dashboard_address=None)
+                                        dashboard_address=None, silence_logs=logging.ERROR)
             self.client = Client(self.cluster)
             where = f"Dask LocalCluster at {self.cluster.scheduler_address}"
         workers = sum(w.get("nthreads", 1) for w in self.client.scheduler_info()["workers"].values())
