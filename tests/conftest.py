@@ -9,13 +9,16 @@ random seed each run, for a deeper local search:
     python -m pytest -q tests/test_fuzz_*.py --hypothesis-profile=long --hypothesis-seed=7
 
 At the end of a session that ran any, a line says how many inputs were tried, how many were
-refused as usage errors and how many ended in a traceback (fuzz_support.TALLY).
+refused as usage errors and how many ended in a traceback (fuzz_support.TALLY); after the
+fault-injection suite (tests/test_faults.py), how many faults were tried and how many left
+a traceback, an orphaned process or a partial output (fault_support.TALLY).
 """
 
 import os
 
 from hypothesis import HealthCheck, settings
 
+import fault_support
 import fuzz_support
 
 # The per-example time limit is fuzz_support's hang alarm, not hypothesis' deadline: a
@@ -32,4 +35,8 @@ def pytest_terminal_summary(terminalreporter):
     line = fuzz_support.TALLY.summary()
     if line:
         terminalreporter.write_sep("-", "fuzz")
+        terminalreporter.write_line(line)
+    line = fault_support.TALLY.summary()
+    if line:
+        terminalreporter.write_sep("-", "faults")
         terminalreporter.write_line(line)

@@ -145,6 +145,9 @@ def test_set_changes_every_point_and_is_noted(tmp_path):
     (["reproduce", "osada-fig9", "--out", "OUT", "--set", "condition_i=later"], "condition_i=later"),
     (["reproduce", "osada-fig9", "--out", "OUT", "--set", "active_servers=3"], "active_servers=3"),
     (["reproduce", "osada-fig9", "--out", "OUT", "--set", "no_such_field=1"], "no_such_field=1"),
+    # issue 25: the series of fast08-fig13 are defined by rto_min; setting it under them ran
+    # one RTOmin for all under the old labels
+    (["reproduce", "fast08-fig13", "--out", "OUT", "--set", "rto_min=1ms"], "rto_min is set by the series"),
 ])
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(args, value, tmp_path):
     out = tmp_path / "OUT"

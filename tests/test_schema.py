@@ -107,7 +107,7 @@ def test_a_refusal_crosses_the_binding_as_a_structured_error():
 
 @pytest.mark.parametrize("given, blamed", [
     ({"rto_max": "1ms"}, "rto_max"),  # RTOmin at its default 200 ms: blame the one typed
-    ({"rto_min": "200"}, "rto_min"),  # 200 s (a bare number is seconds) above the default 60 s
+    ({"rto_min": "200s"}, "rto_min"),  # above the default RTOmax of 60 s
     ({"rto_min": "2s", "rto_max": "1s"}, "rto_min"),  # both given: the core's own choice
 ])
 def test_a_conflict_blames_the_field_given(given, blamed):

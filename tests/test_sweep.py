@@ -238,7 +238,10 @@ def test_a_sweep_killed_with_sigkill_resumes_losing_only_its_points_in_flight(tm
     proc.wait()
 
     (journal,) = st.journals()
-    assert journal["status"] == "running"  # it never got to say otherwise
+    # it never got to say otherwise: the file says running; read back, the dead pid tells (issue 25)
+    (raw,) = [json.loads(p.read_text()) for p in st.runs.glob("*.json")]
+    assert raw["status"] == "running"
+    assert journal["status"].startswith(f"died (process {proc.pid} is gone"), journal["status"]
     order = list(dict.fromkeys(point_key(canonical_json(p.scenario.to_native()), worker.core_identity())
                                for p in spec.from_grid(KILL_GRID, KILL_SEEDS).points()))
     stored = st.keys()
@@ -255,7 +258,7 @@ def test_a_sweep_killed_with_sigkill_resumes_losing_only_its_points_in_flight(tm
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err and "the same command" in err
     interrupted = [j for j in st.journals() if j["run_id"] != journal["run_id"]][0]
-    assert interrupted["status"] == "interrupted" and interrupted["from_store"] == len(stored)
+    assert interrupted["status"] == "interrupted (SIGINT)" and interrupted["from_store"] == len(stored)
 
     # the resumed sweep simulates exactly what is missing; the result is the uninterrupted one
     before = st.keys()
@@ -316,6 +319,14 @@ def test_processes_and_a_two_worker_dask_localcluster_give_the_threads_results(t
     (journal,) = ResultStore(tmp_path / "d").journals()
     assert journal["executor"]["kind"] == "dask" and journal["executor"]["workers"] == 2
     assert journal["batches"] == 7 and journal["status"] == "done"  # 14 points, 2 per task
+
+
+@pytest.mark.parametrize("batch", [0, -1, 1.5, True])
+def test_a_batch_of_no_points_is_refused_not_looped_on(batch):
+    # issue 25: batch=0 made every batch empty, and the runner waited for them forever
+    with pytest.raises(incastlab.UsageError) as e:
+        incastlab.sweep(grid={"servers": "1,2"}, base={"duration": "10ms"}, batch=batch)
+    assert e.value.param == "batch"
 
 
 def test_a_worker_on_another_core_build_refuses_to_run():

@@ -13,10 +13,38 @@ from incastlab import units
     ("256KiB", 262_144),
     ("1MiB", 1_048_576),
     ("1500", 1500),
-    ("64kb", 64_000),
+    ("64kB", 64_000),
 ])
 def test_sizes(text, expected):
     assert units.parse_size(text, "buffer") == expected
+
+
+@pytest.mark.parametrize("text, as_bytes, as_bits", [
+    ("32Kb", "32KB (32,000 B)", "32 kbit (4,000 B)"),
+    ("64kb", "64KB (64,000 B)", "64 kbit (8,000 B)"),
+    ("1Mib", "1MiB (1,048,576 B)", "1 Mibit (131,072 B)"),
+    ("2Gb", "2GB (2,000,000,000 B)", "2 Gbit (250,000,000 B)"),
+])
+def test_a_lower_case_b_after_a_prefix_is_refused_naming_both_readings(text, as_bytes, as_bits):
+    # issue 25: 32Kb was 32,000 bytes; a reader of rates (1Gbps) takes b for bits, 8x less
+    with pytest.raises(UsageError) as e:
+        units.parse_size(text, "--buffer")
+    assert e.value.param == "--buffer" and as_bytes in e.value.allowed and as_bits in e.value.allowed
+
+
+@pytest.mark.parametrize("text", ["100", " 5 ", "0.2", "1e3"])
+def test_a_written_duration_without_a_unit_is_refused(text):
+    # issue 25: --timer-granularity 100 was a 100 s clock; people mean 100us as often
+    with pytest.raises(UsageError) as e:
+        units.parse_duration_ps(text, "--timer-granularity")
+    assert f"{text.strip()}us" in e.value.allowed and f"{text.strip()}ms" in e.value.allowed
+
+
+def test_zero_and_python_numbers_need_no_unit():
+    # 0 is 0 in any unit; a number from Python (or a parsed file) is the SI unit, seconds
+    assert units.parse_duration_ps("0", "spin", allow_zero=True) == 0
+    assert units.parse_duration_ps(0.2, "rto_min") == 2 * 10**11
+    assert units.parse_duration_ps(2, "duration") == 2 * 10**12
 
 
 @pytest.mark.parametrize("text, expected", [

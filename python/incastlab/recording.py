@@ -10,10 +10,9 @@ converted with pyarrow, also written atomically.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .errors import EnvironmentProblem, UsageError
 
@@ -28,6 +27,7 @@ TRACE_ALL_FLOWS_UP_TO = 64
 PCAP_MAX_SERVERS = 250 * 511
 
 PCAP_SUFFIXES = ("pcap",)
+_FILE_FIELDS = ("pcap", "trace", "events", "port_util")
 TRACE_SUFFIXES = ("csv", "parquet")
 EVENTS_SUFFIXES = ("csv",)
 
@@ -97,6 +97,15 @@ class Recording:
             return list(self.trace_flows)
         return list(range(servers)) if servers <= TRACE_ALL_FLOWS_UP_TO else [0]
 
+    def files(self) -> list[tuple[str, str]]:
+        """The files this point writes, as ``(path, field)``: pcap, trace, events, port_util."""
+        return [(getattr(self, f), f) for f in _FILE_FIELDS if getattr(self, f)]
+
+    def with_files(self, rename: Callable[[str, str], str]) -> Recording:
+        """The same request writing ``rename(path, field)`` instead of each file's path
+        (``outfiles.Outputs.reserve``: a temporary name, put in place with the others)."""
+        return replace(self, **{f: rename(p, f) for p, f in self.files()})
+
     def for_point(self, servers: int) -> Recording:
         """The same request with the servers count before each extension
         (``fig.pcap`` -> ``fig-n16.pcap``): one file per point of a sweep."""
@@ -163,11 +172,9 @@ def simulate_recording(native_scenario: dict[str, Any], rec: Recording, progress
 
 
 def _sibling_temp(path: Path, suffix: str) -> Path:
-    import tempfile
+    from .outfiles import temp_beside
 
-    fd, name = tempfile.mkstemp(prefix=".incastlab-", suffix=suffix, dir=path.parent)
-    os.close(fd)
-    return Path(name)
+    return temp_beside(path, suffix)
 
 
 def _csv_to_parquet(csv_path: Path, target: Path) -> None:

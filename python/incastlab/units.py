@@ -77,6 +77,8 @@ def parse_size(text: str | int, param: str = "size", *, minimum: int = 1) -> int
         if scale is None or unit == "b":
             # a lone lower-case "b" reads as bits; refuse it in a size rather than guess x8
             raise UsageError(param, text, allowed)
+        if len(unit) > 1 and unit.endswith("b"):
+            raise UsageError(param, text, _bits_or_bytes(num, unit))
         value = num * scale
         if value.denominator != 1:
             raise UsageError(param, text, f"{allowed} (a whole number of bytes)")
@@ -84,6 +86,22 @@ def parse_size(text: str | int, param: str = "size", *, minimum: int = 1) -> int
     if value < minimum:
         raise UsageError(param, text, allowed)
     return value
+
+
+def _bits_or_bytes(num: Fraction, unit: str) -> str:
+    """What to write instead of ``32Kb`` or ``1Mib`` in a size: a lower-case b is a bit
+    where rates are written (1Gbps) and a byte where sizes often are (64kb); both readings
+    are named rather than one guessed (an 8x difference in a buffer)."""
+    prefix = unit[:-1]
+    scale = _SIZE_UNITS[prefix.lower()]
+    n = f"{num.numerator}" if num.denominator == 1 else f"{float(num):g}"
+    as_bytes = num * scale
+    as_bits = num * scale / 8
+    proper = prefix[0].upper() + ("i" if prefix.lower().endswith("i") else "")
+    byte_unit, bit_prefix = proper + "B", "k" if proper == "K" else proper
+    shown = lambda v: f"{int(v):,} B" if v.denominator == 1 else f"{float(v):g} B"  # noqa: E731
+    return (f"a size in bytes written with B: {n}{unit} could be {n}{byte_unit} ({shown(as_bytes)}) or "
+            f"{n} {bit_prefix}bit ({shown(as_bits)}); write {n}{byte_unit} or the bytes you mean")
 
 
 def parse_rate(text: str | int, param: str = "rate") -> int:
@@ -104,11 +122,17 @@ def parse_rate(text: str | int, param: str = "rate") -> int:
 
 
 def parse_duration_ps(text: str | int | float, param: str = "duration", *, allow_zero: bool = False) -> int:
-    """Picoseconds in ``text``; a bare number is seconds."""
+    """Picoseconds in ``text``. A number (int or float, from Python or a parsed file) is
+    seconds, the SI unit; written text needs its unit, except 0: ``--timer-granularity 100``
+    is refused, not read as a 100 s clock (people mean 100 us or 100 ms as often)."""
     if isinstance(text, int) and not isinstance(text, bool):
         value = text * PS_PER_S
     else:
         num, unit = _split(text, param, _TIME_HELP)
+        if not unit and num and isinstance(text, str):
+            n = text.strip()
+            raise UsageError(param, text, f"a duration with its unit, e.g. {n}us, {n}ms or {n}s (a bare number "
+                             f"is refused: {n} could be any of them)")
         scale = _TIME_UNITS_PS.get(unit if unit == "µs" else unit.lower()) if unit else PS_PER_S
         if scale is None:
             raise UsageError(param, text, _TIME_HELP)

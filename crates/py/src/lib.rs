@@ -21,6 +21,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<sim::Progress>()?;
     m.add_function(wrap_pyfunction!(wire::wire_read, m)?)?;
     m.add_class::<wire::WireServer>()?;
+    m.add_class::<wire::WireProgress>()?;
     m.add_class::<monitor::Sampler>()?;
     m.add_class::<monitor::KernelSampler>()?;
     m.add_function(wrap_pyfunction!(monitor::counter_delta, m)?)?;

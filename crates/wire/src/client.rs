@@ -21,6 +21,8 @@ use std::io::{self, ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 fn default_sru() -> u64 {
@@ -90,9 +92,18 @@ pub struct ClientConfig {
     /// Give up if one block takes longer than this.
     #[serde(default = "default_block_timeout")]
     pub block_timeout_ps: u64,
+    /// Give up when a server that owes bytes of the current block (or has a request to
+    /// take) sends nothing for this long: a server that accepts and never answers, or a
+    /// connection that died without a reset. None: only the block timeout applies.
+    #[serde(default)]
+    pub idle_timeout_ps: Option<u64>,
     /// Ask every server for its side's TCP_INFO at the end.
     #[serde(default = "default_true")]
     pub server_stats: bool,
+    /// Counts the blocks completed so far, for a caller showing progress from another
+    /// thread (not part of the JSON configuration).
+    #[serde(skip)]
+    pub blocks_done: Option<Arc<AtomicU64>>,
 }
 
 /// One connection's share of the run.
@@ -242,6 +253,8 @@ struct Conn {
     phase: Phase,
     payload: u64,
     clamp: Option<u32>,
+    /// When this connection last made progress: its request went out, or bytes came in.
+    last_progress: Instant,
 }
 
 /// May the next request of a block leave, given the start-next threshold and how many
@@ -254,6 +267,11 @@ fn may_start_next(threshold: Option<u64>, newest_left: Option<u64>) -> bool {
 }
 
 impl Conn {
+    /// Whether this connection has a request out (or going out) whose answer is not in.
+    fn owes(&self) -> bool {
+        matches!(self.phase, Phase::Sending | Phase::Receiving)
+    }
+
     /// Payload bytes of this block's response not yet received.
     fn left(&self) -> u64 {
         match self.phase {
@@ -286,7 +304,10 @@ impl Conn {
         self.reclamp();
         while self.req_sent < HEADER_LEN {
             match self.stream.write(&self.req[self.req_sent..]) {
-                Ok(n) => self.req_sent += n,
+                Ok(n) => {
+                    self.req_sent += n;
+                    self.last_progress = Instant::now();
+                }
                 Err(e) if e.kind() == ErrorKind::WouldBlock => {
                     self.phase = Phase::Sending;
                     return Ok(());
@@ -324,6 +345,7 @@ impl Conn {
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
                 Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", self.addr))),
             };
+            self.last_progress = Instant::now();
             if quickack {
                 let _ = sockopt::set_quickack(self.fd);
             }
@@ -421,9 +443,24 @@ fn run_block(conns: &mut [Conn], block: u64, cfg: &ClientConfig, scratch: &mut [
                 format!("block {block} did not complete within {:?}; still waiting for {}", ps(cfg.block_timeout_ps), late.join(", ")),
             ));
         }
+        if let Some(idle) = cfg.idle_timeout_ps.map(ps) {
+            if let Some(c) = conns.iter().find(|c| c.owes() && now.duration_since(c.last_progress) >= idle) {
+                return Err(io::Error::new(
+                    ErrorKind::TimedOut,
+                    format!("{} sent nothing for {:?} in block {block} ({} of {} bytes still to come); \
+                             the server accepts but does not answer",
+                        c.addr, idle, c.left(), c.size),
+                ));
+            }
+        }
         let mut wake = deadline;
         if next < n && active < k {
             wake = wake.min(start + stagger * next as u32);
+        }
+        if let Some(idle) = cfg.idle_timeout_ps.map(ps) {
+            for c in conns.iter().filter(|c| c.owes()) {
+                wake = wake.min(c.last_progress + idle);
+            }
         }
         fds.clear();
         idx.clear();
@@ -506,6 +543,7 @@ fn run(cfg: ClientConfig) -> io::Result<ClientResult> {
             phase: Phase::Done,
             payload: 0,
             clamp: cfg.window_clamp_bytes,
+            last_progress: Instant::now(),
         });
     }
     let mut scratch = vec![0u8; 1 << 20];
@@ -513,6 +551,9 @@ fn run(cfg: ClientConfig) -> io::Result<ClientResult> {
     let t0 = Instant::now();
     for b in 0..cfg.blocks {
         times.push(run_block(&mut conns, b, &cfg, &mut scratch)?.as_secs_f64());
+        if let Some(done) = &cfg.blocks_done {
+            done.store(b + 1, Ordering::Relaxed);
+        }
     }
     let wall = t0.elapsed().as_secs_f64();
     let mut connections = Vec::with_capacity(n);
@@ -666,6 +707,37 @@ mod tests {
         cfg.sru_bytes = 5000;
         let e = read_blocks(cfg).unwrap_err().to_string();
         assert!(e.contains("server refused") && e.contains("maximum of 1000"), "{e}");
+    }
+
+    #[test]
+    fn blocks_done_counts_every_completed_block() {
+        let srv = servers(2, ServerConfig::default());
+        let mut cfg = client(&srv);
+        cfg.blocks = 7;
+        let done = Arc::new(AtomicU64::new(0));
+        cfg.blocks_done = Some(done.clone());
+        read_blocks(cfg).unwrap();
+        assert_eq!(done.load(Ordering::Relaxed), 7);
+    }
+
+    #[test]
+    fn a_server_that_accepts_and_never_answers_times_out_naming_it() {
+        // the listen backlog completes the handshake; nobody ever reads the request
+        let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let srv = servers(1, ServerConfig::default());
+        let mut cfg = client(&srv);
+        cfg.servers.push(silent.local_addr().unwrap().to_string());
+        cfg.blocks = 3;
+        cfg.idle_timeout_ps = Some(300_000_000_000); // 300 ms
+        let start = Instant::now();
+        let e = read_blocks(cfg).unwrap_err();
+        let waited = start.elapsed();
+        assert_eq!(e.kind(), ErrorKind::TimedOut);
+        let text = e.to_string();
+        assert!(text.contains(&silent.local_addr().unwrap().to_string()) && text.contains("sent nothing"), "{text}");
+        assert!(!text.contains(&srv[0].local_addr().to_string()), "the server that answered is not blamed: {text}");
+        // 300 ms of silence, plus scheduling on a loaded 2-core machine (never the 120 s block timeout)
+        assert!(waited >= Duration::from_millis(300) && waited < Duration::from_secs(5), "{waited:?}");
     }
 
     #[test]

@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
 
     from .. import plots, sim
     from ..experiments.spec import SEED_VARIATION
-    from ..outfiles import check_writable, write_csv
+    from ..outfiles import check_directory, check_writable, directory, together, write_csv
     from ..scenario import Scenario
     from .progress import point_progress
     from .scenario_args import flag_names
@@ -89,8 +89,10 @@ def run(args: argparse.Namespace) -> int:
         points = [(key, Scenario(**{"preset": "fast08", "buffer": "32KiB", **changes}, servers=n,
                                  duration=args.duration, seed=seed, **vary))
                   for key, _, changes in CONFIGS for n in args.servers for seed in range(1, args.seeds + 1)]
-    out.mkdir(parents=True, exist_ok=True)
-    check_writable(out / "demo.csv", "--out")
+    check_directory(out, "--out")  # created when the files are written: a stopped run leaves nothing
+    if out.is_dir():
+        check_writable(out / "demo.csv", "--out")
+        check_writable(out / "demo.png", "--out")
 
     duration = points[0][1].model_dump()["duration"]
     paper = "as in FAST'08 §3.1" if duration == "20s" else "FAST'08 ran 20s; --duration 20s for that"
@@ -113,12 +115,13 @@ def run(args: argparse.Namespace) -> int:
 
     table = pd.concat([df.assign(configuration=key) for key, df in runs_of.items()], ignore_index=True)
     table = table[["configuration"] + [c for c in table.columns if c != "configuration"]]
-    csv_path = write_csv(table, out / "demo.csv")
-    png_path = plots.goodput_vs_servers(
-        {labels[k]: df for k, df in runs_of.items()}, out / "demo.png",
-        title=f"TCP incast in simulation (FAST'08 Fig. 4 setting, {duration} per point)",
-        link_rate_bps=points[0][1].rate,
-    )
+    with directory(out, "--out"), together():  # both files or neither (docs/faults.md)
+        csv_path = write_csv(table, out / "demo.csv", "--out")
+        png_path = plots.goodput_vs_servers(
+            {labels[k]: df for k, df in runs_of.items()}, out / "demo.png",
+            title=f"TCP incast in simulation (FAST'08 Fig. 4 setting, {duration} per point)",
+            link_rate_bps=points[0][1].rate,
+        )
     print(f"\nwrote {csv_path} and {png_path} ({plural(len(points), 'run')} in {wall:.1f} s wall)")
     sys.stdout.flush()
     return 0

@@ -66,12 +66,10 @@ def register(subparsers) -> None:
 def run_plot(args) -> int:
     from ..monitor import plot
 
+    from ..outfiles import check_writable
+
     out = args.out or os.path.splitext(args.file)[0] + ".png"
-    if not out.lower().endswith(".png"):
-        raise UsageError("--out", out, "a file name ending in .png")
-    out_dir = os.path.dirname(os.path.abspath(out))
-    if not os.path.isdir(out_dir) or not os.access(out_dir, os.W_OK):
-        raise UsageError("--out", out, "a file in an existing, writable directory")
+    check_writable(out, "--out", ("png",))
     info = plot.plot(args.file, out)
     if args.json:
         print(json.dumps(info))
@@ -142,8 +140,12 @@ def run_monitor(args) -> int:
                         spin_ns=args.spin // 1000, netns=args.netns, source=args.source)
     recorder = record_mod.Recorder(args.record) if args.record else None
     emit = _emit_json if args.json else _emit_table
+    monitor = Monitor(cfg, recorder)
+    stop: KeyboardInterrupt | None = None
     try:
-        summary = Monitor(cfg, recorder).run(emit)
+        summary = monitor.run(emit)
+    except KeyboardInterrupt as e:  # Ctrl-C ends a long watch: keep the recording, print the summary
+        summary, stop = monitor.summary(), e
     except BaseException:
         if recorder is not None:
             recorder.abort()
@@ -154,6 +156,8 @@ def run_monitor(args) -> int:
         print(json.dumps(summary), flush=True)
     else:
         _print_summary(summary, args.record)
+    if stop is not None:
+        raise stop  # exit status 128 + the signal, as for every command (docs/faults.md)
     return 0
 
 
@@ -200,7 +204,8 @@ def _emit_table(rec: dict) -> None:
 
 def _print_summary(s: dict, record_path: str | None) -> None:
     iv = s["interval"]
-    print(f"summary: {s['seconds']} s on {s['iface']}, {s['incast_seconds']} s judged incast; {s['source']}: "
+    stopped = f" (stopped by {s['stopped_by']})" if s.get("stopped_by") else ""
+    print(f"summary: {s['seconds']} s on {s['iface']}{stopped}, {s['incast_seconds']} s judged incast; {s['source']}: "
           f"{iv['statement']} (median {iv['median_us']} us, p99 {iv['p99_us']} us, jitter {iv['jitter_us']} us, "
           f"{iv['samples']} intervals, {iv['missed']} missed, {iv['uncertain']} mistimed readings dropped)")
     if s["counter_events"]["wraps"] or s["counter_events"]["resets"]:

@@ -31,22 +31,24 @@ def _eta(elapsed: float, done: float, total: int) -> str:
     return f", ETA {elapsed / done * (total - done):.0f} s"
 
 
-def point_progress(what: str, total: int, minimum: int = 1, line_per_point: bool = True) -> Progress | None:
-    """A progress callback for ``total`` points, or None when there are fewer than ``minimum``.
+def point_progress(what: str, total: int, minimum: int = 1, line_per_point: bool = True,
+                   unit: str = "point") -> Progress | None:
+    """A progress callback for ``total`` points (or other ``unit``s: a read's blocks), or
+    None when there are fewer than ``minimum``.
 
     In logs, a line per finished point (``line_per_point``), or at most one every
     ``LOG_EVERY_SECONDS`` (sweeps of thousands of short points)."""
     if total < minimum:
         return None
     if sys.stderr.isatty():
-        return _TerminalProgress(what, total)
-    return _LogProgress(what, total, line_per_point)
+        return _TerminalProgress(what, total, unit)
+    return _LogProgress(what, total, line_per_point, unit)
 
 
 class _TerminalProgress:
     """A tqdm bar, redrawn in place, closed when the last point is done."""
 
-    def __init__(self, what: str, total: int):
+    def __init__(self, what: str, total: int, unit: str = "point"):
         import shutil
 
         from tqdm import tqdm
@@ -54,9 +56,9 @@ class _TerminalProgress:
         # A terminal that reports no size (a pseudo-terminal under script(1)) gives tqdm
         # -1 rows, and it then draws nothing: take shutil's reading, which falls back.
         size = shutil.get_terminal_size(fallback=(100, 24))
-        self.bar = tqdm(total=total, desc=what, unit="point", file=sys.stderr, leave=True, ncols=size.columns,
+        self.bar = tqdm(total=total, desc=what, unit=unit, file=sys.stderr, leave=True, ncols=size.columns,
                         nrows=size.lines,
-                        bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.1f}/{total} points "
+                        bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.1f}/{total} " + unit + "s "
                                    "[{elapsed}<{remaining}{postfix}]")
 
     def __call__(self, done: float, total: int, simulated_s: float | None = None) -> None:
@@ -72,8 +74,9 @@ class _LogProgress:
     """A plain line per finished point (or only for the last one), and one every
     ``LOG_EVERY_SECONDS`` in between, after the first ``QUIET_SECONDS``."""
 
-    def __init__(self, what: str, total: int, line_per_point: bool = True):
+    def __init__(self, what: str, total: int, line_per_point: bool = True, unit: str = "point"):
         self.what = what
+        self.unit = unit
         self.line_per_point = line_per_point
         self.start = time.monotonic()
         self.last_line = self.start
@@ -87,8 +90,8 @@ class _LogProgress:
         due = now - self.last_line >= LOG_EVERY_SECONDS
         if elapsed < QUIET_SECONDS or not ((finished and (self.line_per_point or done >= total)) or due):
             return
-        shown = f"{int(done)}" if finished else f"{done:.2f}"  # whole points finished, else with the running ones' parts
-        line = f"{self.what}: {shown}/{total} points, {elapsed:.1f} s{_eta(elapsed, done, total)}"
+        shown = f"{int(done)}" if finished else f"{done:.2f}"  # whole units finished, else with the running ones' parts
+        line = f"{self.what}: {shown}/{total} {self.unit}s, {elapsed:.1f} s{_eta(elapsed, done, total)}"
         if simulated_s is not None and not finished:
             line += f" (simulated {simulated_s:.3g} s)"
         sys.stderr.write(line + "\n")

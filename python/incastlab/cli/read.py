@@ -8,10 +8,16 @@ import argparse
 import json
 
 from . import argtypes, workload_args
+from .. import units
 from ..errors import EnvironmentProblem
 from ..table import plural
-from ..units import format_size
+from ..units import PS_PER_S, format_size
 
+
+# A server silent this long while it owes bytes is gone or wedged: Linux backs a lost
+# segment off 200 ms, 400 ms, ... (RFC 6298 5.5), 25 s in all after seven losses in a row.
+_TIMEOUT_DEFAULT = 30 * PS_PER_S
+_TIMEOUT = (10**9, 3600 * PS_PER_S, "a duration from 1ms to 1h")
 
 _SERVERS_HELP = "comma-separated host:port pairs, e.g. 10.0.0.2:5701,10.0.0.3:5701"
 
@@ -61,10 +67,20 @@ def cmd_read(args) -> int:
         "stagger_ps": round(kw["stagger_s"] * 1e12),
         "start_next_at_remaining": kw["start_next_at"],
         "congestion": kw["congestion"],
+        "idle_timeout_ps": args.timeout,
     }
     from ..testbed.runner import _interruptible
+    from .progress import point_progress
+
+    probe = _native.WireProgress()
+    progress = point_progress("read", args.blocks, line_per_point=False, unit="block")
+    tick = (lambda: progress(min(probe.blocks, args.blocks - 1), args.blocks)) if progress else None
     try:
-        res = json.loads(_interruptible(_native.wire_read, json.dumps(cfg)))
+        res = json.loads(_interruptible(_native.wire_read, json.dumps(cfg), probe, tick=tick))
+        if progress is not None:
+            progress(args.blocks, args.blocks)
+    except TimeoutError as e:
+        raise EnvironmentProblem(f"read: {e} (--timeout {units.exact_duration(args.timeout)})") from None
     except (OSError, ValueError) as e:
         raise EnvironmentProblem(f"read: {e}") from None
     if args.json:
@@ -84,5 +100,8 @@ def register(subparsers) -> None:
     p.add_argument("--servers", type=parse_servers, required=True, metavar="H:P,H:P,...",
                    help="servers in request order, e.g. 10.0.0.2:5701,10.0.0.3:5701")
     workload_args.add(p, blocks_default=1000)
+    p.add_argument("--timeout", type=argtypes.duration("--timeout", bounds=_TIMEOUT), default=_TIMEOUT_DEFAULT,
+                   metavar="DUR", help="give up when a server that owes bytes sends nothing for this long "
+                   f"(default {units.exact_duration(_TIMEOUT_DEFAULT)}; a block also fails after 120 s in all)")
     p.add_argument("--json", action="store_true", help="complete result as one JSON object")
     p.set_defaults(func=cmd_read)

@@ -10,8 +10,9 @@ from ..errors import UsageError
 from ..recording import DEFAULT_CAPTURE_LIMIT, TRACE_ALL_FLOWS_UP_TO, Recording
 from . import argtypes
 
-_FLAGS = {"pcap": "--pcap", "trace": "--trace", "trace_flows": "--trace-flows", "capture_limit": "--capture-limit",
-          "events": "--events", "port_util": "--port-util", "port_util_interval": "--port-util-interval"}
+RECORDING_FLAGS = {"pcap": "--pcap", "trace": "--trace", "trace_flows": "--trace-flows",
+                   "capture_limit": "--capture-limit", "events": "--events", "port_util": "--port-util",
+                   "port_util_interval": "--port-util-interval"}
 
 
 def add_recording_arguments(parser: argparse.ArgumentParser) -> None:
@@ -70,7 +71,7 @@ def recordings_for(args: argparse.Namespace, servers: list[int], scenarios: list
     recordings = [base.for_point(n) if several else base for n in servers]
     for i, (rec, n) in enumerate(zip(recordings, servers)):
         point = {"clients": scenarios[i].clients, "workload": scenarios[i].workload} if scenarios else {}
-        rec.check(n, _FLAGS, **point)
+        rec.check(n, RECORDING_FLAGS, **point)
     return recordings
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import EnvironmentProblem
-from ..outfiles import check_writable
+from ..errors import EnvironmentProblem, UsageError
+from ..outfiles import check_distinct, check_writable, together, write_text
 from . import argtypes
 
 
@@ -34,20 +34,35 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    html_path = args.html or str(Path(args.dir) / "report.html")
     if args.html:
         check_writable(args.html, "--html", ("html", "htm"))
+    elif Path(args.dir).is_dir():
+        try:
+            check_writable(html_path, "DIR")
+        except UsageError as e:
+            raise UsageError("DIR", args.dir, f"{e.allowed} for DIR/report.html; --html FILE writes the page "
+                             "elsewhere (a read-only store can be reported on)") from None
     if args.screenshot:
         check_writable(args.screenshot, "--screenshot", ("png",))
+        check_distinct([(html_path, "--html"), (args.screenshot, "--screenshot")])
         from ..report.screenshot import find_browser
 
         if find_browser() is None:  # before the page is written: a refusal leaves nothing
             raise EnvironmentProblem("--screenshot needs Chromium (apt-get install chromium; scripts/install.sh does)")
     from .. import report
 
-    path = report.write(args.dir, args.html)
-    print(f"wrote {path}")
-    if args.screenshot:
-        from ..report.screenshot import screenshot
+    page = report.build(args.dir)
+    with together() as files:  # the page and its screenshot appear together (docs/faults.md)
+        write_text(html_path, page, "--html")
+        if args.screenshot:
+            from ..report.screenshot import screenshot
 
-        print(f"wrote {screenshot(path, args.screenshot, args.width, args.height)}")
+            staged_page = files.staged[-1].tmp
+            screenshot(staged_page, files.reserve(args.screenshot, "--screenshot"), args.width, args.height)
+    print(f"wrote {html_path}")
+    if args.screenshot:
+        print(f"wrote {args.screenshot}")
     return 0

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import textwrap
 import time
 from pathlib import Path
 
 from ..errors import UsageError
-from ..outfiles import check_writable
+from ..outfiles import check_writable, pruned_on_failure
 from ..table import plural
 from . import argtypes
 from .progress import point_progress
@@ -73,20 +74,23 @@ def run(args: argparse.Namespace) -> int:
     if not args.out:
         raise UsageError("--out", None, "a directory for the results (e.g. --out out)")
     overrides = {exp.name: runner.parse_overrides(exp, args.overrides) for exp in exps}
-    out = _prepare_out(args.out)
-    if args.no_store and args.store:
-        raise UsageError("--no-store", "--store " + args.store, "either a store or --no-store, not both")
-    store = None if args.no_store else ResultStore(args.store or out / "store", "--store")
-    for exp in exps:  # refuse a knob this build lacks before spending time on the others
-        runner.points(exp, args.quick, args.seeds, overrides[exp.name])
+    with pruned_on_failure(args.out):  # a refused or failed run leaves no empty directory behind
+        out = _prepare_out(args.out)
+        if args.no_store and args.store:
+            raise UsageError("--no-store", "--store " + args.store, "either a store or --no-store, not both")
+        store = None if args.no_store else ResultStore(args.store or out / "store", "--store")
+        for exp in exps:  # refuse a knob this build lacks, or a file it cannot write, before spending time
+            runner.points(exp, args.quick, args.seeds, overrides[exp.name])
+            for suffix in (".csv", ".png", ".checks.json"):
+                check_writable(out / f"{exp.name}{suffix}", "--out")
 
-    failed: list[tuple[str, dict]] = []
-    total_checks = 0
-    start_all = time.monotonic()
-    for exp in exps:
-        checks = _run_one(exp, args, out, overrides[exp.name], store)
-        total_checks += len(checks)
-        failed += [(exp.name, c) for c in checks if not c["pass"]]
+        failed: list[tuple[str, dict]] = []
+        total_checks = 0
+        start_all = time.monotonic()
+        for exp in exps:
+            checks = _run_one(exp, args, out, overrides[exp.name], store)
+            total_checks += len(checks)
+            failed += [(exp.name, c) for c in checks if not c["pass"]]
     wall = time.monotonic() - start_all
 
     if not args.json:
@@ -128,7 +132,8 @@ def _prepare_out(text: str) -> Path:
             out.mkdir()
         except (OSError, ValueError) as e:  # /proc, a NUL byte, no permission
             raise UsageError("--out", text, f"a directory that can be created ({e.strerror or e})") from None
-    check_writable(out / "probe.csv", "--out")
+    if not os.access(out, os.W_OK | os.X_OK):  # a read-only mount, another user's directory
+        raise UsageError("--out", text, f"a writable directory ({out} is not writable)")
     return out
 
 

@@ -4,17 +4,12 @@ real hosts. Answers each request of `incastlab read` with the bytes it asks for.
 from __future__ import annotations
 
 import json
-import signal
 import sys
 import time
 
 from . import argtypes
 from ..errors import EnvironmentProblem
 from ..units import PS_PER_S, format_size
-
-
-def _sigterm_as_interrupt(signum, frame):
-    raise KeyboardInterrupt
 
 
 def cmd_serve(args) -> int:
@@ -34,7 +29,6 @@ def cmd_serve(args) -> int:
         server = _native.WireServer(json.dumps(cfg))
     except (OSError, ValueError) as e:
         raise EnvironmentProblem(f"serve: {e}") from None
-    signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
     if args.json:
         print(json.dumps({"listening": server.local_addr, "max_request_bytes": args.max_request}), flush=True)
     else:

@@ -10,6 +10,7 @@ client's switch port (``--pcap``) and a per-flow sender trace (``--trace``).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from ..table import plural
@@ -64,10 +65,10 @@ def run(args: argparse.Namespace) -> int:
     # imported here, not at the top: `incastlab simulate --servers 0` is refused by argparse
     # before any of them loads (pydantic, pandas, matplotlib, the core)
     from .. import plots, sim
-    from ..outfiles import check_writable, write_csv
+    from ..outfiles import check_distinct, check_writable, together, write_csv
     from ..table import BUSIEST_COLUMNS, RIAK_COLUMNS, SIM_COLUMNS, flow_columns, render_results
     from .progress import point_progress
-    from .recording_args import recordings_for, report_truncated_captures, report_truncated_port_util
+    from .recording_args import RECORDING_FLAGS, recordings_for, report_truncated_captures, report_truncated_port_util
     from .scenario_args import build_scenarios, flag_names
 
     scenarios = build_scenarios(args, args.servers)
@@ -77,45 +78,57 @@ def run(args: argparse.Namespace) -> int:
     if args.csv is not None:
         check_writable(args.csv, "--csv")
     recordings = recordings_for(args, args.servers, scenarios)
+    outputs = [(f, flag) for f, flag in ((args.csv, "--csv"), (args.plot, "--plot")) if f] + \
+        [(f, RECORDING_FLAGS[field]) for rec in recordings for f, field in rec.files()]
+    check_distinct(outputs)
 
-    with flag_names({"port_util_interval": "--port-util-interval"}):  # a refusal from the core names the flag too
-        results = sim.run_points(scenarios, jobs=args.jobs, progress=point_progress("simulate", len(scenarios)),
-                                 recordings=recordings)
-    df = sim.to_frame(results)
+    # every file of the run appears together at the end, or none does (docs/faults.md)
+    with together() as files:
+        staged = [rec.with_files(lambda path, field: files.reserve(path, RECORDING_FLAGS[field])) for rec in recordings]
+        try:
+            with flag_names({"port_util_interval": "--port-util-interval"}):  # a refusal from the core names the flag
+                results = sim.run_points(scenarios, jobs=args.jobs,
+                                         progress=point_progress("simulate", len(scenarios)), recordings=staged)
+        except KeyboardInterrupt:
+            made = sum(1 for s in files.staged if os.path.getsize(s.tmp))
+            if made:
+                print(f"incastlab simulate: stopped; the {made} files of the points that had finished were "
+                      "removed with the rest: nothing written", file=sys.stderr)
+            raise
+        df = sim.to_frame(results)
 
-    if args.json:
-        for r in results:
-            print(r.to_json())
-    else:
-        print(f"# {scenarios[0].label()}, {_stop_text(scenarios[0])}")
-        first = scenarios[0]
-        if first.is_flows():
-            columns = flow_columns(with_background=first.background_load > 0)
+        if args.json:
+            for r in results:
+                print(r.to_json())
         else:
-            columns = RIAK_COLUMNS if first.workload == "riak" else SIM_COLUMNS
-        if "busiest_port" in df.columns:
-            columns = columns[:-2] + BUSIEST_COLUMNS + columns[-2:]  # before events and wall time
-        print(render_results(df, columns))
-    if args.csv:
-        write_csv(df, args.csv)
-    if args.plot:
-        first = scenarios[0]
-        if first.is_flows():
-            # the optimum is the incast's: every sender's bytes through the receiver's link
-            per_sender = first.sru if first.block is None else first.block_part_bytes()
-            plots.completion_vs_senders({first.label(): df}, args.plot, title=f"{first.workload}: {first.label()}",
-                                        optimum_bytes_per_sender=per_sender if first.workload == "incast" else None,
-                                        link_rate_bps=first.rate)
-        else:
-            title = (f"TCP incast: synchronized reads, RTT {first.model_dump()['rtt']}, "
-                     f"{_stop_text(first)}")
-            plots.goodput_vs_servers({first.label(): df}, args.plot, title=title, link_rate_bps=first.rate)
+            print(f"# {scenarios[0].label()}, {_stop_text(scenarios[0])}")
+            first = scenarios[0]
+            if first.is_flows():
+                columns = flow_columns(with_background=first.background_load > 0)
+            else:
+                columns = RIAK_COLUMNS if first.workload == "riak" else SIM_COLUMNS
+            if "busiest_port" in df.columns:
+                columns = columns[:-2] + BUSIEST_COLUMNS + columns[-2:]  # before events and wall time
+            print(render_results(df, columns))
+        if args.csv:
+            write_csv(df, args.csv, "--csv")
+        if args.plot:
+            first = scenarios[0]
+            if first.is_flows():
+                # the optimum is the incast's: every sender's bytes through the receiver's link
+                per_sender = first.sru if first.block is None else first.block_part_bytes()
+                plots.completion_vs_senders({first.label(): df}, args.plot,
+                                            title=f"{first.workload}: {first.label()}",
+                                            optimum_bytes_per_sender=per_sender if first.workload == "incast" else None,
+                                            link_rate_bps=first.rate)
+            else:
+                title = (f"TCP incast: synchronized reads, RTT {first.model_dump()['rtt']}, "
+                         f"{_stop_text(first)}")
+                plots.goodput_vs_servers({first.label(): df}, args.plot, title=title, link_rate_bps=first.rate)
     report_truncated_captures(results, recordings, args.capture_limit)
     report_truncated_port_util(results, recordings)
-    if (args.csv or args.plot or args.pcap or args.trace or args.events or args.port_util) and not args.json:
-        recorded = [f for rec in recordings for f in (rec.pcap, rec.trace, rec.events, rec.port_util) if f]
-        written = [f for f in (args.csv, args.plot) if f] + recorded
-        print("wrote " + ", ".join(written), file=sys.stderr)
+    if outputs and not args.json:
+        print("wrote " + ", ".join(f for f, _ in outputs), file=sys.stderr)
     return 0
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from ..outfiles import write_atomically
+from ..outfiles import check_writable, pruned_on_failure, together
 from ..study import spec
 from ..study.executors import CLI_EXECUTOR, KINDS, check_executor
 from ..table import plural
@@ -88,22 +88,26 @@ def run_sweep(args: argparse.Namespace) -> int:
     check_executor(args.executor, args.jobs, args.scheduler, args.dask_local)
     if args.store:
         ResultStore(args.store, "--store")  # checked; created at its first write
-    out = _prepare_out(args.out)
-    store = ResultStore(args.store or out / "store", "--store")
-    if not args.json:
-        print(f"# {name}: {_points(len(points))} ({_shape(study)})", flush=True)
-    progress = _Progress(quiet=args.json)
-    started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    try:
-        local = None if (args.dask_local or args.scheduler) else (args.executor or CLI_EXECUTOR)
-        df, summary = api.run_study(study, store=store, executor=local, jobs=args.jobs,
-                                    scheduler=args.scheduler, dask_local=args.dask_local, batch=args.batch,
-                                    progress=progress, announce=progress.announce, meta={"argv": sys.argv})
-    except KeyboardInterrupt:
-        print(f"incastlab sweep: stopped; the points finished so far are in {store.root}: the same command "
-              "simulates only the rest", file=sys.stderr)
-        raise
-    paths = _write(out, name, df, study, summary, store, started)
+    # a refused or failed run leaves no empty directory behind (points stored are kept)
+    with pruned_on_failure(args.out), pruned_on_failure(args.store or args.out):
+        out = _prepare_out(args.out)
+        for suffix in (".csv", ".study.json"):
+            check_writable(out / f"{name}{suffix}", "--out")
+        store = ResultStore(args.store or out / "store", "--store")
+        if not args.json:
+            print(f"# {name}: {_points(len(points))} ({_shape(study)})", flush=True)
+        progress = _Progress(quiet=args.json)
+        started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        try:
+            local = None if (args.dask_local or args.scheduler) else (args.executor or CLI_EXECUTOR)
+            df, summary = api.run_study(study, store=store, executor=local, jobs=args.jobs,
+                                        scheduler=args.scheduler, dask_local=args.dask_local, batch=args.batch,
+                                        progress=progress, announce=progress.announce, meta={"argv": sys.argv})
+        except KeyboardInterrupt:
+            print(f"incastlab sweep: stopped; the points finished so far are in {store.root}: the same command "
+                  "simulates only the rest", file=sys.stderr)
+            raise
+        paths = _write(out, name, df, study, summary, store, started)
     if args.json:
         from ..experiments.run import csv_frame
 
@@ -167,11 +171,16 @@ class _Progress:
 
 
 def _write(out: Path, name: str, df, study: spec.Study, summary, store: ResultStore, started: str):
+    with together():  # the CSV and the study file appear together or not at all (docs/faults.md)
+        return _write_both(out, name, df, study, summary, store, started)
+
+
+def _write_both(out: Path, name: str, df, study: spec.Study, summary, store: ResultStore, started: str):
     from .. import __version__
     from ..experiments.run import csv_frame
-    from ..outfiles import write_csv
+    from ..outfiles import write_csv, write_text
 
-    csv = write_csv(csv_frame(df), out / f"{name}.csv")
+    csv = write_csv(csv_frame(df), out / f"{name}.csv", "--out")
     meta = {
         "kind": "incastlab sweep", "name": name, "study": study.describe(), "summary": summary.to_dict(),
         "started": started, "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "argv": sys.argv,
@@ -180,7 +189,7 @@ def _write(out: Path, name: str, df, study: spec.Study, summary, store: ResultSt
         "csv": csv.name,
     }
     text = json.dumps(meta, indent=2, default=str) + "\n"
-    js = write_atomically(out / f"{name}.study.json", lambda tmp: Path(tmp).write_text(text))
+    js = write_text(out / f"{name}.study.json", text, "--out")
     return csv, js
 
 

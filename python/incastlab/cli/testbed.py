@@ -7,17 +7,13 @@ import argparse
 import fcntl
 import json
 import os
-import signal
 import sys
 
 from . import argtypes, workload_args
+from .progress import point_progress
 from ..errors import UsageError
 from ..table import plural
 from ..units import PS_PER_S
-
-
-def _sigterm_as_interrupt(signum, frame):
-    raise KeyboardInterrupt
 
 
 def _lock(prefix: str):
@@ -73,8 +69,16 @@ def _run_points(topo, counts: list[int], work, as_json: bool) -> list[dict]:
     if not as_json:
         print(f"testbed: {describe(topo.spec, work)}", flush=True)
     rows = []
-    for n in counts:
-        row = run_point(topo, n, work)
+    # a point of 40 blocks with 200 ms timeouts can take minutes: show the blocks move
+    progress = point_progress("testbed", len(counts))
+    for i, n in enumerate(counts):
+        def blocks_done(done: int, i: int = i) -> None:
+            if progress is not None:
+                progress(i + min(done / work.blocks, 0.99), len(counts))
+
+        row = run_point(topo, n, work, on_blocks=blocks_done)
+        if progress is not None:
+            progress(i + 1, len(counts))
         rows.append(row)
         if as_json:
             print(json.dumps(row), flush=True)
@@ -101,7 +105,6 @@ def cmd_sweep(args) -> int:
     _refuse_what_this_kernel_lacks(args)
     require_root()
     lock = _lock(args.prefix)
-    signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
     topo = Topology(_spec(args, max(args.servers)))
     try:
         topo.up()
@@ -134,7 +137,6 @@ def cmd_run(args) -> int:
     _refuse_what_this_kernel_lacks(args)
     require_root()
     lock = _lock(args.prefix)
-    signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
     topo = Topology.load(args.prefix)
     counts = args.servers or [topo.spec.servers]
     if max(counts) > topo.spec.servers:

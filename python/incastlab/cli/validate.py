@@ -8,7 +8,6 @@ delayed ACK, RTOmin, jiffies), each with the simulator's field and whether it is
 from __future__ import annotations
 
 import json
-import signal
 
 from . import argtypes
 from .scenario_args import flag_names
@@ -17,10 +16,6 @@ from ..units import PS_PER_S, format_rate, format_size
 # validate's flags for the Scenario fields whose flag is not the field's own: a refusal
 # names the flag typed (`--rtt 5` is refused as --rtt, not as the field rtt)
 _OWN_FLAGS = {"servers": "--servers", "rwnd": "--rwnd-clamp"}
-
-
-def _sigterm_as_interrupt(signum, frame):
-    raise KeyboardInterrupt
 
 
 def _ratio(a, b):
@@ -57,7 +52,6 @@ def cmd_validate(args) -> int:
         print(render(preset))
         print()
     lock = _lock(args.prefix)
-    signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
     topo = Topology(TopologySpec(servers=max(args.servers), rate_bps=args.rate, buffer_bytes=args.buffer,
                                  rto_min_s=rto_min_set, prefix=args.prefix))
     work = Workload(blocks=args.blocks, sru_bytes=args.sru, block_bytes=args.block, quickack=args.quickack,

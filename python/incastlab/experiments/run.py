@@ -18,7 +18,7 @@ import pandas as pd
 
 from .. import sim
 from ..errors import EnvironmentProblem, UsageError
-from ..outfiles import write_atomically, write_csv
+from ..outfiles import together, write_csv, write_text
 from ..scenario import Scenario
 from .figure import draw
 from .spec import Experiment, Series
@@ -47,6 +47,15 @@ def parse_overrides(exp: Experiment, items: list[str]) -> dict[str, str]:
                              "(incastlab simulate --help lists them as flags)")
         if field in (exp.axis, "seed"):
             raise UsageError("--set", item, f"a field other than the axis ({exp.axis}) and seed")
+        # a field the series set is what their labels name: changing it under them would
+        # run every series with one value and keep the old labels (two "different" arms
+        # of a comparison, one run); refused, naming the series
+        defining = [s.label for s in exp.series if field in s.params]
+        if defining:
+            shown = ", ".join(repr(x) for x in defining[:3]) + (f" and {len(defining) - 3} more" if len(defining) > 3
+                                                                  else "")
+            raise UsageError("--set", item, f"a field the series are not defined by ({field} is set by the series "
+                             f"{shown}); `incastlab sweep` varies any field freely")
         try:
             Scenario(**{"servers": 1, field: value})
         except UsageError as e:
@@ -163,17 +172,18 @@ def csv_frame(df: pd.DataFrame) -> pd.DataFrame:
 
 def write_outputs(exp: Experiment, df: pd.DataFrame, checks: list[dict[str, Any]], out: Path,
                   note: str = "") -> dict[str, Path]:
-    """DIR/NAME.csv, DIR/NAME.png and DIR/NAME.checks.json, each written atomically."""
+    """DIR/NAME.csv, DIR/NAME.png and DIR/NAME.checks.json, put in place together."""
     paths = {
         "csv": out / f"{exp.name}.csv",
         "png": out / f"{exp.name}.png",
         "checks": out / f"{exp.name}.checks.json",
     }
-    write_csv(csv_frame(df), paths["csv"])
-    draw(exp, df, paths["png"], note=note)
     text = json.dumps([{k: c[k] for k in CHECK_KEYS} for c in checks], indent=2, allow_nan=False,
                       default=_plain) + "\n"
-    write_atomically(paths["checks"], lambda tmp: Path(tmp).write_text(text))
+    with together():  # the three files appear together or not at all (docs/faults.md)
+        write_csv(csv_frame(df), paths["csv"], "--out")
+        draw(exp, df, paths["png"], note=note)
+        write_text(paths["checks"], text, "--out")
     return paths
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..outfiles import write_atomically
 from . import record, timescales
 
 NS_PER_S = timescales.NS_PER_S
@@ -74,6 +75,8 @@ def plot(path: str, out: str) -> dict:
     axes[-1].set_xlabel("time (s)")
     fig.suptitle(f"{path}: rate at several timescales (median sampling interval {finest * 1e6:.0f} us)")
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
+    try:  # whole or not at all: a full disk leaves no 0-byte PNG
+        write_atomically(out, lambda tmp: fig.savefig(tmp, dpi=120, format="png"), "--out")
+    finally:
+        plt.close(fig)
     return {"file": path, "out": out, "peak_mbps": drawn, "median_interval_us": finest * 1e6}

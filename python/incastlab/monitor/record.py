@@ -1,7 +1,8 @@
 """``--record FILE``: the fine-grained intervals as Parquet or CSV, for ``monitor plot``.
 
-Rows are written as the run goes (not all kept in memory) to ``FILE.partial`` and renamed
-at the end, so an interrupted or failed run never leaves a half-written FILE.
+Rows are written as the run goes (not all kept in memory) to a temporary file beside FILE
+and renamed at the end, also when Ctrl-C (or SIGTERM, SIGHUP) ends the run, so FILE is
+whole: what was recorded, with the file's footer. A failed run (a full disk) leaves none.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from ..errors import UsageError
+from ..interrupts import on_abrupt_exit
+from ..outfiles import Outputs, cannot_write, check_writable
 
 COLUMNS = ["t_s", "dt_s", "rx_bytes", "tx_bytes", "rx_packets", "tx_packets"]
 SCHEMA = pa.schema([("t_s", pa.float64()), ("dt_s", pa.float64())]
@@ -22,40 +25,53 @@ FORMATS = {".parquet": "parquet", ".csv": "csv"}
 
 
 def check_path(path: str, param: str = "--record") -> str:
-    """The format of ``path`` (by extension); UsageError if unknown or not writable."""
+    """The format of ``path`` (by extension); UsageError if unknown or not writable (a
+    device, a directory, a missing or read-only directory: ``outfiles.check_writable``)."""
     fmt = FORMATS.get(os.path.splitext(path)[1].lower())
     if fmt is None:
         raise UsageError(param, path, "a file name ending in .parquet or .csv")
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory) or not os.access(directory, os.W_OK):
-        raise UsageError(param, path, "a file in an existing, writable directory")
+    check_writable(path, param)
     return fmt
 
 
 class Recorder:
-    def __init__(self, path: str):
-        self.fmt = check_path(path)
+    """Rows written as they come to a temporary file beside FILE, moved into place by
+    ``close`` (also after Ctrl-C: what was recorded is kept) and removed by ``abort``."""
+
+    def __init__(self, path: str, param: str = "--record"):
+        self.fmt = check_path(path, param)
         self.path = path
-        self.partial = path + ".partial"
+        self._files = Outputs()
+        self.partial = self._files.reserve(path, param)
+        self._forget = on_abrupt_exit(self._files.discard)
         self._writer = None
 
     def write(self, t_s, dt_s, rx_bytes, tx_bytes, rx_packets, tx_packets) -> None:
         batch = pa.record_batch([pa.array(t_s, pa.float64()), pa.array(dt_s, pa.float64()),
                                  *(pa.array(c, pa.uint64()) for c in (rx_bytes, tx_bytes, rx_packets, tx_packets))],
                                 schema=SCHEMA)
-        if self._writer is None:
-            if self.fmt == "parquet":
-                self._writer = pq.ParquetWriter(self.partial, SCHEMA)
-            else:
-                self._writer = pacsv.CSVWriter(self.partial, SCHEMA)
-        self._writer.write_batch(batch)
+        try:
+            if self._writer is None:
+                if self.fmt == "parquet":
+                    self._writer = pq.ParquetWriter(self.partial, SCHEMA)
+                else:
+                    self._writer = pacsv.CSVWriter(self.partial, SCHEMA)
+            self._writer.write_batch(batch)
+        except OSError as e:  # a full disk: the run stops, the file goes
+            self.abort()
+            raise cannot_write(self.path, e) from None
 
     def close(self) -> None:
         """Finish the file and move it into place (an empty run still writes a header)."""
         if self._writer is None:
             self.write([], [], [], [], [], [])
-        self._writer.close()
-        os.replace(self.partial, self.path)
+        try:
+            self._writer.close()
+        except OSError as e:
+            self.abort()
+            raise cannot_write(self.path, e) from None
+        self._files.commit()
+        self._forget()
 
     def abort(self) -> None:
         if self._writer is not None:
@@ -63,8 +79,8 @@ class Recorder:
                 self._writer.close()
             except Exception:  # noqa: BLE001 - cleaning up after another failure
                 pass
-        if os.path.exists(self.partial):
-            os.remove(self.partial)
+        self._files.discard()
+        self._forget()
 
 
 def read(path: str):
@@ -78,8 +94,8 @@ def read(path: str):
         table = pq.read_table(path) if fmt == "parquet" else \
             pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(column_types=SCHEMA))
     except (pa.ArrowInvalid, OSError) as e:
-        # (one line: Arrow's message may quote the file's lines)
-        why = " ".join(str(e).split())
+        # one line, printable: Arrow's message may quote the file's bytes
+        why = "".join(c if c.isascii() and c.isprintable() else "?" for c in " ".join(str(e).split()))[:160]
         raise UsageError("FILE", path, f"a file written by incastlab monitor --record ({why})") from None
     missing = [c for c in COLUMNS if c not in table.column_names]
     if missing:

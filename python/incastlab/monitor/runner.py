@@ -127,6 +127,8 @@ class Monitor:
         self.source = "none"
         self.loopback = is_loopback(cfg.iface)
         self.source_reason = "asked for with --source"
+        #: The signal that ended the run early (SIGINT, SIGTERM, SIGHUP), else None.
+        self.stopped_by: str | None = None
 
     # -- readers -----------------------------------------------------------------
     def _watch_senders(self) -> None:
@@ -206,8 +208,22 @@ class Monitor:
 
     # -- the loop ----------------------------------------------------------------
     def run(self, emit: Callable[[dict], None]) -> dict:
+        """Watch for the configured duration, calling ``emit`` once per second; returns the
+        summary. On Ctrl-C (or SIGTERM, SIGHUP: ``incastlab.interrupts``) the readings since
+        the last second are still recorded, ``stopped_by`` names the signal, and the
+        interrupt is re-raised: ``summary()`` then covers the seconds watched."""
+        try:
+            return self._run(emit)
+        except KeyboardInterrupt as e:
+            from ..interrupts import signal_name
+
+            self.stopped_by = signal_name(e)
+            raise
+
+    def _run(self, emit: Callable[[dict], None]) -> dict:
         cfg = self.cfg
         sampler = self._open_sampler()
+        t0 = time.monotonic_ns()  # set again below, once the counters are read
         try:
             self.tcp.update(self._read_tcp())
             self.qd.update(self._read_qdiscs())
@@ -239,9 +255,21 @@ class Monitor:
                 emit(self._second(both, got, w0 + done, w0 + done + step, t0))
                 done += step
                 prev = got
+        except KeyboardInterrupt:
+            self._last_readings(sampler, t0)
+            raise
         finally:
             sampler.stop()
         return self.summary()
+
+    def _last_readings(self, sampler, t0: int) -> None:
+        """Record what was sampled since the last full second (a run stopped by a signal)."""
+        try:
+            got = sampler.drain()
+        except OSError:
+            return
+        if got["t_end_ns"]:
+            self._account(got, t0)
 
     def _account(self, got: dict, t0: int) -> None:
         """Book-keeping for one drain: timing, counter events, the recording."""
@@ -380,6 +408,7 @@ class Monitor:
             "source": self.source,
             "source_reason": self.source_reason,
             "seconds": self.seconds,
+            "stopped_by": self.stopped_by,
             "incast_seconds": self.incast_seconds,
             "interval": {
                 "requested_us": req / 1000,

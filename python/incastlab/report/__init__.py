@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import platform
 import time
+import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pandas as pd
 
@@ -21,6 +22,7 @@ from .. import __version__
 from ..outfiles import write_atomically
 from ..experiments.sources import cite
 from ..schema import FIELDS
+from ..study.store import DamagedFileWarning
 from ..study.worker import core_identity
 from . import figures
 from .collect import Contents, ReproductionData, StoreData, SweepData, collect
@@ -48,9 +50,9 @@ def render(contents: Contents) -> str:
     env = jinja2.Environment(loader=jinja2.PackageLoader("incastlab.report", "."),
                              autoescape=jinja2.select_autoescape(["html", "j2"]), trim_blocks=True)
     core_version, core_build = core_identity()
-    sweeps = [_sweep(s) for s in contents.sweeps]
-    reproductions = [_reproduction(r) for r in contents.reproductions]
-    stores = [_store(s) for s in contents.stores]
+    sweeps = _each(_sweep, contents.sweeps, lambda s: f"{s.name}.study.json")
+    reproductions = _each(_reproduction, contents.reproductions, lambda r: f"{r.name}.checks.json")
+    stores = _each(_store, contents.stores, lambda s: str(s.path))
     counts = []
     if sweeps:
         counts.append(f"{len(sweeps)} sweep{'s' if len(sweeps) > 1 else ''}")
@@ -65,6 +67,20 @@ def render(contents: Contents) -> str:
         title=contents.root.resolve().name or str(contents.root), counts="; ".join(counts),
         generated=time.strftime("%Y-%m-%d %H:%M:%S %Z"), version=__version__, core_version=core_version,
         core_build=core_build, host=platform.node(), sweeps=sweeps, reproductions=reproductions, stores=stores)
+
+
+def _each(render_one: Callable[[Any], dict[str, Any]], items: list, name: Callable[[Any], str]) -> list[dict]:
+    """``render_one`` of every item; one whose file holds what it should not (a hand-edited
+    study file) is left out with a one-line warning, not the whole page."""
+    out = []
+    for item in items:
+        try:
+            out.append(render_one(item))
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            why = " ".join(str(e).split())[:120] or type(e).__name__
+            warnings.warn(DamagedFileWarning(f"report: skipping {name(item)}: its contents do not read ({why})"),
+                          stacklevel=2)
+    return out
 
 
 def _table_html(df: pd.DataFrame, index: bool = True) -> str:

@@ -39,4 +39,18 @@ def screenshot(page: str | os.PathLike, png: str | os.PathLike, width: int = 128
     if r.returncode != 0 or not out.exists():
         last = (r.stderr.strip().splitlines() or ["no message"])[-1]
         raise EnvironmentProblem(f"{browser} could not take the screenshot (exit {r.returncode}): {last}")
+    if not is_whole_png(out):  # on a full disk Chromium exits 0 and leaves 0 bytes
+        raise EnvironmentProblem(f"{browser} wrote no whole PNG to {png} ({out.stat().st_size} bytes; a full disk?)")
     return out
+
+
+def is_whole_png(path: str | os.PathLike) -> bool:
+    """The PNG signature at the start and the IEND chunk at the end (PNG spec, 5.2 and 11.2.5)."""
+    with open(path, "rb") as f:
+        head = f.read(8)
+        f.seek(0, os.SEEK_END)
+        if f.tell() < 8 + 12:
+            return False
+        f.seek(-12, os.SEEK_END)
+        tail = f.read(12)
+    return head == b"\x89PNG\r\n\x1a\n" and tail[4:8] == b"IEND"

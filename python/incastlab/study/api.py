@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from ..errors import UsageError
 from ..result import SimResult
 from ..scenario import Scenario
 from . import runner
@@ -40,6 +41,9 @@ def run_scenarios(scenarios: Sequence[Scenario], store: str | os.PathLike | Resu
     """Simulate ``scenarios`` (rows in order) through ``store`` on the chosen executor;
     ``recordings`` and ``reduce`` as ``runner.run`` takes them (threads, no store)."""
     check_executor(executor, jobs, scheduler, dask_local)
+    if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or batch < 1):
+        raise UsageError("batch", batch, "a whole number of points per task, at least 1 (None: sized from the "
+                         "measured time per point)")
     st = open_store(store)
     return runner.run(scenarios,
                       lambda: executors.make_executor(executor or DEFAULT_EXECUTOR, jobs, scheduler, dask_local),

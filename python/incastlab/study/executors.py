@@ -7,7 +7,8 @@ and ``close`` (``cancel=True`` stops running work: Ctrl-C). The runner keeps
 
 - ``threads``: the core releases the GIL, so threads of one process run points on all
   cores; Ctrl-C stops running points within a few thousand events (``_native.cancel``).
-- ``processes`` (the default): one process per worker (forkserver); Ctrl-C ends them.
+- ``processes`` (the default): one process per worker (forkserver); Ctrl-C ends them,
+  and a worker ends by itself when the sweep's process dies (``worker.watch_parent``).
 - ``dask``: Dask distributed, on a running scheduler (``tcp://host:8786``) or a
   LocalCluster started here; batches are larger there, since every task costs a few
   milliseconds of scheduling.
@@ -16,6 +17,8 @@ and ``close`` (``cancel=True`` stops running work: Ctrl-C). The runner keeps
 from __future__ import annotations
 
 import concurrent.futures as cf  # cheap: its executors' modules load when first used
+import logging
+import os
 from dataclasses import dataclass
 from typing import Any, Hashable
 
@@ -93,18 +96,24 @@ class _ProcessExecutor(_PoolExecutor):
         import multiprocessing
 
         ctx = multiprocessing.get_context("forkserver")
-        pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=worker.ignore_sigint)
+        pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=worker.start_in_pool,
+                                      initargs=(os.getpid(),))
         super().__init__(pool, ExecutorInfo("processes", workers, "local processes"))
         # start every worker now (the pool starts them one per submit), so the startup is
         # paid and measured here, not inside the first batches
-        for f in [pool.submit(worker.warm_up, 0.2) for _ in range(workers)]:
-            f.result()
+        try:
+            for f in [pool.submit(worker.warm_up, 0.2) for _ in range(workers)]:
+                f.result()
+        except BaseException:  # Ctrl-C while they start: nobody else holds the pool to close it
+            self.close(cancel=True)
+            raise
 
     def _stop_running(self) -> None:
         # concurrent.futures cannot stop a running task before Python 3.14
-        # (ProcessPoolExecutor.terminate_workers); its worker processes are in _processes
+        # (ProcessPoolExecutor.terminate_workers); its worker processes are in _processes.
+        # SIGKILL: workers ignore the stop signals (worker.start_in_pool)
         for p in list(getattr(self.pool, "_processes", {}).values()):
-            p.terminate()
+            p.kill()
 
 
 class _DaskExecutor:
@@ -124,8 +133,10 @@ class _DaskExecutor:
             where = scheduler
         else:
             # one single-threaded process per worker: the simulator is single-threaded
+            # silence_logs: its workers' warnings on a stop (a cancelled task, a busy worker
+            # killed after 4 s) are the expected way down, not news for the user
             self.cluster = LocalCluster(n_workers=local_workers, threads_per_worker=1, processes=True,
-                                        dashboard_address=None)
+                                        dashboard_address=None, silence_logs=logging.ERROR)
             self.client = Client(self.cluster)
             where = f"Dask LocalCluster at {self.cluster.scheduler_address}"
         workers = sum(w.get("nthreads", 1) for w in self.client.scheduler_info()["workers"].values())

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import platform
 import sys
 import time
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
 
+from ..errors import EnvironmentProblem
+from ..interrupts import signal_name
 from ..result import with_scenario
 from ..table import plural
 from ..scenario import Scenario
@@ -108,6 +109,7 @@ class Plan:
     by_key: dict[str, tuple[Scenario, str]]  # key -> (scenario, its canonical JSON)
     stored: set[str]
     todo: list[str]
+    old: dict[str, dict[str, Any]]  # the stored rows, read whole up front
 
     @classmethod
     def make(cls, scenarios: Sequence[Scenario], store: ResultStore | None, core: tuple[str, str]) -> "Plan":
@@ -117,7 +119,11 @@ class Plan:
         for k, s, t in zip(keys, scenarios, texts):
             by_key.setdefault(k, (s, t))
         stored = store.keys() & set(by_key) if store is not None else set()
-        return cls(scenarios, keys, by_key, stored, [k for k in by_key if k not in stored])
+        # read whole now, not at the end: a file damaged past its key column is found (and
+        # set aside) before the run, and its points are simulated with the others
+        old = _stored_rows(store, stored) if stored else {}
+        stored = set(old)
+        return cls(scenarios, keys, by_key, stored, [k for k in by_key if k not in stored], old)
 
 
 class Outcome(NamedTuple):
@@ -143,7 +149,7 @@ class Batcher:
 
     def next_size(self, remaining: int) -> int:
         if self.fixed is not None:
-            return min(self.fixed, remaining)
+            return max(1, min(self.fixed, remaining))  # never 0: an empty batch would never end the run
         if not self.points:
             return 1
         per_point = max(self.seconds / self.points, 1e-6)
@@ -223,11 +229,13 @@ class _NoExecutor:
 def _run(plan: Plan, executor: Any, core: tuple[str, str], store: ResultStore | None, progress: Progress | None,
          batch: int | None, startup_s: float, meta: dict[str, Any] | None,
          local: dict[str, worker.InProcess]) -> Outcome:
+    from .store import process_identity  # here: the store's pyarrow loads only for a run
+
     todo, by_key = plan.todo, plan.by_key
     run_id = store.new_run_id() if store is not None else ""
     journal = _Journal(store, run_id, {
         "run_id": run_id, "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "status": "running",
-        "pid": os.getpid(), "host": platform.node(), "argv": sys.argv, "python": platform.python_version(),
+        **process_identity(), "argv": sys.argv, "python": platform.python_version(),
         "core_version": core[0], "core_build": core[1], "executor": asdict(executor.info),
         "points": len(plan.scenarios), "unique": len(by_key), "from_store": len(plan.stored),
         "to_compute": len(todo), "submitted": 0, "computed": 0, "in_flight": [], **(meta or {}),
@@ -269,8 +277,11 @@ def _run(plan: Plan, executor: Any, core: tuple[str, str], store: ResultStore | 
                 simulated = max((local[k].probe.sim_seconds for k in running), default=None)
                 progress(len(computed) + partial, len(todo), simulated)
     except BaseException as e:
-        journal.update(status="interrupted" if isinstance(e, KeyboardInterrupt) else f"failed: {e!r}",
-                       finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"), wall_s=time.monotonic() - start)
+        how = f"interrupted ({signal_name(e)})" if isinstance(e, KeyboardInterrupt) else f"failed: {e!r}"
+        try:
+            journal.update(status=how, finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"), wall_s=time.monotonic() - start)
+        except (OSError, EnvironmentProblem):  # a full disk: the run's own error says more than this one
+            pass
         raise
     wall = time.monotonic() - start
     summary = Summary(points=len(plan.scenarios), unique=len(by_key), from_store=len(plan.stored),
@@ -278,7 +289,7 @@ def _run(plan: Plan, executor: Any, core: tuple[str, str], store: ResultStore | 
                       wall_s=wall, core_s=core_s, core_version=core[0], core_build=core[1], run_id=run_id)
     journal.update(status="done", finished=time.strftime("%Y-%m-%dT%H:%M:%S%z"), **summary.to_dict())
 
-    old = _stored_rows(store, plan.stored) if plan.stored else {}
+    old = plan.old
     rows = []
     for k in plan.keys:
         row = dict(computed[k]) if k in computed else dict(old[k])
@@ -321,7 +332,7 @@ def _store_row(data: dict[str, Any], point: tuple[Scenario, str], key: str, core
 
 def _stored_rows(store: ResultStore, keys: set[str]) -> dict[str, dict[str, Any]]:
     table = store.read_table(keys)
-    return {r[KEY]: r for r in table.to_pylist()}
+    return {r[KEY]: r for r in table.to_pylist()} if table is not None else {}
 
 
 class _Journal:

@@ -117,6 +117,10 @@ class Study:
         }
 
 
+#: A study file lists fields and values: anything this large is not one.
+MAX_STUDY_BYTES = 2**20
+
+
 def from_grid(items: list[str], seeds: int | None = None, name: str = "sweep") -> Study:
     """A study from ``--grid`` items and ``--seeds``."""
     g = grammar.parse_grid(items)
@@ -140,6 +144,15 @@ def load(path: str | os.PathLike, seeds: int | None = None) -> Study:
     p = Path(path)
     param = str(p)
     try:
+        regular = not p.exists() or p.is_file()
+        too_big = regular and p.exists() and p.stat().st_size > MAX_STUDY_BYTES
+    except (OSError, ValueError):
+        regular, too_big = True, False  # read_text below says what is wrong
+    if not regular:  # a FIFO would block, /dev/zero fill the memory
+        raise UsageError("--study", param, "a study file (TOML), not a directory, device or FIFO")
+    if too_big:
+        raise UsageError("--study", param, f"a study file of at most {MAX_STUDY_BYTES // 2**20} MiB")
+    try:
         doc = tomllib.loads(p.read_text())
     except FileNotFoundError:
         raise UsageError("--study", param, "an existing study file (TOML)") from None
@@ -153,8 +166,9 @@ def load(path: str | os.PathLike, seeds: int | None = None) -> Study:
     title = doc.get("title", "")
     if not isinstance(title, str):
         raise UsageError(f"{param}: title", title, "text")
-    base = _fields(_table(doc, "base", param), f"{param}: [base]")
-    g = grammar.grid_from_mapping(_table(doc, "grid", param), f"{param}: [grid]")
+    base = _fields(_no_bare_durations(_table(doc, "base", param), f"{param}: [base]"), f"{param}: [base]")
+    g = grammar.grid_from_mapping(_no_bare_durations(_table(doc, "grid", param), f"{param}: [grid]"),
+                                  f"{param}: [grid]")
     raw_series = doc.get("series", [])
     if not isinstance(raw_series, list) or not all(isinstance(s, dict) for s in raw_series):
         raise UsageError(f"{param}: series", raw_series, "[[series]] tables, each with a label and fields")
@@ -163,8 +177,9 @@ def load(path: str | os.PathLike, seeds: int | None = None) -> Study:
         label = s.get("label")
         if not isinstance(label, str) or not label.strip():
             raise UsageError(f"{param}: series {i}", s, "a table with label = \"...\" and scenario fields")
-        series.append(Series(label, _fields({k: v for k, v in s.items() if k != "label"}, f"{param}: [[series]] "
-                                            f"{label!r}")))
+        where = f"{param}: [[series]] {label!r}"
+        series.append(Series(label, _fields(_no_bare_durations({k: v for k, v in s.items() if k != "label"}, where),
+                                            where)))
     if len({s.label for s in series}) != len(series):
         raise UsageError(f"{param}: series", [s.label for s in series], "series with distinct labels")
     plot = _table(doc, "plot", param)
@@ -179,6 +194,20 @@ def load(path: str | os.PathLike, seeds: int | None = None) -> Study:
     if not isinstance(study.plot_y, str):
         raise UsageError(f"{param}: [plot] y", study.plot_y, "a result column such as goodput_mbps")
     return _checked(study, f"{param}: [grid]")
+
+
+def _no_bare_durations(mapping: Mapping[str, Any], param: str) -> Mapping[str, Any]:
+    """Refuse a TOML number (not 0) for a duration field: a file is written text, and
+    ``timer_granularity = 100`` would be a 100 s clock (units.parse_duration_ps)."""
+    for name, raw in mapping.items():
+        f = BY_PUBLIC.get(str(name).replace("-", "_"))
+        if f is None or f.unit != "picoseconds":
+            continue
+        for v in raw if isinstance(raw, list) else [raw]:
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and v != 0:
+                raise UsageError(f"{param} {f.public}", v, f"a duration as text with its unit, e.g. \"{v:g}us\", "
+                                 f"\"{v:g}ms\" or \"{v:g}s\" (a bare number is refused in a study file)")
+    return mapping
 
 
 def _table(doc: Mapping[str, Any], key: str, param: str) -> Mapping[str, Any]:

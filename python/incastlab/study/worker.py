@@ -105,9 +105,53 @@ def warm_up(hold_s: float) -> tuple[str, str]:
     return identity
 
 
-def ignore_sigint() -> None:
-    """Process-pool initializer: Ctrl-C goes to the whole process group, and the parent
-    alone decides what stops (it ends its workers), so workers print no traceback."""
+def start_in_pool(parent_pid: int) -> None:
+    """Process-pool initializer. Stop signals (SIGINT, SIGTERM, SIGHUP) go to a whole
+    process group from a terminal or a service manager, and the parent alone decides what
+    stops (it ends its workers with SIGKILL), so workers ignore them and print no
+    traceback. And a worker ends when the parent does, also after ``kill -9`` of the
+    parent, which no cleanup code of its own survives to do: see ``watch_parent``."""
     import signal
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, signal.SIG_IGN)
+    watch_parent(parent_pid)
+
+
+def watch_parent(pid: int) -> None:
+    """End this process as soon as process ``pid`` has ended: a daemon thread waits on a
+    pidfd (Linux 5.3+; it becomes readable when the process exits) or, without one, polls.
+    A pool worker's own parent is the forkserver, which lives as long as its workers, so
+    this watches the process that made the pool, not ``os.getppid()``."""
+    import os
+    import select
+    import threading
+
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:  # gone already
+        os._exit(1)
+    except (AttributeError, OSError):  # no pidfd here: poll once a second
+        fd = None
+
+    def wait_for_exit() -> None:
+        if fd is not None:
+            select.select([fd], [], [])
+        else:
+            while _alive(pid):
+                time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=wait_for_exit, name="incastlab-parent-watch", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -34,10 +34,11 @@ class Workload:
     block_timeout_s: float = 120.0
 
 
-def _interruptible(fn, *args):
+def _interruptible(fn, *args, tick=None):
     """Call a native function that holds no GIL on a worker thread, so Ctrl-C (or
     SIGTERM turned into KeyboardInterrupt) reaches the main thread at once; the caller's
-    cleanup then stops the servers, which ends the worker's connections."""
+    cleanup then stops the servers, which ends the worker's connections. ``tick()`` is
+    called every 0.2 s meanwhile (progress)."""
     box: dict = {}
 
     def work():
@@ -50,6 +51,8 @@ def _interruptible(fn, *args):
     t.start()
     while t.is_alive():
         t.join(0.2)
+        if tick is not None:
+            tick()
     if "error" in box:
         raise box["error"]
     return box["value"]
@@ -75,8 +78,9 @@ def _start_servers(topo: Topology, n: int, work: Workload) -> list:
     return servers
 
 
-def run_point(topo: Topology, n: int, work: Workload) -> dict:
-    """Run `work` against the first `n` servers; return the simulate-style result."""
+def run_point(topo: Topology, n: int, work: Workload, on_blocks=None) -> dict:
+    """Run `work` against the first `n` servers; return the simulate-style result.
+    ``on_blocks(done)`` is called while it runs with the blocks completed so far."""
     spec = topo.spec
     if n > spec.servers:
         raise EnvironmentProblem(f"the testbed has {plural(spec.servers, 'server')}, {n} were asked for")
@@ -102,8 +106,10 @@ def run_point(topo: Topology, n: int, work: Workload) -> dict:
         mib0 = [counters.tcp_mib(ns) for ns in server_ns]
         q0 = counters.qdisc_stats(q_ns, q_dev)
         t0 = time.monotonic()
+        probe = _native.WireProgress()
+        tick = (lambda: on_blocks(probe.blocks)) if on_blocks is not None else None
         try:
-            res = json.loads(_interruptible(_native.wire_read, json.dumps(client_cfg)))
+            res = json.loads(_interruptible(_native.wire_read, json.dumps(client_cfg), probe, tick=tick))
         except (OSError, ValueError) as e:
             raise EnvironmentProblem(f"testbed run with {plural(n, 'server')} failed: {e}") from None
         wall = time.monotonic() - t0

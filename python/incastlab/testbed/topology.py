@@ -18,6 +18,7 @@ import os
 from dataclasses import asdict, dataclass, field
 
 from ..errors import EnvironmentProblem
+from ..outfiles import write_text
 from . import shell
 from .names import CLIENT_ADDR, MAX_SERVERS, SUBNET_PREFIX_LEN, Names, server_addr
 
@@ -128,8 +129,7 @@ class Topology:
             teardown(self.spec.prefix)
             raise
         os.makedirs(STATE_DIR, exist_ok=True)
-        with open(state_path(self.spec.prefix), "w") as f:
-            json.dump(asdict(self.spec), f)
+        write_text(state_path(self.spec.prefix), json.dumps(asdict(self.spec)))  # whole or not at all
 
     def _build(self) -> None:
         n, s = self.names, self.spec
@@ -190,6 +190,9 @@ class Topology:
                 spec = TopologySpec(**json.load(f))
         except FileNotFoundError:
             raise EnvironmentProblem(f"no testbed is up with prefix {prefix!r}: run `incastlab testbed up` first") from None
+        except (OSError, ValueError, TypeError) as e:  # cut short, hand-edited, another version's
+            raise EnvironmentProblem(f"the record of testbed {prefix!r} ({state_path(prefix)}) does not read "
+                                     f"({' '.join(str(e).split())[:100]}): run `incastlab testbed up` again") from None
         if spec.names.client_ns not in list_netns():
             raise EnvironmentProblem(f"the testbed {prefix!r} was recorded but its namespaces are gone: run `incastlab testbed up` again")
         return cls(spec)
