@@ -14,6 +14,7 @@
 //! al.'s missions): `connect`.
 
 pub mod conn;
+pub mod pacer;
 
 use rand::Rng;
 
