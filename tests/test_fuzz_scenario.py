@@ -165,6 +165,10 @@ PLAUSIBLE = {
     "start": TIMES, "start_spread": TIMES, "background_load": st.one_of(FRACTIONS, st.floats(0, 2)),
     "background_cdf": st.sampled_from(BY_PUBLIC["background_cdf"].choices),
     "background_hosts": st.integers(0, 3000),
+    # trimming and the receiver-driven transports (docs/transports.md)
+    "transport": st.sampled_from(BY_PUBLIC["transport"].choices), "trimming": st.booleans(),
+    "trim_bytes": st.one_of(st.none(), SIZES), "trim_header_queue": st.one_of(st.none(), SIZES),
+    "return_to_sender": st.booleans(),
 }
 assert set(PLAUSIBLE) == set(FIELDS), "a new Scenario field needs a strategy here"
 
