@@ -10,7 +10,9 @@ RIAK = "003_a133663d5dbcfa75.txt"     # Fritchie, the Riak blog
 # issues: the field's later work), cited by authors, title and venue; a check's source names
 # a seed file or one of these.
 DCTCP_PAPER = "Alizadeh et al., Data Center TCP (DCTCP), SIGCOMM 2010"
-LATER_PAPERS = (DCTCP_PAPER,)
+NDP_PAPER = ("Handley et al., Re-architecting datacenter networks and stacks for low latency and high "
+             "performance (NDP), SIGCOMM 2017")
+LATER_PAPERS = (DCTCP_PAPER, NDP_PAPER)
 
 # What a reader calls each source (figure titles); checks and CSVs keep the file names.
 PAPER_NAMES = {FAST08: "FAST'08", SIGCOMM09: "SIGCOMM'09", WREN09: "WREN'09", OSADA: "Osada et al.",
