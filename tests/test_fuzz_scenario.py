@@ -171,6 +171,10 @@ PLAUSIBLE = {
     "background_cdf": st.sampled_from(BY_PUBLIC["background_cdf"].choices),
     "background_hosts": st.integers(0, 3000),
     "preset": st.sampled_from([*BY_PUBLIC["preset"].choices, "ns4"]),
+    # trimming and the receiver-driven transports (docs/transports.md)
+    "transport": st.sampled_from(BY_PUBLIC["transport"].choices), "trimming": st.booleans(),
+    "trim_bytes": st.one_of(st.none(), SIZES), "trim_header_queue": st.one_of(st.none(), SIZES),
+    "return_to_sender": st.booleans(),
 }
 assert set(PLAUSIBLE) == set(FIELDS), "a new Scenario field needs a strategy here"
 

@@ -177,6 +177,8 @@ events! {
     DelAckTimer(FlowId) = 10 in Conn,
     /// The SYN retransmission timer of a flow may expire.
     SynTimer(FlowId) = 11 in Conn,
+    /// A receiving host's pull pacer may send its next pull or credit (`host::pacer`).
+    PullTimer(u32) = 13 in Conn,
     /// A timer of an application: `timer` names the application and the timer's kind
     /// ([`AppTimer`]); `arg` is the application's own operand (a flow, a node).
     App { timer: u8, arg: u32 } = 12 in App,

@@ -19,12 +19,24 @@ pub enum Kind {
     SynAck,
     /// Server -> client: background UDP datagram (discarded by the client).
     Udp,
+    /// Sender -> receiver: a data packet a trimming switch cut to its header (`net::trim`;
+    /// NDP, SIGCOMM 2017, §3.1): `seq` and `len` still name the payload it carried.
+    Header,
+    /// Receiver -> sender: NDP's negative acknowledgment of the trimmed packet `seq`
+    /// (receiver-driven transports, `host::ndp`).
+    Nack,
+    /// Receiver -> sender: a pull (NDP) or a credit (receiver credit): the sender may send
+    /// up to pull number `wnd` (cumulative, so a lost pull is made up by the next).
+    Pull,
+    /// Switch -> sender: a header a full header queue turned back to its sender
+    /// (return-to-sender, NDP §3.1).
+    Bounced,
 }
 
 impl Kind {
     /// Travels towards the client (through the shallow port).
     pub fn to_client(self) -> bool {
-        matches!(self, Kind::Data | Kind::SynAck | Kind::Udp)
+        matches!(self, Kind::Data | Kind::SynAck | Kind::Udp | Kind::Header)
     }
 }
 
@@ -40,7 +52,8 @@ pub struct Packet {
     pub len: u32,
     /// Data: first sequence number; Request: bytes asked for.
     pub seq: u64,
-    /// Ack: cumulative acknowledgment number.
+    /// Ack: cumulative acknowledgment number. (Data of a receiver-driven transport: the
+    /// flow's length in bytes, so its receiver knows when it has it all.)
     pub ack: u64,
     /// Ack: SACK blocks (RFC 2018) as (start, end) offsets above `ack`, the first
     /// `nsack` valid; 32 bits suffice (a window is under 4 GiB) and keep packets small.
@@ -49,12 +62,14 @@ pub struct Packet {
     /// Data: this is the retransmission a timeout triggered.
     pub after_timeout: bool,
     /// ECN bits (RFC 3168 §5, §6.1): [`ECT`] and [`CE`] from the IP header, [`ECE`] from
-    /// the TCP header. One byte in what was padding, so packets stay 72 bytes.
+    /// the TCP header; and NDP's [`PULL`]. One byte in what was padding, so packets stay 72
+    /// bytes.
     pub ecn: u8,
     /// Which connection of the flow it belongs to (a new one per block with handshakes);
     /// packets of an older connection are discarded on arrival.
     pub conn: u32,
-    /// Client -> server: the advertised receive window, bytes (saturating at 4 GiB).
+    /// Client -> server: the advertised receive window, bytes (saturating at 4 GiB). (A
+    /// receiver-driven transport's ACK, NACK or pull: the pull number.)
     pub wnd: u32,
     /// RFC 7323 timestamp: data carries its send time (TSval), ACKs echo one (TSecr).
     pub ts: Time,
@@ -66,6 +81,9 @@ pub const ECT: u8 = 1;
 pub const CE: u8 = 2;
 /// ECN-Echo on an ACK: the receiver saw CE (RFC 3168 §6.1.3; RFC 8257 §3.2 for DCTCP).
 pub const ECE: u8 = 4;
+/// NDP's pull bit on an ACK or a NACK (a transport header flag beside ECE, in the same
+/// byte): the receiver's pacer let this very packet carry the pull numbered `wnd`.
+pub const PULL: u8 = 8;
 
 /// SACK blocks per ACK: three fit beside the timestamp option (RFC 2018 §3).
 pub const MAX_SACK_BLOCKS: usize = 3;

@@ -4,11 +4,16 @@ use serde::Serialize;
 
 use crate::event::TieBreak;
 use crate::fct::{FctSummary, FlowTime};
+use crate::host::Transport;
 use crate::net::balance::LoadBalancing;
 use crate::net::{Admission, TopologyKind};
 
 fn is_star(t: &TopologyKind) -> bool {
     *t == TopologyKind::Star
+}
+
+fn is_tcp(t: &Transport) -> bool {
+    *t == Transport::Tcp
 }
 use crate::scenario::{RtoBackoff, TcpRules, Workload};
 use crate::tcp::congestion::Cc;
@@ -85,6 +90,25 @@ pub struct SimResult {
     /// static routes every result had before there was a choice).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub load_balancing: Option<LoadBalancing>,
+    /// What the flows ran (`transport`); left out for TCP, so TCP results read as before.
+    #[serde(skip_serializing_if = "is_tcp")]
+    pub transport: Transport,
+    /// Trimming switch ports (`net::trim`): data packets cut to their header, headers dropped
+    /// (the header queue full) and headers returned to their senders. Left out without
+    /// trimming.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trims: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub header_drops: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bounces: Option<u64>,
+    /// NDP and receiver credit: the NACKs and the PULL packets (credits) their senders
+    /// received. Left out for TCP. (Their timeouts and retransmissions are in `timeouts`
+    /// and `retransmits`.)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nacks: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pulls: Option<u64>,
     /// One-shot flows (incast, shuffle, permutation): how many, how many delivered whole,
     /// their completion times and slowdowns (FCT over the idle fabric's: `fct`), nearest-
     /// rank over the completed ones; and an incast's last flow's completion (the slowest
@@ -237,6 +261,8 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
     let (net, conns) = (w.net(), w.conns());
     let by_kind = conns.sender_array_total(|t| t.stats.timeouts_by_kind);
     let busiest = net.busiest_port();
+    let pulled = (conns.transport() != Transport::Tcp).then(|| conns.pull_totals());
+    let trims = net.trim_counts();
     let one_shot: Option<Vec<FlowTime>> = w.apps().flow_set().map(|fs| {
         let time = |f: &crate::app::flows::OneShot| FlowTime {
             src: f.src,
@@ -298,6 +324,12 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         oversubscription: sc.fabric.oversubscription,
         fat_tree_k: sc.fabric.fat_tree.map(|t| t.k),
         load_balancing: (s.load_balancing != LoadBalancing::Destination).then_some(s.load_balancing),
+        transport: s.transport,
+        trims: trims.map(|t| t.0),
+        header_drops: trims.map(|t| t.1),
+        bounces: trims.map(|t| t.2),
+        nacks: pulled.as_ref().map(|p| p.nacks),
+        pulls: pulled.as_ref().map(|p| p.pulls),
         flows: flows.map(|f| f.flows),
         flows_completed: flows.map(|f| f.completed),
         fct_p50_s: field(flows, |f| f.fct_p50_s),
@@ -324,8 +356,8 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         block_time_p95_s: secs(percentile(times, 95.0)),
         block_time_p99_s: secs(percentile(times, 99.0)),
         block_time_max_s: secs(times.iter().copied().max().unwrap_or(0)),
-        timeouts: conns.sender_total(|t| t.stats.timeouts),
-        retransmits: conns.sender_total(|t| t.stats.retransmits),
+        timeouts: conns.sender_total(|t| t.stats.timeouts) + pulled.as_ref().map_or(0, |p| p.timeouts),
+        retransmits: conns.sender_total(|t| t.stats.retransmits) + pulled.as_ref().map_or(0, |p| p.retransmits),
         timeouts_full_window: by_kind[TimeoutKind::FullWindow as usize],
         timeouts_last_packet: by_kind[TimeoutKind::LastPacket as usize],
         timeouts_lost_retransmit: by_kind[TimeoutKind::LostRetransmit as usize],

@@ -12,7 +12,9 @@ use crate::app::flows::Placement;
 use crate::app::riak::ReplySizeDist;
 use crate::app::serialization_model::serialization_model;
 use crate::event::TieBreak;
+use crate::host::Transport;
 use crate::net::balance::LoadBalancing;
+use crate::net::trim::{DataLimit, TrimConfig};
 use crate::net::buffer::BufferSharing;
 use crate::net::topology::FatTree;
 use crate::net::{Admission, ClassScheduler, TopologyKind};
@@ -291,6 +293,17 @@ pub struct ScenarioSpec {
     /// whose background runs among all its hosts); 0: the background runs among the
     /// workload's hosts.
     pub background_hosts: u32,
+    /// What every flow runs: TCP, NDP or receiver credit (`host::Transport`).
+    pub transport: Transport,
+    /// Switch ports trim a data packet to its header when their data queue is full, and
+    /// serve headers first (`net::trim`; NDP §3.1).
+    pub trimming: bool,
+    /// Wire bytes a trimmed packet keeps; unset: `header_bytes`.
+    pub trim_bytes: Option<u32>,
+    /// A trimming port's header queue, bytes; unset: twice its data queue (htsim).
+    pub trim_header_queue_bytes: Option<u64>,
+    /// A header that finds the header queue full goes back to its sender (NDP §3.1).
+    pub return_to_sender: bool,
 }
 
 impl Default for ScenarioSpec {
@@ -411,6 +424,12 @@ impl Default for ScenarioSpec {
             // the DCTCP paper's web search distribution, the most used
             background_cdf: FlowSizeCdf::WebSearch,
             background_hosts: 0,
+            transport: Transport::Tcp,
+            // drop-tail ports, as every result before trimming existed
+            trimming: false,
+            trim_bytes: None,
+            trim_header_queue_bytes: None,
+            return_to_sender: false,
             victim_class: 0,
             // whole-link PAUSE when pause is on (FAST'08 §5.2 tested 802.3x)
             pfc: false,
@@ -505,6 +524,8 @@ pub struct Scenario {
     pub mitigation: Mitigation,
     /// The fabric's shape and its switch-to-switch rate.
     pub fabric: Fabric,
+    /// Switch ports trim (`trimming`), with their queues resolved.
+    pub trim: Option<TrimConfig>,
 }
 
 /// The fabric as validation resolved it.
@@ -557,6 +578,7 @@ impl ScenarioSpec {
         s.check_combinations()?;
         s.check_classes()?;
         s.check_workload()?;
+        let trim = s.check_transport(admission, buffer_packets)?;
         let rto_min_ps = s.rto_min()?;
         let stop = s.stop()?;
         let per_server_bytes = s.per_server_bytes()?;
@@ -586,7 +608,82 @@ impl ScenarioSpec {
             rwnd_bytes,
             mitigation,
             fabric,
+            trim,
         })
+    }
+
+    /// The transport and the trimming ports agree with the rest: NDP and receiver credit
+    /// carry one-shot flows (the synchronized reads' requests and Riak's are TCP's) with no
+    /// TCP-only knob set; trimming ports have one static data queue (no pool, classes or
+    /// lossless flow control beside them) and room for a header; return-to-sender is NDP's.
+    fn check_transport(&self, admission: Admission, buffer_packets: u32) -> Result<Option<TrimConfig>, ScenarioError> {
+        let (s, d) = (self, ScenarioSpec::default());
+        let transport = word(&s.transport);
+        if s.transport != Transport::Tcp {
+            check(s.workload.is_flows(), || {
+                let allowed = format!("incast, shuffle or permutation with transport {transport} (one-shot flows; the synchronized reads' requests and Riak's gets are TCP's)");
+                ScenarioError::new("workload", word(&s.workload), allowed).with_related(&["transport"])
+            })?;
+            let tcp_only = [
+                ("cc", s.cc != d.cc, word(&s.cc)),
+                ("delayed_ack_ps", s.delayed_ack_ps != 0, format_ps(s.delayed_ack_ps)),
+            ];
+            for (name, set, value) in tcp_only {
+                check(!set, || {
+                    let allowed = format!("its default with transport {transport} (a TCP knob)");
+                    ScenarioError::new(name, value, allowed).with_related(&["transport"])
+                })?;
+            }
+        }
+        if s.return_to_sender {
+            check(s.transport == Transport::Ndp, || {
+                ScenarioError::new("return_to_sender", "on", "off unless transport is ndp (its sender answers a returned header)")
+                    .with_related(&["transport"])
+            })?;
+        }
+        if !s.trimming {
+            let trim_only = [
+                ("trim_bytes", s.trim_bytes.is_some(), format_bytes(s.trim_bytes.unwrap_or(0) as u64)),
+                ("trim_header_queue_bytes", s.trim_header_queue_bytes.is_some(), format_bytes(s.trim_header_queue_bytes.unwrap_or(0))),
+                ("return_to_sender", s.return_to_sender, "on".into()),
+            ];
+            for (name, set, value) in trim_only {
+                check(!set, || ScenarioError::new(name, value, "unset unless trimming is on").with_related(&["trimming"]))?;
+            }
+            return Ok(None);
+        }
+        let lossless = [
+            ("buffer_sharing", s.buffer_sharing != BufferSharing::Static, word(&s.buffer_sharing), "static"),
+            ("qos_classes", s.qos_classes != 1, s.qos_classes.to_string(), "1"),
+            ("pause", s.pause, "on".into(), "off"),
+            ("buffer_admission", admission == Admission::MtuSlots, "mtu_slots".into(), "bytes or packets"),
+            ("ecn_threshold_packets", s.ecn_threshold_packets.is_some(), s.ecn_threshold_packets.unwrap_or(0).to_string(), "unset"),
+        ];
+        for (name, set, value, allowed) in lossless {
+            check(!set, || {
+                let allowed = format!("{allowed} with trimming (a trimming port has one data queue and one header queue)");
+                ScenarioError::new(name, value, allowed).with_related(&["trimming"])
+            })?;
+        }
+        let mtu = s.mtu();
+        let trim_bytes = s.trim_bytes.unwrap_or(s.header_bytes);
+        check(trim_bytes >= 1 && trim_bytes as u64 <= mtu, || {
+            ScenarioError::new("trim_bytes", format_bytes(trim_bytes as u64), format!("1B to the MTU ({mtu}B)"))
+        })?;
+        let data_limit = match admission {
+            Admission::Packets => DataLimit::Packets(buffer_packets as u64),
+            _ => DataLimit::Bytes(s.buffer_bytes),
+        };
+        let data_bytes = match data_limit {
+            DataLimit::Packets(p) => p * mtu,
+            DataLimit::Bytes(b) => b,
+        };
+        let header_queue_bytes = s.trim_header_queue_bytes.unwrap_or(2 * data_bytes);
+        check(header_queue_bytes >= mtu, || {
+            let allowed = format!("at least the MTU ({mtu}B): room for any control packet");
+            ScenarioError::new("trim_header_queue_bytes", format_bytes(header_queue_bytes), allowed)
+        })?;
+        Ok(Some(TrimConfig { trim_bytes, data_limit, header_queue_bytes, return_to_sender: s.return_to_sender }))
     }
 
     /// The fabric's shape and switch-to-switch rate: `trunk_rate` where there is a trunk,
@@ -659,7 +756,7 @@ impl ScenarioSpec {
         let core_delay = s.core_delay_ps.map_or(plain.trunk_delay, Time);
         let tree = FatTree { k, agg_bps, agg_delay: plain.trunk_delay, core_bps, core_delay };
         let needed = match (s.workload, s.placement) {
-            (Workload::Incast, Placement::Packed) => s.incasts as u64 * (s.servers as u64 + 1),
+            (Workload::Incast, Placement::Packed | Placement::Tail) => s.incasts as u64 * (s.servers as u64 + 1),
             (Workload::Incast, Placement::Random) => s.servers as u64 + 1,
             _ => s.workload_hosts() as u64 + 2 * s.victim as u64,
         };

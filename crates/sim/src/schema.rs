@@ -275,8 +275,8 @@ pub const FIELDS: &[Field] = &[
         "uplink choice: by destination (static two-level routes), ecmp (a seeded hash of the flow), spray (each packet at random) or spray_rr (in turn)"),
     because(field("incasts", "incasts", Count, whole(1, 65_536),
         "incast: incasts at once, each of servers senders to its own receiver"), "a fat tree of k = 64's hosts"),
-    choice("placement", "placement", &["random", "packed"],
-        "incast, shuffle, permutation on a fat tree: hosts drawn at random (seeded), or packed in host order (receiver, then its senders)"),
+    choice("placement", "placement", &["random", "packed", "tail"],
+        "incast, shuffle, permutation on a fat tree: hosts drawn at random (seeded), packed in host order (receiver, then its senders), or tail (receivers first, senders the last hosts, as htsim's setIncast)"),
     field("start_ps", "start", Picoseconds, whole(0, 3_600 * PS_PER_S),
         "incast, shuffle, permutation: when the flows start (after the background warms up)"),
     field("start_spread_ps", "start_spread", Picoseconds, whole(0, 3_600 * PS_PER_S),
@@ -288,6 +288,14 @@ pub const FIELDS: &[Field] = &[
         "background flow sizes: web search (DCTCP paper Fig. 4) or data mining (VL2), as pFabric uses them (app/cdf.rs)"),
     field("background_hosts", "background_hosts", Count, whole(0, MAX_SERVERS as u64),
         "hosts carrying only background flows beside the workload's (not on a fat tree: all its hosts do); 0: the workload's hosts"),
+    choice("transport", "transport", &["tcp", "ndp", "credit"],
+        "what every flow runs: TCP; NDP (SIGCOMM'17: first window at line rate, then receiver pulls; NACKs for trimmed packets); or receiver credit (EQDS, NSDI'22; UEC): docs/transports.md"),
+    flag("trimming", "switch ports trim a data packet to its header when the data queue (the buffer) is full and serve headers first (NDP §3.1, UEC 1.0)"),
+    optional(field("trim_bytes", "trim_bytes", Bytes, whole(1, 65_535),
+        "trimming: wire bytes a trimmed packet keeps"), "header (the packet's headers)"),
+    optional(field("trim_header_queue_bytes", "trim_header_queue", Bytes, whole(1, NO_MAX),
+        "trimming: the header queue of each switch port, bytes"), "twice the data queue (htsim's CompositeQueue)"),
+    flag("return_to_sender", "trimming, ndp: a header that finds the header queue full goes back to its sender (NDP §3.1)"),
 ];
 
 /// The field whose core name is `name`.

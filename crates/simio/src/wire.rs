@@ -191,6 +191,29 @@ impl Wire {
         let server_seq = |rel: u64| w.server_isn.wrapping_add(rel as u32);
         let client_seq = w.client_isn.wrapping_add(w.client_next as u32);
         Wired::Tcp(match p.kind {
+            // NDP and trimming (issue 29) have no wire format of their own here: a trimmed
+            // header (or one returned to its sender) shows as a zero-length data segment at its
+            // sequence number, a NACK or a pull as a pure ACK
+            Kind::Header | Kind::Bounced => Segment {
+                src: w.server,
+                dst: w.client,
+                seq: server_seq(p.seq),
+                ack: client_seq,
+                flags: Flags { ack: true, ..Flags::default() },
+                window: SERVER_WINDOW,
+                options: vec![],
+                payload_len: 0,
+            },
+            Kind::Nack | Kind::Pull => Segment {
+                src: w.client,
+                dst: w.server,
+                seq: client_seq,
+                ack: server_seq(p.ack),
+                flags: Flags { ack: true, ..Flags::default() },
+                window,
+                options: vec![],
+                payload_len: 0,
+            },
             Kind::Data => Segment {
                 src: w.server,
                 dst: w.client,

@@ -41,6 +41,7 @@ REGISTRY: dict[str, str] = {
     "riak-microburst": "riak_microburst",
     "dctcp-background": "dctcp_background",
     "fattree-incast": "fattree_incast",
+    "ndp-incast": "ndp_incast",
 }
 
 

@@ -12,7 +12,9 @@ RIAK = "003_a133663d5dbcfa75.txt"     # Fritchie, the Riak blog
 # issues: the field's later work), cited by authors, title and venue; a check's source names
 # a seed file or one of these.
 DCTCP_PAPER = "Alizadeh et al., Data Center TCP (DCTCP), SIGCOMM 2010"
-LATER_PAPERS = (DCTCP_PAPER,)
+NDP_PAPER = ("Handley et al., Re-architecting datacenter networks and stacks for low latency and high "
+             "performance (NDP), SIGCOMM 2017")
+LATER_PAPERS = (DCTCP_PAPER, NDP_PAPER)
 
 # What a reader calls each source. What a user reads (lists, figures, the report) cites
 # both, "FAST'08 Fig. 4 (000_315d806dde942a9f.txt)"; the data (CSV, checks.json, --json)

@@ -49,6 +49,10 @@ STAR_OF_FIFOS_LACKS: dict[str, str] = {
     "trunk_delay": "a switch-to-switch link's delay (it has one switch)",
     "core_delay": "a fat tree's core links (it has one switch)",
     "load_balancing": "a choice among uplinks (it has one switch)",
+    "trimming": "packet trimming (its ports drop what does not fit)",
+    "trim_bytes": "packet trimming (its ports drop what does not fit)",
+    "trim_header_queue": "packet trimming (its ports drop what does not fit)",
+    "return_to_sender": "packet trimming (its ports drop what does not fit)",
 }
 
 # What neither peer's one client reading from every server can express: other workloads.
@@ -67,6 +71,7 @@ ONE_SYNC_READ_CLIENT_LACKS: dict[str, str] = {
     "background_load": "Poisson background flows (it runs synchronized reads only)",
     "background_cdf": "background flow sizes (it has no background flows)",
     "background_hosts": "background hosts (it has no background flows)",
+    "transport": "a transport other than TCP (its flows are TCP's)",
 }
 
 # A mapped field's options for one scenario.

@@ -1,12 +1,32 @@
-//! One TCP connection between two hosts (a flow): the sender at its sending end, the
-//! receiver at its receiving end, the receiving end's view of the handshake, and the NICs
-//! of both ends. Every flow of a world is one `Conn`, the incast's and a background bulk
-//! flow's alike.
+//! One connection between two hosts (a flow): the sender at its sending end, the receiver
+//! at its receiving end, the receiving end's view of the handshake, and the NICs of both
+//! ends. Every flow of a world is one `Conn`, the incast's and a background bulk flow's
+//! alike. A flow runs TCP, or a receiver-driven transport (NDP, receiver credit: issue 29),
+//! whose own ends are its [`PullFlow`].
 
+use super::credit::CreditSink;
+use super::ndp::{NdpSink, PullSender};
 use crate::event::PortId;
 use crate::net::HostId;
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::time::Time;
+
+/// The ends of a receiver-driven flow: NDP's sender (credit's too), and its receiving
+/// end's pulls or credits. Its bytes are reassembled by the flow's `receiver`, as TCP's.
+#[derive(Clone, Debug)]
+pub struct PullFlow {
+    pub sender: PullSender,
+    pub sink: PullSink,
+}
+
+/// What a receiver-driven flow's receiving end asks for.
+#[derive(Clone, Debug)]
+pub enum PullSink {
+    /// NDP: a pull per packet or header that arrives (`host::ndp`).
+    Ndp(NdpSink),
+    /// Receiver credit: a credit per packet still to come (`host::credit`).
+    Credit(CreditSink),
+}
 
 /// The receiving end's view of a flow's connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,4 +62,17 @@ pub struct Conn {
     pub measured: bool,
     /// The application whose flow it is: its index in the world's list (`app::Apps`).
     pub app: u8,
+    /// A receiver-driven transport's ends; `None`: TCP (`sender` and `receiver`).
+    pub pull: Option<Box<PullFlow>>,
+}
+
+impl Conn {
+    /// Everything written has been acknowledged (TCP), or the receiver has it all and said
+    /// so (NDP, credit).
+    pub fn all_acked(&self) -> bool {
+        match &self.pull {
+            None => self.sender.all_acked(),
+            Some(p) => p.sender.done || p.sender.flow_size() == 0,
+        }
+    }
 }

@@ -14,10 +14,15 @@
 //! al.'s missions): `connect`.
 
 pub mod conn;
+pub mod credit;
+pub mod ndp;
+pub mod pacer;
+mod pull;
 
 use rand::Rng;
+use serde::{Deserialize, Serialize};
 
-pub use conn::{Conn, ConnState};
+pub use conn::{Conn, ConnState, PullFlow, PullSink};
 
 use crate::ctx::Ctx;
 use crate::event::{Event, FlowId, PktId};
@@ -31,6 +36,21 @@ use crate::trace::{EventKind, SenderSnapshot, TraceEvent, TraceRow};
 
 /// Payload of a request packet: a size and a block id, as the testbed's wire header.
 pub const REQUEST_PAYLOAD_BYTES: u32 = 24;
+
+/// The scenario's `transport`: what every flow runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transport {
+    /// TCP (`tcp`), with the scenario's variant, rules and congestion control.
+    #[default]
+    Tcp,
+    /// NDP (Handley et al., SIGCOMM 2017): first window at line rate, then pulls paced by
+    /// the receiver; NACKs for trimmed packets (`host::ndp`).
+    Ndp,
+    /// Receiver credit (EQDS, NSDI 2022; UEC): an unscheduled window, then credit paced
+    /// by the receiver (`host::credit`).
+    Credit,
+}
 
 /// The connections' counters (of measured flows, but for `background_bytes_dropped`).
 #[derive(Default, Debug, Clone)]
@@ -98,6 +118,12 @@ pub struct Conns {
     all_measured: bool,
     scratch: Vec<Segment>,
     pub counters: ConnCounters,
+    /// What the flows run; not TCP: every flow has its [`PullFlow`].
+    transport: Transport,
+    /// A receiver-driven transport's first (NDP) or unscheduled (credit) window, packets.
+    first_window: u32,
+    /// Each receiving host's pull pacer (receiver-driven transports), by host.
+    pacers: Vec<Option<pacer::PullPacer>>,
 }
 
 /// The ACK receiver `r` of `flow` sends now: cumulative, TSecr, window, ECE (DCTCP's echo)
@@ -167,6 +193,9 @@ impl Conns {
             all_measured: true,
             scratch: Vec::with_capacity(64),
             counters: ConnCounters::default(),
+            transport: s.transport,
+            first_window: s.init_cwnd_segments,
+            pacers: Vec::new(),
         }
     }
 
@@ -192,6 +221,15 @@ impl Conns {
         let state = if self.handshake && measured { ConnState::Closed } else { ConnState::Open };
         let receiver = TcpReceiver::new(self.receiver_cfg.clone());
         let nics = net.add_flow(src, dst, class);
+        let pull = (self.transport != Transport::Tcp).then(|| {
+            self.pacer_for(net, dst);
+            let mut rto = crate::tcp::rto::RtoEstimator::new(self.sender_cfg.rto_min, self.sender_cfg.rto_max, self.sender_cfg.granularity);
+            rto.sample(Time(2 * one_way.0));
+            let ndp = self.transport == Transport::Ndp;
+            let sender = ndp::PullSender::new(self.sender_cfg.mss, self.first_window, rto, ndp);
+            let sink = if ndp { PullSink::Ndp(Default::default()) } else { PullSink::Credit(Default::default()) };
+            Box::new(PullFlow { sender, sink })
+        });
         self.conns.push(Conn {
             sender,
             receiver,
@@ -206,6 +244,7 @@ impl Conns {
             hosts: (src, dst),
             measured,
             app,
+            pull,
         });
         self.all_measured &= measured;
         cx.recorder.add_flow();
@@ -220,9 +259,25 @@ impl Conns {
     }
 
     /// Nothing per packet needs the paths a lean world skips: no ECN-capable senders, no
-    /// send jitter, no background flow.
+    /// send jitter, no background flow, TCP.
     pub(crate) fn is_lean(&self) -> bool {
-        !self.ect && self.send_jitter == 0 && self.all_measured
+        !self.ect && self.send_jitter == 0 && self.all_measured && self.transport == Transport::Tcp
+    }
+
+    /// The flows run a receiver-driven transport (NDP, credit), not TCP.
+    #[inline(always)]
+    fn pulls(&self) -> bool {
+        self.transport != Transport::Tcp
+    }
+
+    /// What the flows run.
+    pub fn transport(&self) -> Transport {
+        self.transport
+    }
+
+    /// A receiving host's pull pacer, if it has one.
+    pub fn pacer(&self, host: HostId) -> Option<&pacer::PullPacer> {
+        self.pacers.get(host as usize).and_then(Option::as_ref)
     }
 
     /// Flow `f`'s connection.
@@ -255,6 +310,9 @@ impl Conns {
 
     /// The sending end of flow `f` writes `bytes` to its socket; true if it transmitted.
     pub(crate) fn write<const LEAN: bool>(&mut self, cx: &mut Ctx, net: &mut Fabric, f: FlowId, bytes: u64) -> bool {
+        if !LEAN && self.pulls() {
+            return self.write_pull(cx, net, f, bytes);
+        }
         self.conns[f as usize].sender.write(cx.now, bytes, &mut self.scratch);
         self.trace::<false>(cx, f, TraceEvent::Write);
         self.transmit::<LEAN>(cx, net, f)
@@ -353,6 +411,9 @@ impl Conns {
 
     /// Flow `f`'s retransmission timer may expire; true if its sender transmitted.
     pub(crate) fn on_rto<const LEAN: bool>(&mut self, cx: &mut Ctx, net: &mut Fabric, f: FlowId) -> bool {
+        if !LEAN && self.pulls() {
+            return self.on_pull_rto(cx, net, f);
+        }
         if self.conns[f as usize].sender.on_timer_event(cx.now, &mut self.scratch) {
             self.trace::<LEAN>(cx, f, TraceEvent::Timeout);
             net.note_timeout(cx, f);
@@ -365,6 +426,9 @@ impl Conns {
     #[inline(always)]
     pub(crate) fn at_sending_end<const LEAN: bool>(&mut self, cx: &mut Ctx, net: &mut Fabric, p: Packet) -> Arrival {
         let f = p.flow as usize;
+        if !LEAN && self.pulls() {
+            return self.at_pull_sender(cx, net, p);
+        }
         if p.kind == Kind::Syn {
             return self.on_syn(cx, net, p);
         }
@@ -393,6 +457,11 @@ impl Conns {
                 s.on_data_segment_ack(cx.now, p.ack, p.wnd as u64, p.ts, &mut self.scratch);
                 let sent = self.transmit::<LEAN>(cx, net, p.flow);
                 Arrival::Request { flow: p.flow, number: p.seq, sent }
+            }
+            // a TCP flow's header returned by a trimming port: its payload is lost
+            Kind::Bounced => {
+                self.count_lost_payload(p.flow, p.len);
+                Arrival::Nothing
             }
             _ => unreachable!("a sending end receives ACKs, requests and SYNs"),
         }
@@ -427,12 +496,16 @@ impl Conns {
             Kind::Data => self.on_data::<LEAN>(cx, net, p),
             Kind::SynAck => self.on_syn_ack(cx, net, p),
             Kind::Udp => Arrival::Nothing, // the background's datagrams are discarded
-            _ => unreachable!("a receiving end receives data, SYN-ACKs and datagrams"),
+            Kind::Header => self.on_header(cx, net, p),
+            _ => unreachable!("a receiving end receives data, SYN-ACKs, datagrams and headers"),
         }
     }
 
     #[inline(always)]
     pub(crate) fn on_data<const LEAN: bool>(&mut self, cx: &mut Ctx, net: &mut Fabric, p: Packet) -> Arrival {
+        if !LEAN && self.pulls() {
+            return self.on_pull_data(cx, net, p);
+        }
         let f = p.flow as usize;
         let fl = &mut self.conns[f];
         let measured = LEAN || fl.measured;
@@ -605,7 +678,11 @@ impl Conns {
     pub(crate) fn dropped(&mut self, p: &Packet) {
         let fl = &self.conns[p.flow as usize];
         match p.kind {
-            Kind::Data if !fl.measured => self.counters.background_bytes_dropped += p.len as u64,
+            Kind::Data | Kind::Header | Kind::Bounced if !fl.measured => {
+                self.counters.background_bytes_dropped += p.len as u64
+            }
+            // a trimmed packet's header lost too: its payload is counted here
+            Kind::Header | Kind::Bounced => self.counters.data_bytes_dropped += p.len as u64,
             Kind::Data => {
                 self.counters.data_bytes_dropped += p.len as u64;
                 if p.after_timeout && fl.receiver.holds(p.seq, p.len) {
@@ -614,7 +691,7 @@ impl Conns {
             }
             // the next cumulative ACK covers it (with one client the client's downlink
             // carries only that client's ACKs and never fills)
-            Kind::Ack => self.counters.acks_dropped += 1,
+            Kind::Ack | Kind::Nack | Kind::Pull => self.counters.acks_dropped += 1,
             // the receiving end's SYN timer will notice
             Kind::SynAck | Kind::Syn => {}
             Kind::Request | Kind::Udp => unreachable!("requests and datagrams are the world's to handle"),
@@ -664,7 +741,7 @@ impl Conns {
 
     /// Measured flows whose data is not all acknowledged.
     pub(crate) fn unacked_measured(&self) -> usize {
-        self.conns.iter().filter(|c| c.measured && !c.sender.all_acked()).count()
+        self.conns.iter().filter(|c| c.measured && !c.all_acked()).count()
     }
 
     fn measured(&self) -> impl Iterator<Item = &Conn> {
@@ -695,8 +772,27 @@ impl Conns {
 
     /// The measured flows' data payload bytes in packets still queued or on a link, counted
     /// packet by packet.
+    /// (A trimmed packet's header still carries its payload's length: that payload is in
+    /// flight until the header is delivered, returned or dropped, when it counts as dropped.)
     pub fn data_bytes_in_flight(&self, pool: &PacketPool) -> u64 {
-        pool.live_packets().filter(|p| p.kind == Kind::Data && self.get(p.flow).measured).map(|p| p.len as u64).sum()
+        let carries = |k: Kind| matches!(k, Kind::Data | Kind::Header | Kind::Bounced);
+        pool.live_packets().filter(|p| carries(p.kind) && self.get(p.flow).measured).map(|p| p.len as u64).sum()
+    }
+
+    /// Every receiver-driven sender's counters, summed over the measured flows.
+    pub fn pull_totals(&self) -> ndp::PullStats {
+        let mut t = ndp::PullStats::default();
+        for p in self.measured().filter_map(|c| c.pull.as_deref()) {
+            let s = &p.sender.stats;
+            t.new_packets += s.new_packets;
+            t.retransmits += s.retransmits;
+            t.acks += s.acks;
+            t.nacks += s.nacks;
+            t.pulls += s.pulls;
+            t.bounces += s.bounces;
+            t.timeouts += s.timeouts;
+        }
+        t
     }
 
     #[cfg(test)]

@@ -8,6 +8,7 @@
 
 use super::buffer::PortBuffer;
 use super::qos::Classes;
+use super::trim::Trim;
 use crate::event::PktId;
 use crate::time::Time;
 
@@ -17,6 +18,9 @@ pub enum Discipline {
     /// A share of its switch's pool with dynamic thresholds, QoS classes, or both
     /// (`net::buffer`, `net::qos`).
     Shared(PortBuffer),
+    /// Packet trimming: a data queue and a header queue served first (`net::trim`). Its
+    /// admission is its own (`OutputPort::offer_trimming`), not the shared hooks below.
+    Trim(Trim),
 }
 
 impl Discipline {
@@ -26,6 +30,7 @@ impl Discipline {
     pub fn admits(&self, now: Time, held: u64, on_wire: u64, wire: u32, class: usize) -> bool {
         match self {
             Discipline::Shared(b) => b.admits(now, held, on_wire, wire, class),
+            Discipline::Trim(_) => unreachable!("a trimming port admits through offer_trimming"),
         }
     }
 
@@ -34,6 +39,7 @@ impl Discipline {
     pub fn admit(&mut self, wire: u32) {
         match self {
             Discipline::Shared(b) => b.admit(wire),
+            Discipline::Trim(_) => {}
         }
     }
 
@@ -42,6 +48,7 @@ impl Discipline {
     pub fn started(&mut self, end: Time, wire: u32, class: usize) {
         match self {
             Discipline::Shared(b) => b.started(end, wire, class),
+            Discipline::Trim(t) => t.started(end, wire, class),
         }
     }
 
@@ -50,15 +57,18 @@ impl Discipline {
     pub fn push(&mut self, class: usize, id: PktId, wire: u32) {
         match self {
             Discipline::Shared(b) => b.push(class, id, wire),
+            Discipline::Trim(t) => t.push(class, id, wire),
         }
     }
 
     /// The waiting packet to send next among the classes `eligible` lets send, with its
-    /// bytes and class; `None`: the oldest waiting packet.
+    /// bytes and class (a trimming port's queue); `None`: the oldest waiting packet.
     #[inline]
     pub fn pop_where(&mut self, eligible: impl Fn(usize) -> bool) -> Option<(PktId, u32, usize)> {
         match self {
             Discipline::Shared(b) => b.pop_where(eligible),
+            // (no PFC with trimming: every queue may send)
+            Discipline::Trim(t) => t.pop(),
         }
     }
 
@@ -67,6 +77,7 @@ impl Discipline {
     pub fn classes(&self) -> Option<&Classes> {
         match self {
             Discipline::Shared(b) => b.classes.as_ref(),
+            Discipline::Trim(_) => None,
         }
     }
 }

@@ -25,6 +25,7 @@ use crate::net::balance::{Balancer, LoadBalancing};
 use crate::net::buffer::SwitchBuffers;
 use crate::net::pause::{frame_times, pause_time, Frame, IngressPause, PauseConfig, CONTROL_WIRE_BYTES};
 use crate::net::topology::LeafSpine;
+use crate::net::trim::{Offered, Verdict};
 use crate::net::{Admission, HostId, Node, Offer, OutputPort, Topology, TopologyKind};
 use crate::packet::{Kind, CE, ECT};
 use crate::port_util::PortUtil;
@@ -82,6 +83,10 @@ pub struct Fabric {
     balance: Balancer,
     /// See the module's "Fast path".
     plain: bool,
+    /// The switch ports trim (`net::trim`), and the stream of their coin flips (which of
+    /// two packets to trim), apart from every other draw so that trimming shifts none.
+    trimming: bool,
+    trim_rng: rand_pcg::Pcg64,
     /// A test's rule: a packet about to be offered to a switch port for which it returns
     /// true is dropped there instead (`world::harness`, as ns-3's `TcpGeneralTest` drops
     /// the packets a test names).
@@ -120,6 +125,10 @@ impl Fabric {
         };
         // each switch has its own pool (if any); a port takes its switch's share or classes
         let switch_port = |rate_bps, delay, buffers: &SwitchBuffers| {
+            if let Some(cfg) = sc.trim {
+                // (its data queue is the buffer; validation leaves it no other discipline)
+                return OutputPort::unbounded(rate_bps, delay).with_trimming(cfg);
+            }
             let mut port = match sc.admission {
                 Admission::Packets => OutputPort::with_packet_limit(rate_bps, delay, sc.buffer_packets),
                 Admission::Bytes => buffers.fit(OutputPort::new(rate_bps, delay, buffers.static_bytes())),
@@ -166,7 +175,10 @@ impl Fabric {
         let plain = pause.is_none() && !watched && ports.iter().all(OutputPort::is_plain);
         let flows = (n * clients + 1) as usize;
         let balance = Balancer::new(s.load_balancing, s.seed, topo.switches as usize);
+        let trim_rng = <rand_pcg::Pcg64 as rand::SeedableRng>::seed_from_u64(s.seed ^ 0x7472_696d);
         Fabric {
+            trimming: sc.trim.is_some(),
+            trim_rng,
             balance,
             ports,
             topo,
@@ -288,6 +300,9 @@ impl Fabric {
     /// [`Fabric::offer_to`] with every feature a port may have.
     #[inline(always)]
     fn offer_to_featured<const HOLD: bool>(&mut self, cx: &mut Ctx, port: PortId, id: PktId) -> Offer {
+        if self.trimming && port >= self.topo.hosts {
+            return self.offer_trimming::<HOLD>(cx, port, id);
+        }
         let p = cx.pool.get(id);
         let (wire, ect) = (p.wire_bytes, p.has(ECT));
         let class = self.class[p.flow as usize] as usize;
@@ -329,6 +344,70 @@ impl Fabric {
             Offer::Waiting { .. } | Offer::Dropped => {}
         }
         offer
+    }
+
+    /// [`Fabric::offer_to_featured`] at a trimming switch port (`net::trim`): the port
+    /// decides which queue the packet joins, or cuts it (or the data queue's tail) to its
+    /// header, which the pool's copy then becomes (`Kind::Header`, the port's trimmed size).
+    fn offer_trimming<const HOLD: bool>(&mut self, cx: &mut Ctx, port: PortId, id: PktId) -> Offer {
+        let p = cx.pool.get(id);
+        let (wire, kind) = (p.wire_bytes, p.kind);
+        let offered = match kind {
+            Kind::Data => Offered::Data,
+            Kind::Udp => Offered::Datagram,
+            _ => Offered::Control,
+        };
+        let returnable = matches!(kind, Kind::Data | Kind::Header);
+        let now = cx.queue.current();
+        let (queue, out, rng) = (&mut cx.queue, &mut self.ports[port as usize], &mut self.trim_rng);
+        let coin = || rand::Rng::random::<bool>(rng);
+        let (offer, verdict, victim) = out.offer_trimming(now, id, wire, offered, returnable, coin, |end| queue.reserve(end));
+        let trim_bytes = out.trim().expect("a trimming port").cfg.trim_bytes;
+        let (free, waiting) = (out.free_at(), out.waiting_packets());
+        for cut in [(verdict == Verdict::TrimArrival).then_some(id), victim].into_iter().flatten() {
+            let p = cx.pool.get_mut(cut);
+            p.kind = Kind::Header;
+            p.wire_bytes = trim_bytes;
+        }
+        if self.watched {
+            self.watch_offer(cx, port, offer, id);
+        }
+        match offer {
+            Offer::Started(arrive) => {
+                let ev = self.arrival(port, id);
+                cx.queue.push(arrive, ev);
+            }
+            Offer::Waiting { first: true } if HOLD && ends_at_this_instant(cx, free) => {}
+            Offer::Waiting { first: true } => {
+                debug_assert!(waiting == 1 && free > now, "an idle trimming port starts what it admits");
+                cx.queue.push_key(free, Event::LinkFree(port));
+            }
+            Offer::Waiting { .. } | Offer::Dropped => {}
+        }
+        offer
+    }
+
+    /// A trimming port refused header `id` (`Offer::Dropped`) and returns headers to their
+    /// sender (NDP §3.1): it goes back from switch `sw` as `Kind::Bounced`, towards its
+    /// flow's sender, through that switch's port there. Returns it if that port drops it.
+    fn return_to_sender<const LEAN: bool>(&mut self, cx: &mut Ctx, sw: u32, port: PortId, id: PktId) -> Option<PktId> {
+        let trim_bytes = self.ports[port as usize].trim().expect("a trimming port").cfg.trim_bytes;
+        let p = cx.pool.get_mut(id);
+        p.kind = Kind::Bounced;
+        p.wire_bytes = trim_bytes;
+        let flow = p.flow;
+        let src = self.ends[flow as usize].0;
+        let back = self.route(sw, src, flow);
+        (self.offer_to::<LEAN, false>(cx, back, id) == Offer::Dropped).then_some(id)
+    }
+
+    /// The switch ports' trims, headers dropped and headers returned, when they trim.
+    pub fn trim_counts(&self) -> Option<(u64, u64, u64)> {
+        self.trimming.then(|| {
+            self.switch_ports().iter().filter_map(OutputPort::trim).fold((0, 0, 0), |(t, d, b), x| {
+                (t + x.trims, d + x.header_drops, b + x.bounces)
+            })
+        })
     }
 
     /// The event of packet `id`'s last bit reaching the far end of `port`'s link; a packet
@@ -536,6 +615,10 @@ impl Fabric {
             cx.recorder.capture(cx.now, cx.pool.get(id), !admitted);
         }
         if !admitted {
+            if !LEAN && self.trimming && self.returns(port, cx.pool.get(id).kind) {
+                let sw = if self.track_ingress { self.topo.far_switch(via).expect("a switch") } else { 0 };
+                return self.return_to_sender::<LEAN>(cx, sw, port, id);
+            }
             return Some(id);
         }
         if let Offer::Waiting { first: true } = offer {
@@ -545,6 +628,12 @@ impl Fabric {
             }
         }
         None
+    }
+
+    /// `port` returns refused headers to their senders, and a packet of `kind` is one it
+    /// returns (data cut to its header, or a header; not one already returned).
+    fn returns(&self, port: PortId, kind: Kind) -> bool {
+        matches!(kind, Kind::Data | Kind::Header) && self.ports[port as usize].trim().is_some_and(|t| t.returns())
     }
 
     /// The port switch `sw` forwards a packet of `flow` for host `dst` on: its route, with

@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use super::buffer::PortBuffer;
 use super::discipline::Discipline;
+use super::trim::{Offered, Trim, TrimConfig, Verdict};
 use crate::event::{Key, PktId};
 use crate::time::{serialization_time, Time, PS_PER_S};
 
@@ -165,6 +166,84 @@ impl OutputPort {
         (self.admission, self.buffer_packets) = (Admission::Packets, 0);
         self.extra = Some(Box::new(Discipline::Shared(extra)));
         self
+    }
+
+    /// A trimming port (`net::trim`): its data queue and header queue decide what enters;
+    /// the static buffer is unbounded. (Its static admission test fails for every packet, as
+    /// `with_buffer`'s does; the fabric offers to it through [`OutputPort::offer_trimming`].)
+    pub fn with_trimming(mut self, cfg: TrimConfig) -> Self {
+        (self.admission, self.buffer_packets, self.buffer_bytes) = (Admission::Packets, 0, u64::MAX);
+        self.extra = Some(Box::new(Discipline::Trim(Trim::new(cfg))));
+        self
+    }
+
+    /// Its trimming queues, if it trims.
+    pub fn trim(&self) -> Option<&Trim> {
+        match self.extra.as_deref() {
+            Some(Discipline::Trim(t)) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// [`OutputPort::offer`] at a trimming port: what happened to packet `id` (of `wire`
+    /// bytes, `offered` as data, a datagram or a header), the verdict (the fabric cuts a
+    /// trimmed packet to its header in the pool), and the waiting packet trimmed in its place
+    /// if the tail was (`Verdict::TrimTail`). A refused packet is counted as dropped, or as
+    /// returned to its sender when the port returns headers and `returnable` (data or a
+    /// trimmed header not returned before).
+    #[allow(clippy::too_many_arguments)]
+    pub fn offer_trimming(
+        &mut self,
+        now_key: Key,
+        id: PktId,
+        wire: u32,
+        offered: Offered,
+        returnable: bool,
+        coin: impl FnOnce() -> bool,
+        reserve_done: impl FnOnce(Time) -> Key,
+    ) -> (Offer, Verdict, Option<PktId>) {
+        let now = crate::event::key_time(now_key);
+        let mut extra = self.extra.take().expect("a trimming port");
+        let Discipline::Trim(t) = extra.as_mut() else { unreachable!("a trimming port") };
+        let verdict = t.decide(now, wire, offered, coin);
+        let trim_bytes = t.cfg.trim_bytes;
+        let mut victim = None;
+        let (queue, wire) = match verdict {
+            Verdict::Data => (super::trim::DATA, wire),
+            Verdict::Header => (super::trim::HEADERS, wire),
+            Verdict::TrimArrival => {
+                t.trims += 1;
+                (super::trim::HEADERS, trim_bytes)
+            }
+            Verdict::TrimTail => {
+                let (v, old) = t.trim_tail();
+                self.waiting_bytes -= (old - trim_bytes) as u64;
+                victim = Some(v);
+                (super::trim::DATA, wire)
+            }
+            Verdict::Refuse => {
+                t.trims += u64::from(offered == Offered::Data);
+                let returned = t.returns() && returnable;
+                t.bounces += u64::from(returned);
+                t.header_drops += u64::from(!returned && offered != Offered::Datagram);
+                self.extra = Some(extra);
+                return (if returned { Offer::Dropped } else { self.drop(wire) }, verdict, None);
+            }
+        };
+        let offer = if self.busy(now_key) || self.paused(now) {
+            t.push(queue, id, wire);
+            self.waiting.push_back((id, wire));
+            self.waiting_bytes += wire as u64;
+            Offer::Waiting { first: self.waiting.len() == 1 }
+        } else {
+            let end = self.end_of(now, wire);
+            t.started(end, wire, queue);
+            let done = reserve_done(end);
+            Offer::Started(self.start(now, wire, done))
+        };
+        self.extra = Some(extra);
+        self.note_occupancy(now);
+        (offer, verdict, victim)
     }
 
     /// Mark ECN-capable packets CE when `k` packets are held on their arrival.

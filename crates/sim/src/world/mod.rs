@@ -298,6 +298,7 @@ impl World {
             }
             Event::DelAckTimer(f) => conns.on_delack::<LEAN>(cx, net, f),
             Event::SynTimer(f) => conns.on_syn_timer(cx, net, f),
+            Event::PullTimer(host) => conns.on_pull_timer(cx, net, host),
             // the applications'
             Event::App { timer, arg } => {
                 let AppTimer { app, kind } = AppTimer::of(timer);
@@ -315,8 +316,10 @@ impl World {
         // data, SYN-ACKs and datagrams travel to a flow's receiving end, the rest back
         let arrival = match p.kind {
             Kind::Data => conns.on_data::<LEAN>(cx, net, p),
-            Kind::Ack | Kind::Request | Kind::Syn => conns.at_sending_end::<LEAN>(cx, net, p),
-            Kind::SynAck | Kind::Udp => conns.at_receiving_end::<LEAN>(cx, net, p),
+            Kind::Ack | Kind::Request | Kind::Syn | Kind::Nack | Kind::Pull | Kind::Bounced => {
+                conns.at_sending_end::<LEAN>(cx, net, p)
+            }
+            Kind::SynAck | Kind::Udp | Kind::Header => conns.at_receiving_end::<LEAN>(cx, net, p),
         };
         match arrival {
             Arrival::Nothing => {}

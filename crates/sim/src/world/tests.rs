@@ -1132,6 +1132,21 @@ fn a_lone_flow_across_pods_completes_in_its_idle_time_plus_the_handshake_free_st
 }
 
 #[test]
+fn a_tail_incast_sends_from_the_last_hosts_across_pods_as_htsims_set_incast() {
+    // k = 4, 16 hosts: 3 senders to host 0 under tail placement are hosts 13, 14, 15 (pod
+    // 3, htsim's setIncast(3, 13)); a lone 1460 B flow from there crosses 6 links of 1 us
+    // and 1.2 us each, three times the same-edge flow's two
+    let spec = ScenarioSpec { sru_bytes: Some(1460), placement: Placement::Tail, ..fat_tree(Workload::Incast, 3, LoadBalancing::Ecmp) };
+    let mut h = Harness::new(spec.clone());
+    h.run();
+    let flows = &h.w.apps.flow_set().unwrap().flows;
+    assert_eq!(flows.iter().map(|f| (f.src, f.dst)).collect::<Vec<_>>(), vec![(13, 0), (14, 0), (15, 0)]);
+    assert_eq!(h.topo().hops(13, 0), 6, "across pods: up to a core and down");
+    // the three arrive together at host 0's edge; the first's last link is idle
+    assert_eq!(flows.iter().filter_map(|f| f.end).min(), Some(Time(6 * 2_200_000)));
+}
+
+#[test]
 fn background_flows_arrive_at_the_rate_their_load_and_mean_size_give() {
     // 10 % of 16 hosts' 10 Gbps links in web search flows (mean 1,711,250 B): 1168.7
     // flows/s; over 1 s, 1169 expected (Poisson sd 34): within 5 sd; their bytes are not the
@@ -1165,4 +1180,85 @@ fn fabric_fields_are_refused_by_name_where_they_cannot_apply() {
     assert!(refused(ScenarioSpec { fat_tree_k: Some(5), ..tree.clone() }).contains("even"));
     let big = ScenarioSpec { servers: 16, workload: Workload::Incast, fat_tree_k: Some(4), ..tree };
     assert!(refused(big).contains("16 hosts"), "16 senders and a receiver do not fit 16 hosts");
+}
+
+// ---- packet trimming and the receiver-driven transports (issue 29) ------------------------
+
+/// An NDP incast of `servers` flows of `packets` full packets each on the star at 10 Gbps,
+/// with trimming switch ports whose data queue holds `queue` packets.
+fn ndp_incast(servers: u32, packets: u64, queue: u32) -> ScenarioSpec {
+    let spec = ScenarioSpec {
+        servers,
+        workload: Workload::Incast,
+        rate_bps: 10_000_000_000,
+        rtt_ps: 10 * PS_PER_US,
+        transport: crate::host::Transport::Ndp,
+        trimming: true,
+        buffer_packets: Some(queue),
+        ..ScenarioSpec::default()
+    };
+    ScenarioSpec { sru_bytes: Some(packets * spec.mss_bytes as u64), ..spec }
+}
+
+/// Every packet of `kinds` offered to a switch port, as (kind, flow, seq, ts), in order.
+type Seen = std::rc::Rc<std::cell::RefCell<Vec<(Kind, FlowId, u64, Time, u8)>>>;
+
+fn watch(h: &mut Harness, kinds: &'static [Kind]) -> Seen {
+    let seen: Seen = Default::default();
+    let log = seen.clone();
+    h.drop_where(move |p, _| {
+        if kinds.contains(&p.kind) {
+            log.borrow_mut().push((p.kind, p.flow, p.seq, p.ts, p.ecn));
+        }
+        false
+    });
+    seen
+}
+
+#[test]
+fn a_trimmed_packet_comes_back_as_a_nack_and_is_sent_again_on_a_pull_not_a_timeout() {
+    // NDP §3.1-3.2: 4 senders' first windows (init_cwnd 2) meet a data queue of 2 packets at
+    // the client's port: what does not fit is cut to its header; the receiver NACKs each
+    // header at once, and each NACKed packet is sent again exactly once, on a pull, before
+    // any timer could fire (rto_min is 200 ms here, the run lasts microseconds)
+    let spec = ScenarioSpec { init_cwnd_segments: 2, ..ndp_incast(4, 8, 2) };
+    let mut h = Harness::traced(spec);
+    let seen = watch(&mut h, &[Kind::Nack]);
+    h.run();
+    let (trims, header_drops, bounces) = h.net().trim_counts().expect("trimming ports");
+    assert!(trims > 0, "the first windows overflow the data queue");
+    assert_eq!((header_drops, bounces), (0, 0), "the header queue has room");
+    let nacked: Vec<(FlowId, u64)> = seen.borrow().iter().map(|&(_, f, seq, _, _)| (f, seq)).collect();
+    assert_eq!(nacked.len() as u64, trims, "one NACK per trimmed packet");
+    let mut resent: Vec<(FlowId, u64)> = h.events(EventKind::Rtx).iter().map(|e| (e.flow, e.a)).collect();
+    let mut nacked_sorted = nacked.clone();
+    nacked_sorted.sort();
+    resent.sort();
+    assert_eq!(resent, nacked_sorted, "each NACKed packet, and only those, sent again");
+    let totals = h.w.conns.pull_totals();
+    assert_eq!((totals.nacks, totals.timeouts, totals.retransmits), (trims, 0, trims));
+    assert_eq!(h.counters().app_bytes, 4 * 8 * h.mss(), "every byte delivered");
+    assert_eq!(h.counters().data_bytes_dropped, trims * h.mss(), "a trimmed payload counts as dropped");
+}
+
+#[test]
+fn the_receivers_pulls_are_paced_one_full_packet_time_apart_ndp_3_2() {
+    // 8 senders x 40 packets into one 10 Gbps host: after the first windows, the receiver
+    // owes pulls faster than it may send them, and its pacer lets one go every full data
+    // packet's time on its link (mss + header bytes: 1,200 ns at 1,500 B), never closer;
+    // the pull packets that leave while the pacer is backlogged are exactly that apart
+    let spec = ndp_incast(8, 40, 8);
+    let mut h = Harness::new(spec);
+    let seen = watch(&mut h, &[Kind::Pull]);
+    h.run();
+    let interval = h.w.conns.pacer(h.conn(0).hosts.1).expect("the receiver's pacer").interval();
+    assert_eq!(interval, serialization_time(h.mss() + 40, 10_000_000_000));
+    assert_eq!(interval, Time(1_200_000), "1,500 B at 10 Gbps");
+    let times: Vec<Time> = seen.borrow().iter().map(|&(_, _, _, ts, _)| ts).collect();
+    assert!(times.len() > 100, "most of 8 x 40 packets are pulled: {}", times.len());
+    let gaps: Vec<u64> = times.windows(2).map(|w| w[1].0 - w[0].0).collect();
+    assert!(gaps.iter().all(|&g| g >= interval.0), "no two pulls closer than a packet time");
+    let exact = gaps.iter().filter(|&&g| g == interval.0).count();
+    assert!(exact * 10 >= gaps.len() * 9, "backlogged, the pacer runs at the link rate: {exact} of {}", gaps.len());
+    assert_eq!(h.counters().app_bytes, 8 * 40 * h.mss());
 }
