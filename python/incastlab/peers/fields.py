@@ -49,6 +49,8 @@ STAR_OF_FIFOS_LACKS: dict[str, str] = {
     "trunk_delay": "a switch-to-switch link's delay (it has one switch)",
     "core_delay": "a fat tree's core links (it has one switch)",
     "load_balancing": "a choice among uplinks (it has one switch)",
+    "shaper_rate": "a token-bucket shaper at the client's port (its ports send at their link's rate)",
+    "shaper_burst": "a token-bucket shaper's bucket (its ports have no shaper)",
 }
 
 # What neither peer's one client reading from every server can express: other workloads.

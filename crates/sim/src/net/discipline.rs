@@ -3,11 +3,12 @@
 //! A port without one (`OutputPort::is_plain`, with no ECN marking or PFC either) takes the
 //! fabric's short paths; a port with one refuses every packet at its static admission test,
 //! which sends it down the port's own path where the discipline decides what enters, which
-//! waiting packet leaves next, and learns when each one leaves (`net::port`). A new
-//! discipline is a module of its own and an arm here.
+//! waiting packet leaves next and when it may (a shaper's tokens: `ready_at`), and learns
+//! when each one leaves (`net::port`). A new discipline is a module of its own and an arm here.
 
 use super::buffer::PortBuffer;
 use super::qos::Classes;
+use super::shaper::Shaper;
 use crate::event::PktId;
 use crate::time::Time;
 
@@ -17,6 +18,9 @@ pub enum Discipline {
     /// A share of its switch's pool with dynamic thresholds, QoS classes, or both
     /// (`net::buffer`, `net::qos`).
     Shared(PortBuffer),
+    /// A token-bucket shaper (Linux tbf) gating the link, with its own byte FIFO
+    /// (`net::shaper`): a packet waits until the bucket holds its bytes' worth.
+    Shaped(Shaper),
 }
 
 impl Discipline {
@@ -26,6 +30,8 @@ impl Discipline {
     pub fn admits(&self, now: Time, held: u64, on_wire: u64, wire: u32, class: usize) -> bool {
         match self {
             Discipline::Shared(b) => b.admits(now, held, on_wire, wire, class),
+            // tbf's bfifo counts what waits in it; the packet on the wire has left it
+            Discipline::Shaped(s) => s.admits(held - on_wire, wire),
         }
     }
 
@@ -34,14 +40,27 @@ impl Discipline {
     pub fn admit(&mut self, wire: u32) {
         match self {
             Discipline::Shared(b) => b.admit(wire),
+            Discipline::Shaped(_) => {}
         }
     }
 
-    /// A packet of class `class` and `wire` bytes started its transmission, ending at `end`.
+    /// A packet of class `class` and `wire` bytes started its transmission at `now`, ending
+    /// at `end`.
     #[inline]
-    pub fn started(&mut self, end: Time, wire: u32, class: usize) {
+    pub fn started(&mut self, now: Time, end: Time, wire: u32, class: usize) {
         match self {
             Discipline::Shared(b) => b.started(end, wire, class),
+            Discipline::Shaped(s) => s.release(now, wire),
+        }
+    }
+
+    /// The earliest instant, `now` or later, at which a packet of `wire` bytes may start on
+    /// a free link (a shaper's tokens; `now` for every other discipline).
+    #[inline]
+    pub fn ready_at(&self, now: Time, wire: u32) -> Time {
+        match self {
+            Discipline::Shared(_) => now,
+            Discipline::Shaped(s) => s.ready_at(now, wire),
         }
     }
 
@@ -50,6 +69,7 @@ impl Discipline {
     pub fn push(&mut self, class: usize, id: PktId, wire: u32) {
         match self {
             Discipline::Shared(b) => b.push(class, id, wire),
+            Discipline::Shaped(_) => {} // one FIFO: the port's own
         }
     }
 
@@ -59,6 +79,7 @@ impl Discipline {
     pub fn pop_where(&mut self, eligible: impl Fn(usize) -> bool) -> Option<(PktId, u32, usize)> {
         match self {
             Discipline::Shared(b) => b.pop_where(eligible),
+            Discipline::Shaped(_) => None,
         }
     }
 
@@ -67,6 +88,7 @@ impl Discipline {
     pub fn classes(&self) -> Option<&Classes> {
         match self {
             Discipline::Shared(b) => b.classes.as_ref(),
+            Discipline::Shaped(_) => None,
         }
     }
 }
