@@ -40,6 +40,7 @@ NEITHER_PEER_EXPRESSES = {
     "fat_tree_k": 4, "core_rate": "40Gbps", "trunk_delay": "1us", "core_delay": "1us",
     "load_balancing": "ecmp", "incasts": 2, "placement": "packed", "start": "1ms", "start_spread": "1ms",
     "background_load": 0.3, "background_cdf": "data_mining", "background_hosts": 4,
+    "shaper_rate": "100Mbps", "shaper_burst": 6056,
 }
 
 # Fields a sample needs beside it to be a valid scenario at all (the core's own constraints).
@@ -54,6 +55,7 @@ CONTEXT = {"prr": {"tcp": "sack"}, "rack_tlp": {"tcp": "sack"}, "buffer_pool": {
            "fat_tree_k": {"topology": "fat_tree"}, "trunk_delay": {"topology": "two_switch"},
            **{f: {"workload": "incast"} for f in ("incasts", "placement", "start", "start_spread")},
            **{f: {"background_load": 0.3} for f in ("background_cdf", "background_hosts")},
+           "shaper_burst": {"shaper_rate": "100Mbps"},
            # Riak's own fields are refused unless the workload is riak
            **{f: {"workload": "riak"}
               for f in ("get_rate", "replicas", "read_quorum", "reply_bytes", "reply_size_dist")}}
