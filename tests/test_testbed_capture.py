@@ -141,3 +141,33 @@ def test_a_block_the_trace_lacks_is_refused_naming_how_many_it_has(tmp_path):
     with pytest.raises(UsageError, match=r"--block: 2 .*0 to 1"):
         tracediff.read_trace(path, block=2)
     assert tracediff.main([str(path), str(path), "--block", "7"]) == 2
+
+
+# --- whose packets a drop found ------------------------------------------------------------
+
+def test_each_drop_is_classed_by_whose_packets_the_queue_held():
+    # flow 0 fills the queue, flow 1's packet is dropped among only flow 0's (OTHERS); flow 0's
+    # next among its own and flow 1's (MIXED, after flow 1 got one in); then the queue drains
+    # and a drop at an empty queue (NONE, a shaper's bucket can be empty while its queue is),
+    # and one of flow 1's behind only its own (OWN)
+    ev = lambda t, kind, flow: tracediff.Event(t, kind, flow, 1, 1448, None, 0)
+    events = [ev(1, "enq", 0), ev(2, "enq", 0), ev(3, "drop", 1),
+              ev(4, "deq", 0), ev(5, "enq", 1), ev(6, "drop", 0),
+              ev(7, "deq", 0), ev(8, "deq", 1), ev(9, "drop", 0),
+              ev(10, "enq", 1), ev(11, "drop", 1),
+              ev(12, "deq", 1), ev(13, "deq", 1), ev(14, "drop", 1)]   # a departure too many: no debt
+    found = tracediff.drop_company(events)
+    C = tracediff.Company
+    assert (found[C.OTHERS], found[C.MIXED], found[C.NONE], found[C.OWN]) == (1, 1, 2, 1)
+
+
+def test_the_command_compares_one_block_and_says_whose_packets_each_drop_found(tmp_path, capsys):
+    sim = two_block_trace(tmp_path / "sim.csv", 0)
+    tb = two_block_trace(tmp_path / "tb.csv", 24, header=24)
+    assert tracediff.main([str(tb), str(sim), "--block", "1", "--rate", "100Mbps"]) == 0
+    out = capsys.readouterr().out
+    assert "whose packets the bottleneck held" in out
+    # block 1 only: two tx per flow, one drop per flow (block 0's are left out)
+    counts = next(l for l in out.splitlines() if l.strip().startswith("drop"))
+    assert counts.split()[1:3] == ["2", "2"], counts
+    assert "none (dropped at an empty queue)" in out

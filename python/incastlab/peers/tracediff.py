@@ -10,8 +10,9 @@ it with ``--trace FILE``, incastlab with ``--events FILE`` (``Recording(events=.
 
 Printed: the events of each kind in both traces; the bottleneck's drop rate by how the
 dropped packet was sent (a new packet onto an idle NIC, a retransmission onto an idle NIC,
-or the second or later of one server's back-to-back burst); and, per flow, the first
-tx/rtx/drop event where the two runs part, with the events around it.
+or the second or later of one server's back-to-back burst); whose packets the bottleneck
+held at each drop (only the dropped packet's own flow's, others' too, only others'); and,
+per flow, the first tx/rtx/drop event where the two runs part, with the events around it.
 
 The two runs need not start together (ns-3 opens its connections at 1 ms, incastlab at
 0), so ``--until`` and the times shown count from each trace's first data packet.
@@ -45,6 +46,8 @@ KINDS = ("tx", "rtx", "ack", "enq", "deq", "drop", "cwnd", "ssth", "rto", "state
 SENDS = ("tx", "rtx")
 # The events that say what happened to a flow's data: the sequence two runs are aligned on.
 DATA_KINDS = frozenset(("tx", "rtx", "drop"))
+# The bottleneck's own events, from which the flows it holds at each moment follow.
+QUEUE_KINDS = frozenset(("enq", "deq", "drop"))
 # Events whose ``a`` is a sequence or acknowledgment number (``--block`` renumbers them).
 SEQ_KINDS = frozenset(("tx", "rtx", "ack", "enq", "deq", "drop"))
 # A request of the synchronized reads: an ``ack`` line carrying the wire header's 24 bytes.
@@ -78,6 +81,8 @@ class Trace:
     counts: Counter = field(default_factory=Counter)
     #: tx, rtx and drop events in file (= time) order.
     data: list[Event] = field(default_factory=list)
+    #: enq, deq and drop events at the bottleneck, in order.
+    queue: list[Event] = field(default_factory=list)
     #: Time of the first tx/rtx: the origin of ``--until`` and of the times shown.
     start_ps: int | None = None
 
@@ -179,6 +184,8 @@ def read_trace(path: str | Path, flow: int | None = None, until_s: float | None 
         trace.counts[e.kind] += 1
         if e.kind in DATA_KINDS:
             trace.data.append(e)
+        if e.kind in QUEUE_KINDS:
+            trace.queue.append(e)
     return trace
 
 
@@ -250,6 +257,44 @@ def lost_retransmits(path: str | Path) -> int:
     """Retransmissions the bottleneck dropped in a trace file (any link rate: the count
     does not depend on how sends are classified)."""
     return drop_stats(read_trace(path).data, serialization_ps(DEFAULT_RATE_BPS)).lost_retransmits
+
+
+# --- whose packets a drop found ----------------------------------------------------------------
+
+
+class Company(Enum):
+    """Whose packets were waiting at the bottleneck when a packet was dropped there."""
+
+    OWN = "only its own flow's"
+    MIXED = "its own flow's and others'"
+    OTHERS = "only other flows'"
+    NONE = "none (dropped at an empty queue)"
+
+
+def drop_company(events: Iterable[Event]) -> Counter:
+    """For each drop, whose packets the queue held (from the enq/deq events before it). A
+    sender can overflow the queue by itself only if it sends faster than the port drains
+    (its link faster than the port's rate); at the port's own rate, drops find others' packets."""
+    held: Counter = Counter()
+    found: Counter = Counter()
+    for e in events:
+        if e.kind == "enq":
+            held[e.flow] += 1
+        elif e.kind == "deq":
+            # (a block cut from a longer trace can open with departures of earlier arrivals)
+            held[e.flow] = max(0, held[e.flow] - 1)
+        elif e.kind == "drop":
+            own, others = held[e.flow] > 0, sum(held.values()) - held[e.flow] > 0
+            found[Company.MIXED if own and others else Company.OWN if own else
+                  Company.OTHERS if others else Company.NONE] += 1
+    return found
+
+
+def render_drop_company(a: Trace, b: Trace) -> str:
+    ca, cb = drop_company(a.queue), drop_company(b.queue)
+    ta, tb = sum(ca.values()) or 1, sum(cb.values()) or 1
+    rows = [[c.value, str(ca[c]), f"{100 * ca[c] / ta:.0f}%", str(cb[c]), f"{100 * cb[c] / tb:.0f}%"] for c in Company]
+    return render(["packets waiting at a drop", f"{a.name} drops", "share", f"{b.name} drops", "share"], rows)
 
 
 # --- where two runs part ---------------------------------------------------------------------
@@ -343,6 +388,9 @@ def report(a: Trace, b: Trace, rate_bps: int, context: int = 3) -> str:
         f"serialization time, {gap / 1e6:g} us for {MTU_BYTES} B at {units.format_rate(rate_bps)}, "
         f"of its flow's previous send)",
         render_drop_rates(a, b, gap),
+        "",
+        "whose packets the bottleneck held when it dropped one (from its enq/deq/drop events)",
+        render_drop_company(a, b),
         "",
         "first divergence per flow ((kind, seq) of tx, rtx and drop)",
         render_divergences(a, b, context),
