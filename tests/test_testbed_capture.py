@@ -136,6 +136,20 @@ def test_a_block_is_cut_at_its_requests_and_numbered_from_its_first_byte(tmp_pat
     assert tracediff.first_divergence(tracediff.by_flow(sim.data)[0], tracediff.by_flow(tb.data)[0]) is None
 
 
+def test_a_request_sent_again_does_not_start_a_block(tmp_path):
+    # the testbed's client retransmits a request when a whole response is lost (its RTO, no
+    # ACK came back): the same acknowledgment number again, 200 ms later. Block 1 must still
+    # be the second request's, numbered from its own first byte.
+    path = two_block_trace(tmp_path / "t.csv", 24, header=24)
+    lines = path.read_text().splitlines()
+    lines.insert(4, "0.005000000,ack,0,25,24")  # flow 0's first request, again
+    path.write_text("\n".join(lines) + "\n")
+    once = tracediff.read_trace(two_block_trace(tmp_path / "once.csv", 24, header=24), block=1)
+    again = tracediff.read_trace(path, block=1)
+    assert [(e.kind, e.flow, e.a) for e in again.data] == [(e.kind, e.flow, e.a) for e in once.data]
+    assert [(e.kind, e.a) for e in again.data if e.flow == 0] == [("tx", 1), ("tx", 1449), ("drop", 1449)]
+
+
 def test_a_block_the_trace_lacks_is_refused_naming_how_many_it_has(tmp_path):
     path = two_block_trace(tmp_path / "t.csv", 0)
     with pytest.raises(UsageError, match=r"--block: 2 .*0 to 1"):

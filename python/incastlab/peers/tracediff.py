@@ -19,7 +19,8 @@ The two runs need not start together (ns-3 opens its connections at 1 ms, incast
 
 ``--block K`` compares one block of synchronized reads (K from 0): in each trace, the events
 from the K-th request's arrival at the first server it reaches to the (K+1)-th's (a request
-is an ``ack`` line carrying 24 bytes, the wire header), with each flow's sequence and
+is an ``ack`` line carrying 24 bytes, the wire header; one acknowledging no more than the
+flow's previous request is a retransmission of it), with each flow's sequence and
 acknowledgment numbers counted from that block's first byte (1), which the request's own
 acknowledgment number gives. The namespace testbed's trace (``incastlab validate --trace``)
 is compared with the simulator's that way: their streams differ by the testbed's 24-byte
@@ -144,7 +145,10 @@ def block_events(events: Iterable[Event], block: int, path: str | Path = "trace"
     rounds: dict[int, list[Event]] = defaultdict(list)  # flow -> its requests, in order
     for e in events:
         if e.kind == "ack" and e.b == REQUEST_BYTES:
-            rounds[e.flow].append(e)
+            # a request acknowledging no more than the flow's previous one is that request
+            # sent again (the client's RTO, when the whole response was lost), not a new block
+            if not rounds[e.flow] or e.a > rounds[e.flow][-1].a:
+                rounds[e.flow].append(e)
     have = min((len(r) for r in rounds.values()), default=0)
     if block >= have:
         raise UsageError("--block", block, f"a block the trace {Path(path).name} has (0 to {have - 1})"
