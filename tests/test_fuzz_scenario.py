@@ -149,6 +149,7 @@ PLAUSIBLE = {
     "condition_i": st.sampled_from(CONDITION_I), "udp": FRACTIONS, "udp_packet": SIZES,
     "topology": st.sampled_from(BY_PUBLIC["topology"].choices),
     "trunk_rate": st.one_of(st.none(), RATES), "leaves": st.one_of(st.none(), st.integers(0, 2000)),
+    "shaper_rate": st.one_of(st.none(), RATES), "shaper_burst": st.one_of(st.none(), SIZES),
     "spines": st.one_of(st.none(), st.integers(0, 600)),
     "oversubscription": st.one_of(st.none(), FRACTIONS, st.floats(0, 300)),
     "pause": st.booleans(), "pause_xoff": SIZES, "pause_xon": SIZES, "pause_quanta": st.integers(0, 70_000),

@@ -27,7 +27,7 @@ def fake_kernel(tmp_path, routes="default via 10.0.0.1 dev eth0\n", jiffy=0.004,
                   tcp_timestamps="1", tcp_slow_start_after_idle="1", tcp_rmem="4096\t131072\t6291456",
                   tcp_frto="2", tcp_rto_min_us="200000")
     values.update(sysctls)
-    (tmp_path / "ipv4").mkdir()
+    (tmp_path / "ipv4").mkdir(parents=True)
     for name, v in values.items():
         if v is not None:
             (tmp_path / "ipv4" / name).write_text(v + "\n")
@@ -59,7 +59,9 @@ def test_the_scenario_follows_the_kernel_values(tmp_path):
     assert (f["cc"], f["tcp"], f["timestamps"], f["mss"]) == ("cubic", "newreno", False, 1460)
     assert f["init_cwnd"] == 4 and "initcwnd 4" in row(items, "initial window").kernel
     assert f["slow_start_after_idle"] is False
-    assert f["rto_min"] == 0.005 and "rto_min 5ms" in row(items, "minimum RTO").kernel, "the route wins"
+    # the route wins, and the kernel keeps it in whole jiffies (msecs_to_jiffies rounds 5 ms
+    # up to 2 ticks of 4 ms)
+    assert f["rto_min"] == 0.008 and "rto_min 5ms" in row(items, "minimum RTO").kernel, "the route wins"
     assert (f["timer_granularity"], f["timer_ticks"]) == (0.004, True)
     assert "HZ = 250" in row(items, "timers").kernel
     assert row(items, "receive window").kernel.endswith("4096 131072 6291456")
@@ -139,9 +141,10 @@ def test_validate_refuses_a_cc_the_simulator_lacks_in_one_line(tmp_path, monkeyp
 
 
 def test_the_rto_min_sysctl_is_read_where_no_route_sets_one(tmp_path):
+    # 1 ms of sysctl is kept as one 4 ms jiffy (usecs_to_jiffies rounds up)
     items = presets.linux(cc="reno", kernel=fake_kernel(tmp_path, tcp_rto_min_us="1000"))
-    assert presets.scenario_fields(items)["rto_min"] == 0.001
-    assert row(items, "minimum RTO").kernel == "net.ipv4.tcp_rto_min_us = 1000"
+    assert presets.scenario_fields(items)["rto_min"] == 0.004
+    assert row(items, "minimum RTO").kernel.startswith("net.ipv4.tcp_rto_min_us = 1000 in the root namespace")
 
 
 # --- the core's presets -------------------------------------------------------------------
@@ -261,3 +264,46 @@ def test_a_label_says_where_a_given_field_overrides_its_preset():
     assert "MSS 1460B" in Scenario(servers=2, preset="fast08", mss=1460).label()
     assert "header 40B" in Scenario(servers=2, preset="ns3", header=40).label(), "the default, over ns3's 42 B"
     assert "MSS" not in Scenario(servers=2).label() and "header" not in Scenario(servers=2, header=40).label()
+
+
+
+
+def test_the_rto_min_follows_the_kernels_precedence_route_then_socket_option_then_sysctl(tmp_path):
+    # tcp_rto_min(): a locked route metric first, then icsk_rto_min, which TCP_RTO_MIN_US sets
+    # and which starts as the namespace's tcp_rto_min_us (include/net/tcp.h, Linux 6.15)
+    routed = fake_kernel(tmp_path / "a", routes="default via 10.0.0.1 dev eth0 rto_min lock 20ms\n",
+                         tcp_rto_min_us="100000")
+    rto = lambda k, **kw: presets.rto_min(k, 0.004, **kw)
+    assert rto(routed, socket_s=0.012)[0] == 0.02, "the route beats the socket option"
+    plain = fake_kernel(tmp_path / "b", tcp_rto_min_us="100000")
+    value, text = rto(plain, socket_s=0.012)
+    assert value == 0.012 and text.startswith("TCP_RTO_MIN_US 12000"), "the option beats the sysctl"
+    assert rto(plain)[0] == 0.1, "the sysctl, where nothing else is set"
+    assert rto(fake_kernel(tmp_path / "c", tcp_rto_min_us=None))[0] == 0.2, "TCP_RTO_MIN before Linux 6.11"
+    # the testbed's own setting, given before the testbed exists, takes the same places
+    assert rto(plain, route_s=0.002)[0] == 0.004, "2 ms on a route is kept as one 4 ms jiffy"
+    assert rto(plain, sysctl_s=0.03)[0] == 0.032
+
+
+def test_the_delayed_ack_is_40ms_bounded_by_the_option_and_the_receivers_rto_min(tmp_path):
+    # tcp_send_delayed_ack: ato (TCP_ATO_MIN, 40 ms) at most tcp_delack_max() = min(icsk_delack_max,
+    # RTOmin - 1 jiffy) (net/ipv4/tcp_output.c, Linux 6.15)
+    f = lambda **kw: presets.scenario_fields([presets.delayed_ack(kw.pop("k"), 0.004, False, kw.get("cap"))])
+    plain = fake_kernel(tmp_path / "a")
+    assert f(k=plain)["delayed_ack"] == 0.04
+    assert f(k=plain, cap=0.010)["delayed_ack"] == 0.012, "10 ms is kept as 3 jiffies"
+    low_rto = fake_kernel(tmp_path / "b", routes="default via 10.0.0.1 dev eth0 rto_min lock 20ms\n")
+    assert f(k=low_rto)["delayed_ack"] == 0.016, "the receiver's RTOmin of 20 ms less a 4 ms jiffy"
+    items = presets.linux(cc="reno", kernel=plain, quickack=True)
+    assert presets.scenario_fields(items)["delayed_ack"] == 0
+
+
+def test_the_testbed_rows_put_the_rate_on_a_shaper_in_front_of_fast_links():
+    rows = presets.testbed(rate_bps=100_000_000, buffer_bytes=8192, burst_bytes=6056)
+    f = presets.scenario_fields(rows)
+    assert (f["shaper_rate"], f["shaper_burst"], f["rate"], f["header"]) == (100_000_000, 6056, 4_000_000_000, 66)
+    scn = presets.linux_scenario(rows, servers=4, sru=256 * 1024, block=None, buffer=8192, rate=100_000_000,
+                                 rtt_s=100e-6, blocks=2)
+    assert (scn.rate, scn.shaper_rate, scn.buffer) == (4_000_000_000, 100_000_000, 8192)
+    assert presets.scenario_fields(presets.testbed(rate_bps=10**8, buffer_bytes=8192, burst_bytes=6056,
+                                                   timestamps=False))["header"] == 54

@@ -216,3 +216,78 @@ def test_start_next_at_threshold_reads_every_block_and_is_reported():
 def test_bad_start_next_at_is_one_line_and_exit_2():
     out = subprocess.run(CLI + ["testbed", "sweep", "--start-next-at", "lots"], capture_output=True, text=True)
     assert out.returncode == 2 and "--start-next-at" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_validate_traces_both_sides_and_the_capture_counts_every_switch_drop(tmp_path):
+    # --trace: each point captured packet by packet (docs/testbed.md, "Capture and trace");
+    # its trace's drops are tbf's drop counter, one for one, and the simulator's trace of the
+    # same point is written beside it
+    from incastlab.peers import tracediff
+    out = subprocess.run(CLI + ["validate", "--prefix", PREFIX, "--servers", "2", "--blocks", "4", "--json",
+                                "--cc", "reno", "--rate", "100Mbps", "--buffer", "8KiB", "--trace", str(tmp_path)],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    row = json.loads(out.stdout.splitlines()[0])
+    tb = tracediff.read_trace(row["traces"]["testbed"])
+    assert tb.counts["drop"] == row["testbed"]["drops"] and row["testbed"]["trace_unmatched_egress"] == 0
+    assert tb.counts["tx"] + tb.counts["rtx"] == tb.counts["enq"] + tb.counts["drop"], "every send reached the switch"
+    sim = tracediff.read_trace(row["traces"]["simulator"])
+    assert sim.counts["drop"] == row["simulator"]["drops"]
+    # a response is segmented as the simulator's: its header rides in the first full segment
+    for side in (row["traces"]["testbed"], row["traces"]["simulator"]):
+        first = [e for e in tracediff.read_trace(side, block=1).data if e.kind == "tx" and e.a == 1]
+        assert [e.b for e in first] == [1448, 1448], side
+    assert (tmp_path / "testbed-n2" / f"{PREFIX}-c-p.pcapng").stat().st_size > 0
+    assert netns_of_ours() == []
+
+
+
+def _tcpi_rto_ms(client_ns: str, server_ns: str, option_us: int) -> float:
+    """tcpi_rto of a connection from `client_ns` that has sent 50 small writes 2 ms apart,
+    with TCP_RTO_MIN_US = `option_us` on its socket (0: not set)."""
+    server = subprocess.Popen(["ip", "netns", "exec", server_ns, sys.executable, "-c",
+                               "import socket\ns=socket.socket(); s.setsockopt(socket.SOL_SOCKET,socket.SO_REUSEADDR,1)\n"
+                               "s.bind(('10.99.0.2',5999)); s.listen(1); print('up', flush=True)\nc,_=s.accept()\n"
+                               "while c.recv(65536): pass\n"], stdout=subprocess.PIPE, text=True)
+    assert server.stdout.readline().strip() == "up"
+    out = subprocess.run(["ip", "netns", "exec", client_ns, sys.executable, "-c",
+                          "import socket,struct,time\nc=socket.socket()\n"
+                          f"if {option_us}: c.setsockopt(socket.IPPROTO_TCP, 45, {option_us})\n"
+                          "c.connect(('10.99.0.2',5999))\n"
+                          "for _ in range(50): c.send(b'x'*1000); time.sleep(0.002)\n"
+                          "print(struct.unpack_from('I', c.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104), 8)[0])\n"
+                          "c.close()"], capture_output=True, text=True, timeout=30)
+    server.wait(timeout=10)
+    assert out.returncode == 0, out.stderr
+    return int(out.stdout) / 1000
+
+
+def test_the_kernels_rto_min_precedence_is_the_presets(tmp_path):
+    # Linux 6.15+: tcp_rto_min() takes a locked route metric first, then icsk_rto_min, which
+    # TCP_RTO_MIN_US sets and which starts as the namespace's tcp_rto_min_us. Measured on a
+    # connection between two namespaces of ours (tcpi_rto = RTOmin + srtt/8 + rounding to
+    # jiffies, so at most 4 jiffies = 16 ms above RTOmin at HZ=250 with a tiny RTT: the cases'
+    # RTOmins, 100 / 12 / 20 ms, are told apart by that margin), against presets.rto_min
+    # reading the same namespace.
+    from incastlab import presets
+    from incastlab.testbed import kernel
+    if not kernel.has_socket_option("TCP_RTO_MIN_US"):
+        pytest.skip("this kernel has no TCP_RTO_MIN_US (Linux 6.15+)")
+    a, b = f"{PREFIX}-rto-a", f"{PREFIX}-rto-b"
+    ip = lambda *args: subprocess.run(["ip", *args], check=True, capture_output=True)
+    ip("netns", "add", a), ip("netns", "add", b)
+    ip("link", "add", f"{PREFIX}-ra", "netns", a, "type", "veth", "peer", "name", f"{PREFIX}-rb", "netns", b)
+    ip("-n", a, "addr", "add", "10.99.0.1/24", "dev", f"{PREFIX}-ra"), ip("-n", b, "addr", "add", "10.99.0.2/24", "dev", f"{PREFIX}-rb")
+    ip("-n", a, "link", "set", f"{PREFIX}-ra", "up"), ip("-n", b, "link", "set", f"{PREFIX}-rb", "up")
+    ip("netns", "exec", a, "sysctl", "-qw", "net.ipv4.tcp_rto_min_us=100000")
+    jiffy = presets._jiffy()
+    ns = presets.Kernel.of_netns(a, "10.99.0.2")
+    cases = []
+    for route, option_us in ((False, 0), (False, 12000), (True, 12000)):
+        if route:
+            ip("-n", a, "route", "add", "10.99.0.2/32", "dev", f"{PREFIX}-ra", "rto_min", "20ms")
+        expected, why = presets.rto_min(ns, jiffy, socket_s=option_us / 1e6 if option_us else None)
+        cases.append((expected * 1e3, _tcpi_rto_ms(a, b, option_us), why))
+    assert [round(e) for e, _, _ in cases] == [100, 12, 20], cases   # sysctl; option over sysctl; route over both
+    for expected, rto, why in cases:
+        assert expected <= rto < expected + 16, (expected, rto, why)

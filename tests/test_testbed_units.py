@@ -45,6 +45,12 @@ def test_a_buffer_smaller_than_one_frame_is_refused():
     (["testbed", "sweep", "--servers", "1", "--prefix", "bad name"], "--prefix"),
     (["testbed", "sweep", "--servers", "1", "--rate", "1bps"], "--rate"),
     (["validate", "--servers", "1", "--prefix", "X"], "--prefix"),
+    # a socket option's value the kernel refuses (or a kernel without the option): by its flag
+    (["testbed", "sweep", "--servers", "1", "--delack-max", "1us"], "--delack-max"),
+    (["validate", "--servers", "1", "--cc", "reno", "--delack-max", "300ms"], "--delack-max"),
+    (["read", "--servers", "127.0.0.1:1", "--delack-max", "1us"], "--delack-max"),
+    (["serve", "--rto-min", "1us"], "--rto-min"),
+    (["validate", "--servers", "1", "--cc", "reno", "--trace", "/no/such/dir/x"], "--trace"),
 ])
 def test_bad_testbed_flags_are_refused_before_anything_runs(args, flag):
     # issue 11: a traceback (--prefix) and a raw tc usage fragment (--rate 1bps) before

@@ -32,9 +32,19 @@ CC_OF_KERNEL = {"cubic": "cubic", "reno": "newreno"}
 # Kernel constants where Linux has no knob (include/net/tcp.h).
 TCP_INIT_CWND = 10          # segments
 TCP_RTO_MIN_S = 0.2         # HZ / 5
-TCP_DELACK_MIN_S = 0.040    # HZ / 25
+TCP_DELACK_MIN_S = 0.040    # HZ / 25, also TCP_ATO_MIN: the delayed-ACK timeout incast's ACKs see
+TCP_DELACK_MAX_S = 0.2      # HZ / 5: icsk_delack_max unless TCP_DELACK_MAX_US sets it
 MSS_WITH_TIMESTAMPS = 1448  # 1500 - 20 (IP) - 20 (TCP) - 12 (timestamp option, padded)
 MSS_PLAIN = 1460
+ETHERNET_HEADER = 14        # what tbf counts beyond the IP packet (skb->len at a bridge port)
+
+# The namespace testbed's links: veth pairs and a Linux bridge, which cross a packet at the
+# CPU's speed. Measured on this project's 2-core machine (docs/testbed.md, "What lets the
+# kernel's probes through"): one server's back-to-back 1514-byte frames reach the bridge a
+# median 2.4-3.3 us apart (3.7-5 Gbit/s), and with the port unshaped one server moves
+# 3.9-5.3 Gbit/s. The simulator's results at 100 Mbit/s move by at most 8 % between 4 and
+# 40 Gbit/s; at 1 Gbit/s they fall by up to 45 % (the decomposition table there).
+TESTBED_LINK_RATE_BPS = 4_000_000_000
 
 
 @dataclass(frozen=True)
@@ -54,14 +64,33 @@ class Item:
 
 @dataclass
 class Kernel:
-    """Where the preset reads the running kernel; tests point it at a fake one."""
+    """Where the preset reads the running kernel; tests point it at a fake one.
+
+    By default the root namespace: its sysctls and its default route. ``Kernel.of_netns``
+    reads a network namespace instead (its sysctls are its own: a new namespace starts from
+    the kernel's defaults for most of them), and the route its sockets take to ``peer``:
+    ``incastlab validate`` reads a server's and the client's namespace of the testbed it
+    built, so the table is what the testbed's sockets see."""
 
     sysctl_dir: Path = Path("/proc/sys/net/ipv4")
     module_dir: Path = Path("/sys/module")
     routes: Callable[[], str] = lambda: _ip_route()
     jiffy: Callable[[], float | None] = lambda: _jiffy()
+    netns: str | None = None
+    #: The route towards this address is the one a socket uses (``ip route get``); None: the default route.
+    peer: str | None = None
+
+    @classmethod
+    def of_netns(cls, netns: str, peer: str) -> "Kernel":
+        return cls(routes=lambda: _ip_route(netns, peer), netns=netns, peer=peer)
+
+    @property
+    def where(self) -> str:
+        return f"namespace {self.netns}" if self.netns else "the root namespace"
 
     def sysctl(self, name: str) -> str | None:
+        if self.netns:
+            return _netns_sysctl(self.netns, name)
         try:
             return " ".join((self.sysctl_dir / name).read_text().split())  # tcp_rmem's tabs too
         except OSError:
@@ -74,19 +103,31 @@ class Kernel:
             return None
 
     def route_metric(self, name: str) -> str | None:
-        """A metric (``initcwnd``, ``rto_min``) on the default route, if set there."""
+        """A metric (``initcwnd``, ``rto_min``) on the route to ``peer`` (``ip route get``
+        shows the metrics of the route it matched), or on the default route."""
         for line in self.routes().splitlines():
-            if line.startswith("default"):
+            if self.peer is not None or line.startswith("default"):
                 m = re.search(rf"\b{name} (?:lock )?(\S+)", line)
-                return m.group(1) if m else None
+                if m or self.peer is None:
+                    return m.group(1) if m else None
         return None
 
 
-def _ip_route() -> str:
+def _ip_route(netns: str | None = None, peer: str | None = None) -> str:
+    args = ["ip"] + (["-n", netns] if netns else []) + (["route", "get", peer] if peer else ["route", "show"])
     try:
-        return subprocess.run(["ip", "route", "show"], capture_output=True, text=True, timeout=10).stdout
+        return subprocess.run(args, capture_output=True, text=True, timeout=10).stdout
     except (OSError, subprocess.SubprocessError):
         return ""
+
+
+def _netns_sysctl(netns: str, name: str) -> str | None:
+    try:
+        p = subprocess.run(["ip", "netns", "exec", netns, "cat", f"/proc/sys/net/ipv4/{name}"],
+                           capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return " ".join(p.stdout.split()) if p.returncode == 0 else None
 
 
 def _jiffy() -> float | None:
@@ -114,13 +155,19 @@ def _value(raw: str | None) -> str:
     return "unreadable" if raw is None else raw
 
 
-def linux(*, cc: str | None, quickack: bool = False, rto_min_s: float | None = None,
-          rwnd_clamp: int | None = None, kernel: Kernel | None = None, fields: Any = None) -> list[Item]:
+def linux(*, cc: str | None, quickack: bool = False, rto_min_s: float | None = None, rto_min_via: str = "route",
+          delack_max_s: float | None = None, rwnd_clamp: int | None = None, kernel: Kernel | None = None,
+          client: Kernel | None = None, fields: Any = None) -> list[Item]:
     """The ``linux`` preset's table for senders running congestion control `cc` (the testbed's
-    ``--cc``; None: the kernel's default). `rto_min_s` is the testbed's per-route RTOmin (None:
-    the kernel's), `quickack` and `rwnd_clamp` the testbed's socket options. `fields`
-    stands in for the schema's field names in tests. Refuses a cc the simulator lacks."""
+    ``--cc``; None: the kernel's default). `kernel` is where the senders (servers) run,
+    `client` where the receiver does (default: the same). `rto_min_s` is the testbed's RTOmin
+    for the senders, set the way `rto_min_via` says (a route's ``rto_min``, the
+    ``tcp_rto_min_us`` sysctl, or the ``TCP_RTO_MIN_US`` socket option; None: the kernel's),
+    `delack_max_s` the client's ``TCP_DELACK_MAX_US``, `quickack` and `rwnd_clamp` its other
+    socket options. `fields` stands in for the schema's field names in tests. Refuses a cc
+    the simulator lacks."""
     k = kernel or Kernel()
+    c = client or k
     default_cc = k.sysctl("tcp_congestion_control")
     algo = cc or default_cc
     if algo not in CC_OF_KERNEL:
@@ -163,29 +210,16 @@ def linux(*, cc: str | None, quickack: bool = False, rto_min_s: float | None = N
              else f"no initcwnd on the default route: TCP_INIT_CWND = {iw}")
     items.append(Item("initial window", where, f"init_cwnd={iw}", "yes", {"init_cwnd": iw}))
 
-    delack = 0 if quickack else TCP_DELACK_MIN_S
-    items.append(Item("delayed ACK", "testbed --quickack: TCP_QUICKACK re-armed after every read" if quickack
-                      else f"TCP_DELACK_MIN = {TCP_DELACK_MIN_S * 1e3:g} ms", f"delayed_ack={delack:g}", "yes",
-                      {"delayed_ack": delack}))
+    jiffy = k.jiffy()
+    rto, rto_kernel = rto_min(k, jiffy, rto_min_s if rto_min_via == "route" else None,
+                              rto_min_s if rto_min_via == "socket" else None,
+                              rto_min_s if rto_min_via == "sysctl" else None, "testbed --rto-min")
+    items.append(delayed_ack(c, jiffy, quickack, delack_max_s))
     if not quickack:
         items.append(Item("quick-ACK mode at the start and after idle",
                           "always (tcp_enter_quickack_mode; no knob)", "-", "no"))
-
-    if rto_min_s is not None:
-        rto_kernel, rto = f"route rto_min {rto_min_s * 1e3:g} ms (testbed --rto-min)", rto_min_s
-    else:
-        # a route's rto_min wins over the sysctl (tcp_rto_min() reads the route metric first)
-        route_rto = k.route_metric("rto_min")
-        rto_us = k.sysctl("tcp_rto_min_us")
-        if route_rto:
-            rto, rto_kernel = units.parse_duration_ps(route_rto, "rto_min") / 1e12, f"default route rto_min {route_rto}"
-        elif rto_us and rto_us.isdigit():
-            rto, rto_kernel = int(rto_us) / 1e6, f"net.ipv4.tcp_rto_min_us = {rto_us}"
-        else:
-            rto, rto_kernel = TCP_RTO_MIN_S, f"TCP_RTO_MIN = {TCP_RTO_MIN_S * 1e3:g} ms"
     items.append(Item("minimum RTO", rto_kernel, f"rto_min={rto:g}", "yes", {"rto_min": rto}))
 
-    jiffy = k.jiffy()
     if jiffy:
         items.append(Item("timers on jiffies", f"HZ = {1 / jiffy:g} (tick {jiffy * 1e3:g} ms, probed with "
                           "TCP_RTO_MIN_US)", f"timer_granularity={jiffy:g}, timer_ticks=True", "yes",
@@ -213,6 +247,85 @@ def linux(*, cc: str | None, quickack: bool = False, rto_min_s: float | None = N
     return items
 
 
+def _in_jiffies(seconds: float, jiffy: float | None) -> float:
+    """`seconds` as the kernel keeps a timer value: rounded up to whole jiffies
+    (usecs_to_jiffies, msecs_to_jiffies), where the tick is known."""
+    if not jiffy:
+        return seconds
+    from .testbed.kernel import jiffies_up
+    return jiffies_up(seconds, jiffy)
+
+
+def rto_min(k: Kernel, jiffy: float | None, route_s: float | None = None, socket_s: float | None = None,
+            sysctl_s: float | None = None, who: str = "") -> tuple[float, str]:
+    """A socket's RTOmin as ``tcp_rto_min()`` decides it (include/net/tcp.h): a locked
+    ``rto_min`` on the socket's route first; else ``icsk_rto_min``, which the
+    ``TCP_RTO_MIN_US`` option sets and which starts as ``net.ipv4.tcp_rto_min_us`` of the
+    socket's namespace when the socket is made (Linux 6.11+), else TCP_RTO_MIN. The
+    ``*_s`` arguments are what `who` sets that the kernel reading may not show yet; the
+    value is in whole jiffies, as the kernel keeps it. Returns (seconds, the kernel column)."""
+    route = f"{route_s * 1e3:g}ms" if route_s is not None else k.route_metric("rto_min")
+    sysctl = str(round(sysctl_s * 1e6)) if sysctl_s is not None else k.sysctl("tcp_rto_min_us")
+    where = "the route to the client" if k.peer else "the default route"
+    set_by = lambda given: f" ({who})" if given is not None and who else ""
+    if route:
+        value = units.parse_duration_ps(route, "rto_min") / 1e12
+        text = f"route rto_min {route} on {where}{set_by(route_s)}: tcp_rto_min() reads the locked route metric first"
+    elif socket_s is not None:
+        value, text = socket_s, f"TCP_RTO_MIN_US {round(socket_s * 1e6)}{set_by(socket_s)}, no rto_min on {where}"
+    elif sysctl and sysctl.isdigit():
+        value = int(sysctl) / 1e6
+        text = (f"net.ipv4.tcp_rto_min_us = {sysctl} in {k.where}{set_by(sysctl_s)}, "
+                f"no TCP_RTO_MIN_US, no rto_min on {where}")
+    else:
+        value, text = TCP_RTO_MIN_S, f"TCP_RTO_MIN = {TCP_RTO_MIN_S * 1e3:g} ms (no route metric, option or sysctl)"
+    kept = _in_jiffies(value, jiffy)
+    if kept != value:
+        text += f"; kept as {kept * 1e3:g} ms (whole jiffies)"
+    return kept, text
+
+
+def delayed_ack(c: Kernel, jiffy: float | None, quickack: bool, delack_max_s: float | None) -> Item:
+    """The receiver's delayed-ACK timeout. Linux starts at TCP_ATO_MIN (40 ms), which incast's
+    closely spaced segments keep it at (tcp_event_data_recv), and bounds it by
+    ``tcp_delack_max()`` (net/ipv4/tcp_output.c, Linux 6.15): ``icsk_delack_max`` (the
+    ``TCP_DELACK_MAX_US`` option, else TCP_DELACK_MAX, 200 ms) and the receiver's own RTOmin
+    less a jiffy."""
+    if quickack:
+        return Item("delayed ACK", "testbed --quickack: TCP_QUICKACK re-armed after every read", "delayed_ack=0",
+                    "yes", {"delayed_ack": 0})
+    own_rto, _ = rto_min(c, jiffy)
+    tick = jiffy or 0.0
+    from_rto = max(own_rto, 2 * tick) - tick
+    cap = _in_jiffies(delack_max_s, jiffy) if delack_max_s is not None else TCP_DELACK_MAX_S
+    cap_text = (f"TCP_DELACK_MAX_US {round(delack_max_s * 1e6)} (testbed --delack-max; {cap * 1e3:g} ms in jiffies)"
+                if delack_max_s is not None else f"TCP_DELACK_MAX {TCP_DELACK_MAX_S * 1e3:g} ms")
+    value = min(TCP_DELACK_MIN_S, cap, from_rto)
+    text = (f"TCP_ATO_MIN = {TCP_DELACK_MIN_S * 1e3:g} ms, at most tcp_delack_max() = min({cap_text}, "
+            f"the client's RTOmin {own_rto * 1e3:g} ms less a jiffy)")
+    return Item("delayed ACK", text, f"delayed_ack={value:g}", "yes", {"delayed_ack": value})
+
+
+def testbed(*, rate_bps: int, buffer_bytes: int, burst_bytes: int, timestamps: bool = True) -> list[Item]:
+    """The rows of the namespace testbed's setting (docs/testbed.md): its links and its
+    bottleneck, a ``tbf`` shaper, and the bytes tbf counts per packet."""
+    shaper = Item("the bottleneck: tbf on the client's bridge port",
+                  f"tbf rate {units.format_rate(rate_bps)} burst {burst_bytes} limit {buffer_bytes}: a token bucket "
+                  "releasing a packet when it holds the packet's bytes, in front of a byte FIFO",
+                  f"shaper_rate={units.format_rate(rate_bps)}, shaper_burst={burst_bytes}B, buffer={buffer_bytes}B",
+                  "yes", {"shaper_rate": rate_bps, "shaper_burst": burst_bytes})
+    links = Item("the links: veth pairs and a Linux bridge",
+                 "unshaped: a 1514-byte frame crosses in about 3 us (measured: 2.4-3.3 us between one server's "
+                 "back-to-back frames at the bridge)", f"rate={units.format_rate(TESTBED_LINK_RATE_BPS)}",
+                 "yes: measured on this machine", {"rate": TESTBED_LINK_RATE_BPS})
+    ip_tcp = 20 + 20 + (12 if timestamps else 0)
+    header = ip_tcp + ETHERNET_HEADER
+    frame = Item("bytes a packet costs at the bottleneck",
+                 f"tbf counts skb->len: {ETHERNET_HEADER} (Ethernet) + {ip_tcp} (IP, TCP"
+                 f"{', timestamps' if timestamps else ''}) + payload", f"header={header}", "yes", {"header": header})
+    return [shaper, links, frame]
+
+
 def scenario_fields(items: list[Item]) -> dict[str, Any]:
     """The scenario keywords the table's rows set."""
     out: dict[str, Any] = {}
@@ -227,8 +340,10 @@ def linux_scenario(items: list[Item], *, servers: int, sru: int, block: int | No
     `items` (``linux(...)``), given explicitly over it."""
     from .scenario import Scenario
     part = dict(block=block) if block is not None else dict(sru=sru)  # fixed-block or fixed-SRU mode
-    return Scenario(preset="linux", servers=servers, **part, buffer=buffer, rate=rate, rtt=rtt_s, blocks=blocks,
-                    duration=None, seed=seed, **scenario_fields(items))
+    # the testbed's rows (``testbed``) set the links' rate and put `rate` on the shaper
+    fields = {"rate": rate, **scenario_fields(items)}
+    return Scenario(preset="linux", servers=servers, **part, buffer=buffer, rtt=rtt_s, blocks=blocks, duration=None,
+                    seed=seed, **fields)
 
 
 def render(items: list[Item], markdown: bool = False) -> str:

@@ -43,6 +43,7 @@ NEITHER_PEER_EXPRESSES = {
     # trimming and the receiver-driven transports (docs/transports.md)
     "trimming": True, "trim_bytes": 64, "trim_header_queue": 100_000, "return_to_sender": True,
     "transport": "ndp",
+    "shaper_rate": "100Mbps", "shaper_burst": 6056,
 }
 
 # Fields a sample needs beside it to be a valid scenario at all (the core's own constraints).
@@ -60,6 +61,7 @@ CONTEXT = {"prr": {"tcp": "sack"}, "rack_tlp": {"tcp": "sack"}, "buffer_pool": {
            **{f: {"trimming": True} for f in ("trim_bytes", "trim_header_queue")},
            "return_to_sender": {"trimming": True, "transport": "ndp", "workload": "incast"},
            "transport": {"workload": "incast"},
+           "shaper_burst": {"shaper_rate": "100Mbps"},
            # Riak's own fields are refused unless the workload is riak
            **{f: {"workload": "riak"}
               for f in ("get_rate", "replicas", "read_quorum", "reply_bytes", "reply_size_dist")}}

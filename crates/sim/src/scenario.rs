@@ -202,6 +202,11 @@ pub struct ScenarioSpec {
     pub qos_scheduler: ClassScheduler,
     /// Under `wrr`, one weight per class; unset: equal weights.
     pub qos_weights: Option<Vec<u32>>,
+    /// A token-bucket shaper (Linux tbf, `net::shaper`) on the switch port towards each
+    /// client, releasing at this rate; unset: none.
+    pub shaper_rate_bps: Option<u64>,
+    /// The shaper's bucket (tbf's `burst`); unset: one full packet.
+    pub shaper_burst_bytes: Option<u64>,
     pub rate_bps: u64,
     /// Round-trip propagation; each of the star's four links (server -> switch -> client
     /// and back) delays a packet by a quarter of it.
@@ -341,6 +346,9 @@ impl Default for ScenarioSpec {
             // traffic in class 0 then, where any scheduler sends the same packets)
             qos_scheduler: ClassScheduler::Sp,
             qos_weights: None,
+            // no shaper: every port sends at its link's rate, as a switch does
+            shaper_rate_bps: None,
+            shaper_burst_bytes: None,
             rate_bps: 1_000_000_000,
             rtt_ps: 100 * PS_PER_US,
             mss_bytes: 1460,
@@ -575,6 +583,7 @@ impl ScenarioSpec {
         schema::check_fields(&serde_json::to_value(s).expect("a spec serializes"))?;
         let (admission, buffer_packets) = s.buffer()?;
         let buffer_pool_bytes = s.switch_buffers(admission)?;
+        let shaper_burst_bytes = s.shaper()?;
         s.check_combinations()?;
         s.check_classes()?;
         s.check_workload()?;
@@ -590,6 +599,7 @@ impl ScenarioSpec {
             rto_min_ps: Some(rto_min_ps),
             rwnd_bytes: Some(rwnd_bytes),
             buffer_pool_bytes,
+            shaper_burst_bytes,
             duration_ps: match stop {
                 StopAt::Time(t) => Some(t.0),
                 StopAt::Blocks(_) => None,
@@ -658,6 +668,8 @@ impl ScenarioSpec {
             ("pause", s.pause, "on".into(), "off"),
             ("buffer_admission", admission == Admission::MtuSlots, "mtu_slots".into(), "bytes or packets"),
             ("ecn_threshold_packets", s.ecn_threshold_packets.is_some(), s.ecn_threshold_packets.unwrap_or(0).to_string(), "unset"),
+            // a tbf shaper's port is one byte FIFO behind a bucket: not a trimming port too
+            ("shaper_rate_bps", s.shaper_rate_bps.is_some(), format_rate(s.shaper_rate_bps.unwrap_or(0)), "unset"),
         ];
         for (name, set, value, allowed) in lossless {
             check(!set, || {
@@ -939,6 +951,48 @@ impl ScenarioSpec {
                 .with_related(&["dt_alpha", "buffer_sharing", "buffer_bytes"])
         })?;
         Ok(Some(pool))
+    }
+
+    /// The shaper's bucket, resolved (`None`: no shaper), after checking that the shaper's
+    /// fields agree with the rest: it is slower than the link it gates, its bucket passes
+    /// the largest packet (tbf drops a packet larger than its bucket), and its queue is
+    /// the port's static byte buffer (tbf's bfifo), so no pool, classes, packet count or
+    /// PAUSE; the synchronized reads' clients are whom it shapes.
+    fn shaper(&self) -> Result<Option<u64>, ScenarioError> {
+        let s = self;
+        let Some(rate) = s.shaper_rate_bps else {
+            if let Some(b) = s.shaper_burst_bytes {
+                return Err(ScenarioError::new("shaper_burst_bytes", format_bytes(b), "unset unless shaper_rate is set")
+                    .with_related(&["shaper_rate_bps"]));
+            }
+            return Ok(None);
+        };
+        check(rate <= s.rate_bps, || {
+            let allowed = format!("at most rate ({}): a shaper gates a link, it cannot send faster", format_rate(s.rate_bps));
+            ScenarioError::new("shaper_rate_bps", format_rate(rate), allowed).with_related(&["rate_bps"])
+        })?;
+        let largest = if s.udp_fraction > 0.0 { s.mtu().max(s.udp_packet_bytes as u64) } else { s.mtu() };
+        let burst = s.shaper_burst_bytes.unwrap_or(largest);
+        check(burst >= largest, || {
+            let allowed = format!("at least the largest packet ({largest} B): tbf drops a packet its bucket cannot hold");
+            ScenarioError::new("shaper_burst_bytes", format_bytes(burst), allowed).with_related(&["mss_bytes", "header_bytes"])
+        })?;
+        let own_queue = "unset or their defaults with a shaper: its queue is the port's static byte buffer (tbf's bfifo)";
+        let conflicts: [(&'static str, bool, String); 6] = [
+            ("buffer_packets", s.buffer_packets.is_some(), s.buffer_packets.unwrap_or(0).to_string()),
+            ("buffer_admission", s.buffer_admission.is_some_and(|a| a != Admission::Bytes), admission_word(s.buffer_admission)),
+            ("buffer_sharing", s.buffer_sharing != BufferSharing::Static, word(&s.buffer_sharing)),
+            ("qos_classes", s.qos_classes != 1, s.qos_classes.to_string()),
+            ("pause", s.pause, "on".into()),
+            ("workload", s.workload != Workload::SyncRead, word(&s.workload)),
+        ];
+        for (name, set, value) in conflicts {
+            check(!set, || {
+                let allowed = if name == "workload" { "sync_read with a shaper (it shapes the clients' ports)" } else { own_queue };
+                ScenarioError::new(name, value, allowed).with_related(&["shaper_rate_bps"])
+            })?;
+        }
+        Ok(Some(burst))
     }
 
     /// Constraints between fields that derive nothing.
@@ -1240,6 +1294,34 @@ mod tests {
         assert_eq!((sc.rto_min, sc.rwnd_bytes), (Time(200 * PS_PER_MS), 20 * 1460));
         assert_eq!(sc.stop, StopAt::Time(Time(20 * PS_PER_S)));
         assert_eq!(sc.link_delay, Time(25 * PS_PER_US), "RTT 100 us over the star's four links");
+    }
+
+    #[test]
+    fn a_shaper_is_slower_than_its_link_its_bucket_passes_a_full_packet_and_its_queue_is_the_static_buffer() {
+        let shaped = ScenarioSpec { shaper_rate_bps: Some(100_000_000), ..spec() };
+        // unset bucket: one full packet (1460 + 40 B)
+        assert_eq!(shaped.validate().unwrap().spec.shaper_burst_bytes, Some(1500));
+        assert_eq!(spec().validate().unwrap().spec.shaper_burst_bytes, None);
+        let refused = |s: ScenarioSpec| {
+            let e = s.validate().unwrap_err();
+            (e.param, e.related)
+        };
+        let fast = ScenarioSpec { shaper_rate_bps: Some(2_000_000_000), ..spec() };
+        assert_eq!(refused(fast), ("shaper_rate_bps", &["rate_bps"][..]));
+        let small = ScenarioSpec { shaper_burst_bytes: Some(1499), ..shaped.clone() };
+        assert_eq!(refused(small), ("shaper_burst_bytes", &["mss_bytes", "header_bytes"][..]));
+        let udp = ScenarioSpec { udp_fraction: 0.1, udp_packet_bytes: 1500, mss_bytes: 1000, shaper_burst_bytes: Some(1040), ..shaped.clone() };
+        assert_eq!(refused(udp).0, "shaper_burst_bytes", "a UDP datagram larger than the bucket");
+        let alone = ScenarioSpec { shaper_burst_bytes: Some(6056), ..spec() };
+        assert_eq!(refused(alone), ("shaper_burst_bytes", &["shaper_rate_bps"][..]));
+        let pool = ScenarioSpec { buffer_sharing: BufferSharing::Dynamic, ..shaped.clone() };
+        assert_eq!(refused(pool), ("buffer_sharing", &["shaper_rate_bps"][..]));
+        let packets = ScenarioSpec { buffer_packets: Some(5), ..shaped.clone() };
+        assert_eq!(refused(packets), ("buffer_packets", &["shaper_rate_bps"][..]));
+        let riak = ScenarioSpec { workload: Workload::Riak, ..shaped.clone() };
+        assert_eq!(refused(riak), ("workload", &["shaper_rate_bps"][..]));
+        let pause = ScenarioSpec { pause: true, ..shaped };
+        assert_eq!(refused(pause), ("pause", &["shaper_rate_bps"][..]));
     }
 
     #[test]

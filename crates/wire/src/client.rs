@@ -76,6 +76,10 @@ pub struct ClientConfig {
     /// of the buffer, never exceeds the clamp.
     #[serde(default)]
     pub window_clamp_bytes: Option<u32>,
+    /// TCP_DELACK_MAX_US (Linux 6.15+) on every connection: the longest the client delays
+    /// an ACK.
+    #[serde(default)]
+    pub delack_max_us: Option<u32>,
     /// At most this many servers answer at a time.
     #[serde(default)]
     pub max_concurrent: Option<usize>,
@@ -210,6 +214,9 @@ fn connect(addr: SocketAddr, cfg: &ClientConfig) -> io::Result<TcpStream> {
     }
     if let Some(cc) = &cfg.congestion {
         sockopt::set_congestion(raw, cc).map_err(|e| ctx(&format!("congestion control {cc:?}"), e))?;
+    }
+    if let Some(us) = cfg.delack_max_us {
+        sockopt::set_delack_max_us(raw, us).map_err(|e| ctx(&format!("TCP_DELACK_MAX_US {us} (Linux 6.15+)"), e))?;
     }
     let stream = TcpStream::from(fd);
     // Linux bounds a blocking connect by SO_SNDTIMEO.

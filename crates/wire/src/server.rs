@@ -23,7 +23,7 @@ use crate::request_reader::{read_request, Incoming, ReadTimeouts};
 use crate::sockopt;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::io::{self, ErrorKind, Read, Write};
+use std::io::{self, ErrorKind, IoSlice, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
 use std::path::PathBuf;
@@ -415,16 +415,31 @@ fn serve_connection(mut stream: TcpStream, peer: SocketAddr, shared: &Shared) {
     }
 }
 
+/// The response header and its payload. The header goes out in the same `writev` as the
+/// payload's first bytes, so it rides in the response's first segment: written on its own,
+/// it left as a 24-byte segment of its own (Nagle lets a first small segment go at once),
+/// which Linux counts as a whole packet of the congestion window and which put every
+/// response's segment boundaries 24 bytes off a payload-only sender's (seen in the
+/// testbed's captures, docs/testbed.md "Capture and trace").
 fn send_payload(stream: &mut TcpStream, size: u64, block: u64, c: &Counters) -> io::Result<()> {
-    stream.write_all(&ResponseHeader { status: Status::Data, length: size, block }.encode())?;
+    let header = ResponseHeader { status: Status::Data, length: size, block }.encode();
+    let mut head = 0; // header bytes written
     let mut left = size;
-    while left > 0 {
+    while head < header.len() || left > 0 {
         let n = left.min(PAYLOAD.len() as u64) as usize;
-        match stream.write(&PAYLOAD[..n]) {
+        let written = if head < header.len() {
+            stream.write_vectored(&[IoSlice::new(&header[head..]), IoSlice::new(&PAYLOAD[..n])])
+        } else {
+            stream.write(&PAYLOAD[..n])
+        };
+        match written {
             Ok(0) => return Err(io::Error::new(ErrorKind::WriteZero, "peer stopped accepting data")),
             Ok(k) => {
-                left -= k as u64;
-                c.bytes_sent.fetch_add(k as u64, Ordering::Relaxed);
+                let of_header = k.min(header.len() - head);
+                head += of_header;
+                let payload = (k - of_header) as u64;
+                left -= payload;
+                c.bytes_sent.fetch_add(payload, Ordering::Relaxed);
             }
             Err(e) if e.kind() == ErrorKind::Interrupted => continue,
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {

@@ -6,6 +6,7 @@
 //! | congestion control | sender (server) | `TCP_CONGESTION` |
 //! | receive-window clamp | receiver (client) | `SO_RCVBUF` before connect and `TCP_WINDOW_CLAMP` |
 //! | RTOmin | sender (server) | `TCP_RTO_MIN_US` (Linux >= 6.15) or, in the testbed, per-route `rto_min` |
+//! | delayed-ACK bound | receiver (client) | `TCP_DELACK_MAX_US` (Linux >= 6.15) |
 
 use serde::{Deserialize, Serialize};
 use std::io;
@@ -91,6 +92,22 @@ pub fn set_rto_min_us(fd: RawFd, us: u32) -> io::Result<()> {
 /// This socket's RTOmin in microseconds (Linux 6.15+).
 pub fn rto_min_us(fd: RawFd) -> io::Result<u32> {
     get_int(fd, libc::IPPROTO_TCP, TCP_RTO_MIN_US).map(|v| v as u32)
+}
+
+/// TCP_DELACK_MAX_US (Linux 6.15+): the longest this socket delays an ACK, in microseconds
+/// (`icsk_delack_max`; the kernel also bounds it by the socket's RTOmin less a jiffy,
+/// `tcp_delack_max`).
+pub const TCP_DELACK_MAX_US: i32 = 46;
+
+/// Bound this socket's delayed ACKs; fails with ENOPROTOOPT on kernels before 6.15 and
+/// EINVAL outside 2 jiffies .. 200 ms (`TCP_TIMEOUT_MIN` .. `TCP_DELACK_MAX`).
+pub fn set_delack_max_us(fd: RawFd, us: u32) -> io::Result<()> {
+    set_int(fd, libc::IPPROTO_TCP, TCP_DELACK_MAX_US, us.min(i32::MAX as u32) as i32)
+}
+
+/// This socket's delayed-ACK bound in microseconds, as the kernel rounded it to jiffies.
+pub fn delack_max_us(fd: RawFd) -> io::Result<u32> {
+    get_int(fd, libc::IPPROTO_TCP, TCP_DELACK_MAX_US).map(|v| v as u32)
 }
 
 /// The counters of `struct tcp_info` the testbed reports. Fields added by later kernels
@@ -222,6 +239,21 @@ mod tests {
         assert_eq!(info.state, 1, "TCP_ESTABLISHED");
         assert_eq!(info.total_retrans, 0);
         assert!(info.rto_us >= 200_000, "default RTOmin is 200 ms, rto {}", info.rto_us);
+    }
+
+    #[test]
+    fn the_delayed_ack_bound_is_set_in_whole_jiffies_where_the_kernel_has_it() {
+        // Linux 6.15+: usecs_to_jiffies rounds up, and 2 jiffies .. 200 ms are accepted;
+        // an older kernel answers ENOPROTOOPT, which the testbed turns into a refusal
+        let (c, _s) = pair();
+        let fd = c.as_raw_fd();
+        match set_delack_max_us(fd, 40_000) {
+            Err(e) if e.raw_os_error() == Some(libc::ENOPROTOOPT) => return,
+            r => r.unwrap(),
+        }
+        assert_eq!(delack_max_us(fd).unwrap(), 40_000, "40 ms is whole jiffies at HZ 100, 250, 1000");
+        assert_eq!(set_delack_max_us(fd, 200_001).unwrap_err().raw_os_error(), Some(libc::EINVAL), "above TCP_DELACK_MAX");
+        assert_eq!(set_delack_max_us(fd, 1).unwrap_err().raw_os_error(), Some(libc::EINVAL), "below 2 jiffies");
     }
 
     #[test]

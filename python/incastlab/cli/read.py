@@ -54,6 +54,7 @@ def cmd_read(args) -> int:
     from .. import _native
     from ..testbed.kernel import check_congestion
     check_congestion(args.cc)
+    workload_args.check_kernel_options(args)
     kw = workload_args.workload_kwargs(args)
     cfg = {
         "servers": args.servers,
@@ -61,6 +62,7 @@ def cmd_read(args) -> int:
         "block_bytes": kw["block_bytes"],
         "blocks": kw["blocks"],
         "quickack": kw["quickack"],
+        "delack_max_us": None if kw["delack_max_s"] is None else round(kw["delack_max_s"] * 1e6),
         "rcvbuf_bytes": None if kw["rwnd_clamp_bytes"] is None else kw["rwnd_clamp_bytes"] // 2,
         "window_clamp_bytes": kw["rwnd_clamp_bytes"],
         "max_concurrent": kw["max_concurrent"],

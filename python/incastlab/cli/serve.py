@@ -16,6 +16,9 @@ def cmd_serve(args) -> int:
     from .. import _native
     from ..testbed.kernel import check_congestion
     check_congestion(args.cc)
+    from ..testbed.kernel import check_socket_option
+    rto_min_s = None if args.rto_min is None else args.rto_min / PS_PER_S
+    check_socket_option("TCP_RTO_MIN_US", "--rto-min", rto_min_s)
     cfg = {
         "listen": f"{args.bind}:{args.port}",
         "max_request_bytes": args.max_request,
@@ -23,6 +26,7 @@ def cmd_serve(args) -> int:
         "idle_timeout_ps": args.idle_timeout,
         "max_connections": args.max_connections,
         "congestion": args.cc,
+        "rto_min_us": None if rto_min_s is None else round(rto_min_s * 1e6),
         "log": True,
     }
     try:
@@ -69,6 +73,9 @@ def register(subparsers) -> None:
     p.add_argument("--max-connections", type=argtypes.positive_int("--max-connections", maximum=100000), default=4096,
                    help="refuse connections beyond this many (default 4096)")
     p.add_argument("--cc", default=None, metavar="ALGO", help="congestion control of the responses (TCP_CONGESTION)")
+    p.add_argument("--rto-min", type=argtypes.duration("--rto-min"), default=None, metavar="DURATION",
+                   help="RTOmin of the responses (TCP_RTO_MIN_US, Linux 6.15+; a locked rto_min on the route "
+                        "to the client still wins, as tcp_rto_min() reads the route first)")
     p.add_argument("--duration", type=argtypes.duration("--duration"), default=None,
                    help="stop by itself after this long (default: run until Ctrl-C / SIGTERM)")
     p.add_argument("--json", action="store_true", help="JSON lines: the address, then the counters at exit")

@@ -63,7 +63,7 @@ def _spec(args, servers: int):
         raise UsageError("--servers/--prefix", servers, str(e)) from None
 
 
-def _run_points(topo, counts: list[int], work, as_json: bool) -> list[dict]:
+def _run_points(topo, counts: list[int], work, as_json: bool, capture=None) -> list[dict]:
     from ..testbed import run_point
     from ..testbed.report import describe, table
     if not as_json:
@@ -76,7 +76,8 @@ def _run_points(topo, counts: list[int], work, as_json: bool) -> list[dict]:
             if progress is not None:
                 progress(i + min(done / work.blocks, 0.99), len(counts))
 
-        row = run_point(topo, n, work, on_blocks=blocks_done)
+        row = run_point(topo, n, work, on_blocks=blocks_done,
+                        capture=None if capture is None else str(capture / f"testbed-n{n}"))
         if progress is not None:
             progress(i + 1, len(counts))
         rows.append(row)
@@ -84,7 +85,14 @@ def _run_points(topo, counts: list[int], work, as_json: bool) -> list[dict]:
             print(json.dumps(row), flush=True)
     if not as_json:
         print(table(rows))
+        if capture is not None:
+            print(f"captures and per-event traces in {capture} (testbed-nN/, testbed-nN.csv)")
     return rows
+
+
+def _capture_dir(args):
+    from .validate import check_trace_dir
+    return check_trace_dir(args.capture, "--capture") if getattr(args, "capture", None) else None
 
 
 def _workload(args):
@@ -97,18 +105,20 @@ def _refuse_what_this_kernel_lacks(args) -> None:
     from ..testbed.kernel import check_congestion, check_ecn_threshold
     check_ecn_threshold(getattr(args, "ecn_threshold", None))
     check_congestion(getattr(args, "cc", None))
+    workload_args.check_kernel_options(args)
 
 
 def cmd_sweep(args) -> int:
     from ..testbed import Topology
     from ..testbed.shell import require_root
     _refuse_what_this_kernel_lacks(args)
+    capture = _capture_dir(args)
     require_root()
     lock = _lock(args.prefix)
     topo = Topology(_spec(args, max(args.servers)))
     try:
         topo.up()
-        _run_points(topo, args.servers, _workload(args), args.json)
+        _run_points(topo, args.servers, _workload(args), args.json, capture)
     finally:
         topo.down()
         lock.close()
@@ -141,8 +151,9 @@ def cmd_run(args) -> int:
     counts = args.servers or [topo.spec.servers]
     if max(counts) > topo.spec.servers:
         raise UsageError("--servers", ",".join(map(str, counts)), f"at most {topo.spec.servers} (the testbed that is up)")
+    capture = _capture_dir(args)
     try:
-        _run_points(topo, counts, _workload(args), args.json)
+        _run_points(topo, counts, _workload(args), args.json, capture)
     finally:
         lock.close()
     return 0
@@ -177,6 +188,9 @@ def register(subparsers) -> None:
     _add_network(s)
     workload_args.add(s, blocks_default=40)
     _add_common(s)
+    s.add_argument("--capture", default=None, metavar="DIR",
+                   help="capture every point packet by packet (dumpcap in the namespaces) into DIR and write its "
+                        "per-event trace, testbed-nN.csv (docs/testbed.md, \"Capture and trace\")")
     s.add_argument("--json", action="store_true", help="one JSON object per point")
     s.set_defaults(func=cmd_sweep)
 
@@ -193,6 +207,9 @@ def register(subparsers) -> None:
                    help="server counts to run (default: all servers that are up)")
     workload_args.add(r, blocks_default=40)
     _add_common(r)
+    r.add_argument("--capture", default=None, metavar="DIR",
+                   help="capture every point packet by packet (dumpcap in the namespaces) into DIR and write its "
+                        "per-event trace, testbed-nN.csv (docs/testbed.md, \"Capture and trace\")")
     r.add_argument("--json", action="store_true", help="one JSON object per point")
     r.set_defaults(func=cmd_run)
 

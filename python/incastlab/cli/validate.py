@@ -2,8 +2,11 @@
 side by side with the ratio per point (needs root for the testbed). The simulator runs
 the scenario with the "linux" preset for the testbed's --cc (cubic -> cc=cubic, reno ->
 cc=newreno): the running kernel read item by item (SACK, RACK-TLP, PRR, timestamps, IW,
-delayed ACK, RTOmin, jiffies), each with the simulator's field and whether it is modelled;
---preset-table prints it (docs/testbed.md, "Simulator vs testbed")."""
+delayed ACK, RTOmin, jiffies), each with the simulator's field and whether it is modelled,
+and the testbed's setting (its tbf bottleneck as the simulator's shaper, its links' speed,
+the bytes tbf counts per frame); --preset-table prints it (docs/testbed.md, "Simulator vs
+testbed"). --trace DIR captures every testbed point and writes both sides' per-event traces
+for python -m incastlab.peers.tracediff (docs/testbed.md, "Capture and trace")."""
 
 from __future__ import annotations
 
@@ -15,52 +18,82 @@ from ..units import PS_PER_S, format_rate, format_size
 
 # validate's flags for the Scenario fields whose flag is not the field's own: a refusal
 # names the flag typed (`--rtt 5` is refused as --rtt, not as the field rtt)
-_OWN_FLAGS = {"servers": "--servers", "rwnd": "--rwnd-clamp"}
+_OWN_FLAGS = {"servers": "--servers", "rwnd": "--rwnd-clamp", "shaper_rate": "--rate", "shaper_burst": "--burst"}
 
 
 def _ratio(a, b):
     return None if not b else a / b
 
 
+def _preset(args, kernel=None, client=None) -> list:
+    """The linux preset for these flags, read in the root namespace or (`kernel`, `client`)
+    in the testbed's, with the testbed's own rows."""
+    from ..presets import linux, testbed
+    rto_min_set = None if args.rto_min is None else args.rto_min / PS_PER_S
+    delack_max = None if args.delack_max is None else args.delack_max / PS_PER_S
+    items = linux(cc=args.cc, quickack=args.quickack, rto_min_s=rto_min_set, rto_min_via=args.rto_min_via,
+                  delack_max_s=delack_max, rwnd_clamp=args.rwnd_clamp, kernel=kernel, client=client)
+    stamps = next(it.fields["timestamps"] for it in items if "timestamps" in it.fields)
+    return items + testbed(rate_bps=args.rate, buffer_bytes=args.buffer, burst_bytes=args.burst, timestamps=stamps)
+
+
+def _scenarios(args, preset) -> dict:
+    from ..presets import linux_scenario
+    with flag_names(_OWN_FLAGS):
+        return {n: linux_scenario(preset, servers=n, sru=args.sru, block=args.block, buffer=args.buffer,
+                                  rate=args.rate, rtt_s=args.rtt / PS_PER_S, blocks=args.blocks)
+                for n in args.servers}
+
+
 def cmd_validate(args) -> int:
     from ..plots import check_plot_path, goodput_vs_servers
-    from ..presets import linux, linux_scenario, render, scenario_fields
+    from ..presets import Kernel, render, scenario_fields
+    from ..recording import Recording
     from ..sim import simulate
     from ..testbed import Topology, TopologySpec, Workload, run_point
+    from ..testbed.names import CLIENT_ADDR, server_addr
     from ..testbed.shell import require_root
     from ..testbed.kernel import check_congestion
+    from . import workload_args
     from .testbed import _lock
 
     check_congestion(args.cc)  # before the simulator side: a cc this kernel lacks is refused at once
-    rto_min_set = None if args.rto_min is None else args.rto_min / PS_PER_S  # the testbed's route rto_min
-    preset = linux(cc=args.cc, quickack=args.quickack, rto_min_s=rto_min_set, rwnd_clamp=args.rwnd_clamp)
+    workload_args.check_kernel_options(args)
+    preset = _preset(args)
     if args.preset_table:
         print(render(preset, markdown=args.markdown))
         return 0
     plot = check_plot_path(args.plot) if args.plot else None
+    trace_dir = check_trace_dir(args.trace, "--trace") if args.trace else None
     require_root()
+    _scenarios(args, preset)  # refuse a scenario the simulator refuses before building anything
     rto_min_s = scenario_fields(preset)["rto_min"]  # the plot's title
-    # the simulator side first: it cannot fail half-way through the testbed
-    sims = {}
-    for n in args.servers:
-        with flag_names(_OWN_FLAGS):
-            scn = linux_scenario(preset, servers=n, sru=args.sru, block=args.block, buffer=args.buffer,
-                                 rate=args.rate, rtt_s=args.rtt / PS_PER_S, blocks=args.blocks)
-            sims[n] = simulate(scn).to_dict()
-    if not args.json:
-        print("# the simulator runs the linux preset:")
-        print(render(preset))
-        print()
     lock = _lock(args.prefix)
+    rto_min_set = None if args.rto_min is None else args.rto_min / PS_PER_S
     topo = Topology(TopologySpec(servers=max(args.servers), rate_bps=args.rate, buffer_bytes=args.buffer,
-                                 rto_min_s=rto_min_set, prefix=args.prefix))
+                                 rto_min_s=rto_min_set, rto_min_via=args.rto_min_via, burst_bytes=args.burst,
+                                 prefix=args.prefix))
     work = Workload(blocks=args.blocks, sru_bytes=args.sru, block_bytes=args.block, quickack=args.quickack,
+                    delack_max_s=None if args.delack_max is None else args.delack_max / PS_PER_S,
                     congestion=args.cc, rwnd_clamp_bytes=args.rwnd_clamp)
     rows = []
     try:
         topo.up()
+        # the kernel as the testbed's sockets see it: a server's namespace and the client's
+        names = topo.names
+        preset = _preset(args, Kernel.of_netns(names.server_ns(1), CLIENT_ADDR),
+                         Kernel.of_netns(names.client_ns, server_addr(1)))
+        sims = {}
+        for n, scn in _scenarios(args, preset).items():
+            rec = Recording(events=str(trace_dir / f"sim-n{n}.csv")) if trace_dir else None
+            sims[n] = simulate(scn, recording=rec).to_dict()
+        if not args.json:
+            print("# the simulator runs the linux preset:")
+            print(render(preset))
+            print()
         for n in args.servers:
-            tb = run_point(topo, n, work)
+            capture = str(trace_dir / f"testbed-n{n}") if trace_dir else None
+            tb = run_point(topo, n, work, capture=capture)
             sim = sims[n]
             row = {
                 "servers": n,
@@ -73,6 +106,8 @@ def cmd_validate(args) -> int:
                 "preset": [{"item": it.what, "kernel": it.kernel, "simulator": it.simulator, "modelled": it.modelled}
                            for it in preset],
             }
+            if trace_dir:
+                row["traces"] = {"simulator": str(trace_dir / f"sim-n{n}.csv"), "testbed": tb["trace"]}
             rows.append(row)
             if args.json:
                 print(json.dumps(row), flush=True)
@@ -89,6 +124,11 @@ def cmd_validate(args) -> int:
                  f"{r['block_time_max_s_sim'] * 1e3:.1f}", f"{r['block_time_max_s_testbed'] * 1e3:.1f}"]
                 for r in rows]
         print(render(head, body))
+        if trace_dir:
+            n = args.servers[0]
+            print(f"\ntraces in {trace_dir}; compare one block, e.g.:\n  python -m incastlab.peers.tracediff "
+                  f"{trace_dir / f'testbed-n{n}.csv'} {trace_dir / f'sim-n{n}.csv'} --rate {format_rate(args.rate)} "
+                  f"--block 1")
     if plot:
         import pandas as pd
         frame = lambda key: pd.DataFrame({"servers": [r["servers"] for r in rows], "goodput_mbps": [r[key] for r in rows]})
@@ -97,6 +137,23 @@ def cmd_validate(args) -> int:
                            plot, title=f"simulator vs testbed, {format_rate(args.rate)}, buffer {format_size(args.buffer)}, RTOmin {rto_min_s * 1e3:g} ms",
                            link_rate_bps=args.rate)
     return 0
+
+
+def check_trace_dir(path: str, flag: str):
+    """The directory the traces go to: made if missing (its parent must exist), and writable."""
+    import os
+    from pathlib import Path
+    from ..errors import UsageError
+    d = Path(path)
+    if d.exists() and not d.is_dir():
+        raise UsageError(flag, path, "a directory (this is a file)")
+    if not d.exists():
+        if not d.parent.is_dir():
+            raise UsageError(flag, path, f"a directory in an existing one ({d.parent} does not exist)")
+        d.mkdir()
+    if not os.access(d, os.W_OK):
+        raise UsageError(flag, path, "a writable directory")
+    return d
 
 
 def register(subparsers) -> None:
@@ -110,7 +167,18 @@ def register(subparsers) -> None:
     p.add_argument("--rtt", type=argtypes.duration("--rtt"), default=100 * 10**6,
                    help="the simulator's round-trip propagation (default 100us; the namespaces' is tens of us)")
     p.add_argument("--rto-min", type=argtypes.duration("--rto-min"), default=None,
-                   help="RTOmin on both sides (testbed: per-route rto_min; default 200ms)")
+                   help="the senders' RTOmin on both sides (default: the kernel's, 200ms)")
+    p.add_argument("--rto-min-via", choices=["route", "sysctl", "socket"], default="route",
+                   help="how the testbed sets --rto-min: a route's rto_min (default), net.ipv4.tcp_rto_min_us in "
+                        "each server namespace, or TCP_RTO_MIN_US (Linux 6.15+); the preset says which wins")
+    p.add_argument("--delack-max", type=argtypes.duration("--delack-max"), default=None, metavar="DURATION",
+                   help="the client delays an ACK at most this long on both sides (testbed: TCP_DELACK_MAX_US, "
+                        "Linux 6.15+)")
+    p.add_argument("--burst", type=argtypes.size("--burst", minimum=1514), default=4 * 1514,
+                   help="the testbed's tbf bucket, which the simulator's shaper takes too (default 4 frames, 6056 B)")
+    p.add_argument("--trace", default=None, metavar="DIR",
+                   help="capture every testbed point packet by packet and write both sides' per-event traces to "
+                        "DIR (testbed-nN.csv, sim-nN.csv; python -m incastlab.peers.tracediff compares them)")
     size = p.add_mutually_exclusive_group()
     size.add_argument("--sru", type=argtypes.size("--sru"), default=256 * 1024, help="default 256KiB")
     size.add_argument("--block", type=argtypes.size("--block"), default=None, help="fixed-block mode")

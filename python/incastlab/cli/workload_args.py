@@ -17,6 +17,9 @@ def add(parser: argparse.ArgumentParser, *, blocks_default: int) -> None:
     parser.add_argument("--blocks", type=argtypes.positive_int("--blocks", maximum=10**7), default=blocks_default,
                         help=f"blocks to read (default {blocks_default})")
     parser.add_argument("--quickack", action="store_true", help="client ACKs every segment (TCP_QUICKACK: delayed ACK off)")
+    parser.add_argument("--delack-max", type=argtypes.duration("--delack-max"), default=None, metavar="DURATION",
+                        help="the client delays an ACK at most this long (TCP_DELACK_MAX_US, Linux 6.15+; "
+                             "the kernel rounds up to jiffies and takes 2 jiffies to 200ms)")
     parser.add_argument("--cc", default=None, metavar="ALGO",
                         help="congestion control of the senders (TCP_CONGESTION: reno, cubic, bbr, ...)")
     parser.add_argument("--rwnd-clamp", type=argtypes.size("--rwnd-clamp", minimum=2048, maximum=2**31 - 1), default=None,
@@ -37,9 +40,24 @@ def workload_kwargs(args) -> dict:
         "sru_bytes": args.sru,
         "block_bytes": args.block,
         "quickack": args.quickack,
+        "delack_max_s": None if args.delack_max is None else args.delack_max / PS_PER_S,
         "congestion": args.cc,
         "rwnd_clamp_bytes": args.rwnd_clamp,
         "max_concurrent": args.max_concurrent,
         "stagger_s": args.stagger / PS_PER_S,
         "start_next_at": args.start_next_at,
     }
+
+
+def check_kernel_options(args) -> None:
+    """Refuse, by its flag, a socket option the running kernel lacks or a value it refuses
+    (before anything is built)."""
+    from ..testbed.kernel import check_socket_option
+    check_socket_option("TCP_DELACK_MAX_US", "--delack-max", workload_seconds(args, "delack_max"))
+    if getattr(args, "rto_min_via", None) == "socket":
+        check_socket_option("TCP_RTO_MIN_US", "--rto-min", workload_seconds(args, "rto_min"))
+
+
+def workload_seconds(args, name: str) -> float | None:
+    v = getattr(args, name, None)
+    return None if v is None else v / PS_PER_S

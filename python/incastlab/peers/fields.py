@@ -53,6 +53,8 @@ STAR_OF_FIFOS_LACKS: dict[str, str] = {
     "trim_bytes": "packet trimming (its ports drop what does not fit)",
     "trim_header_queue": "packet trimming (its ports drop what does not fit)",
     "return_to_sender": "packet trimming (its ports drop what does not fit)",
+    "shaper_rate": "a token-bucket shaper at the client's port (its ports send at their link's rate)",
+    "shaper_burst": "a token-bucket shaper's bucket (its ports have no shaper)",
 }
 
 # What neither peer's one client reading from every server can express: other workloads.

@@ -1,6 +1,6 @@
 """Compare two per-event traces in the ns-3 peer's format, whoever wrote them.
 
-    python -m incastlab.peers.tracediff ns3.csv incastlab.csv [--flow F] [--until SECONDS]
+    python -m incastlab.peers.tracediff ns3.csv incastlab.csv [--flow F] [--until SECONDS] [--block K]
 
 A trace is CSV lines ``time_s,kind,flow,a,b[,c]`` (``../shared/peers/ns3/README.md``,
 "Trace format"): ``tx``/``rtx`` with the relative sequence number and payload bytes of a
@@ -10,11 +10,21 @@ it with ``--trace FILE``, incastlab with ``--events FILE`` (``Recording(events=.
 
 Printed: the events of each kind in both traces; the bottleneck's drop rate by how the
 dropped packet was sent (a new packet onto an idle NIC, a retransmission onto an idle NIC,
-or the second or later of one server's back-to-back burst); and, per flow, the first
-tx/rtx/drop event where the two runs part, with the events around it.
+or the second or later of one server's back-to-back burst); whose packets the bottleneck
+held at each drop (only the dropped packet's own flow's, others' too, only others'); and,
+per flow, the first tx/rtx/drop event where the two runs part, with the events around it.
 
 The two runs need not start together (ns-3 opens its connections at 1 ms, incastlab at
 0), so ``--until`` and the times shown count from each trace's first data packet.
+
+``--block K`` compares one block of synchronized reads (K from 0): in each trace, the events
+from the K-th request's arrival at the first server it reaches to the (K+1)-th's (a request
+is an ``ack`` line carrying 24 bytes, the wire header; one acknowledging no more than the
+flow's previous request is a retransmission of it), with each flow's sequence and
+acknowledgment numbers counted from that block's first byte (1), which the request's own
+acknowledgment number gives. The namespace testbed's trace (``incastlab validate --trace``)
+is compared with the simulator's that way: their streams differ by the testbed's 24-byte
+response headers and a stats exchange, their blocks do not.
 """
 
 from __future__ import annotations
@@ -37,6 +47,12 @@ KINDS = ("tx", "rtx", "ack", "enq", "deq", "drop", "cwnd", "ssth", "rto", "state
 SENDS = ("tx", "rtx")
 # The events that say what happened to a flow's data: the sequence two runs are aligned on.
 DATA_KINDS = frozenset(("tx", "rtx", "drop"))
+# The bottleneck's own events, from which the flows it holds at each moment follow.
+QUEUE_KINDS = frozenset(("enq", "deq", "drop"))
+# Events whose ``a`` is a sequence or acknowledgment number (``--block`` renumbers them).
+SEQ_KINDS = frozenset(("tx", "rtx", "ack", "enq", "deq", "drop"))
+# A request of the synchronized reads: an ``ack`` line carrying the wire header's 24 bytes.
+REQUEST_BYTES = 24
 
 PS_PER_S = 10**12
 # A full Ethernet frame's IP packet: the unit of "one serialization time" when telling a
@@ -66,6 +82,8 @@ class Trace:
     counts: Counter = field(default_factory=Counter)
     #: tx, rtx and drop events in file (= time) order.
     data: list[Event] = field(default_factory=list)
+    #: enq, deq and drop events at the bottleneck, in order.
+    queue: list[Event] = field(default_factory=list)
     #: Time of the first tx/rtx: the origin of ``--until`` and of the times shown.
     start_ps: int | None = None
 
@@ -120,12 +138,45 @@ def iter_events(path: str | Path) -> Iterator[Event]:
                 raise UsageError(f"{path}:{n}", text.strip(), LINE_FORMAT) from None
 
 
-def read_trace(path: str | Path, flow: int | None = None, until_s: float | None = None) -> Trace:
+def block_events(events: Iterable[Event], block: int, path: str | Path = "trace") -> list[Event]:
+    """The events of block `block` (from 0), numbered from the block's first byte: see
+    the module's ``--block``. Refuses a block the trace does not have, naming how many it has."""
+    events = list(events)
+    rounds: dict[int, list[Event]] = defaultdict(list)  # flow -> its requests, in order
+    for e in events:
+        if e.kind == "ack" and e.b == REQUEST_BYTES:
+            # a request acknowledging no more than the flow's previous one is that request
+            # sent again (the client's RTO, when the whole response was lost), not a new block
+            if not rounds[e.flow] or e.a > rounds[e.flow][-1].a:
+                rounds[e.flow].append(e)
+    have = min((len(r) for r in rounds.values()), default=0)
+    if block >= have:
+        raise UsageError("--block", block, f"a block the trace {Path(path).name} has (0 to {have - 1})"
+                         if have else f"a trace of synchronized reads ({Path(path).name} has no request)")
+    start = min(r[block].time_ps for r in rounds.values())
+    end = min((r[block + 1].time_ps for r in rounds.values() if len(r) > block + 1), default=None)
+    base = {f: r[block].a - 1 for f, r in rounds.items()}  # the byte before the block's first
+    out = []
+    for e in events:
+        if e.time_ps < start or (end is not None and e.time_ps >= end):
+            continue
+        if e.kind in SEQ_KINDS and e.flow in base:
+            e = e._replace(a=e.a - base[e.flow])
+        out.append(e)
+    return out
+
+
+def read_trace(path: str | Path, flow: int | None = None, until_s: float | None = None,
+               block: int | None = None) -> Trace:
     """Count a trace's kinds and keep its data events, for one flow or all, up to
-    ``until_s`` seconds after its first data packet (events before that packet count)."""
+    ``until_s`` seconds after its first data packet (events before that packet count);
+    with `block`, only that block's events (``block_events``)."""
     trace = Trace(name=Path(path).name)
     end_ps: int | None = None
-    for e in iter_events(path):
+    events: Iterable[Event] = iter_events(path)
+    if block is not None:
+        events = block_events(events, block, path)
+    for e in events:
         if trace.start_ps is None and e.kind in SENDS:
             trace.start_ps = e.time_ps
             if until_s is not None:
@@ -137,6 +188,8 @@ def read_trace(path: str | Path, flow: int | None = None, until_s: float | None 
         trace.counts[e.kind] += 1
         if e.kind in DATA_KINDS:
             trace.data.append(e)
+        if e.kind in QUEUE_KINDS:
+            trace.queue.append(e)
     return trace
 
 
@@ -208,6 +261,44 @@ def lost_retransmits(path: str | Path) -> int:
     """Retransmissions the bottleneck dropped in a trace file (any link rate: the count
     does not depend on how sends are classified)."""
     return drop_stats(read_trace(path).data, serialization_ps(DEFAULT_RATE_BPS)).lost_retransmits
+
+
+# --- whose packets a drop found ----------------------------------------------------------------
+
+
+class Company(Enum):
+    """Whose packets were waiting at the bottleneck when a packet was dropped there."""
+
+    OWN = "only its own flow's"
+    MIXED = "its own flow's and others'"
+    OTHERS = "only other flows'"
+    NONE = "none (dropped at an empty queue)"
+
+
+def drop_company(events: Iterable[Event]) -> Counter:
+    """For each drop, whose packets the queue held (from the enq/deq events before it). A
+    sender can overflow the queue by itself only if it sends faster than the port drains
+    (its link faster than the port's rate); at the port's own rate, drops find others' packets."""
+    held: Counter = Counter()
+    found: Counter = Counter()
+    for e in events:
+        if e.kind == "enq":
+            held[e.flow] += 1
+        elif e.kind == "deq":
+            # (a block cut from a longer trace can open with departures of earlier arrivals)
+            held[e.flow] = max(0, held[e.flow] - 1)
+        elif e.kind == "drop":
+            own, others = held[e.flow] > 0, sum(held.values()) - held[e.flow] > 0
+            found[Company.MIXED if own and others else Company.OWN if own else
+                  Company.OTHERS if others else Company.NONE] += 1
+    return found
+
+
+def render_drop_company(a: Trace, b: Trace) -> str:
+    ca, cb = drop_company(a.queue), drop_company(b.queue)
+    ta, tb = sum(ca.values()) or 1, sum(cb.values()) or 1
+    rows = [[c.value, str(ca[c]), f"{100 * ca[c] / ta:.0f}%", str(cb[c]), f"{100 * cb[c] / tb:.0f}%"] for c in Company]
+    return render(["packets waiting at a drop", f"{a.name} drops", "share", f"{b.name} drops", "share"], rows)
 
 
 # --- where two runs part ---------------------------------------------------------------------
@@ -302,6 +393,9 @@ def report(a: Trace, b: Trace, rate_bps: int, context: int = 3) -> str:
         f"of its flow's previous send)",
         render_drop_rates(a, b, gap),
         "",
+        "whose packets the bottleneck held when it dropped one (from its enq/deq/drop events)",
+        render_drop_company(a, b),
+        "",
         "first divergence per flow ((kind, seq) of tx, rtx and drop)",
         render_divergences(a, b, context),
     ])
@@ -326,6 +420,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="link rate that sets one serialization time (default 1Gbps)")
     p.add_argument("--context", type=_nonnegative("--context"), default=3, metavar="N",
                    help="events shown either side of a divergence (default 3)")
+    p.add_argument("--block", type=_nonnegative("--block"), default=None, metavar="K",
+                   help="only block K (from 0) of synchronized reads, numbered from its first byte")
     return p
 
 
@@ -358,8 +454,8 @@ def _positive_seconds(text: str) -> float:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        a = read_trace(args.a, args.flow, args.until)
-        b = read_trace(args.b, args.flow, args.until)
+        a = read_trace(args.a, args.flow, args.until, args.block)
+        b = read_trace(args.b, args.flow, args.until, args.block)
         if a.name == b.name:  # same file name from two directories: tell them apart
             a.name, b.name = f"A:{a.name}", f"B:{b.name}"
         print(report(a, b, args.rate, args.context))

@@ -1,4 +1,5 @@
-"""What this kernel offers the testbed: congestion controls and ECN-marking qdiscs.
+"""What this kernel offers the testbed: congestion controls, ECN-marking qdiscs and the
+TCP socket options of Linux 6.15 (``TCP_RTO_MIN_US``, ``TCP_DELACK_MAX_US``).
 
 The testbed runs whatever congestion control the kernel has (TCP_CONGESTION on the
 servers' sockets). Asking for one it lacks, e.g. ``dctcp`` where ``tcp_dctcp`` is neither
@@ -10,8 +11,10 @@ a host that has both.
 
 from __future__ import annotations
 
+import errno
 import gzip
 import os
+import socket
 from pathlib import Path
 
 from ..errors import UsageError
@@ -78,3 +81,51 @@ def check_ecn_threshold(k: int | None, param: str = "--ecn-threshold", qdiscs: l
             f"this kernel's ECN-marking qdiscs are {', '.join(qdiscs)}" if qdiscs else
             f"this kernel has no ECN-marking qdisc: none of {', '.join(MARKING_QDISCS)} is built")
     raise UsageError(param, k, f"no threshold: the testbed's tbf port never marks CE, and {have}; see {DOC}")
+
+
+# Linux 6.15's per-socket timer options (include/uapi/linux/tcp.h), with what each bounds
+# and the range the kernel accepts once it has rounded microseconds up to jiffies
+# (net/ipv4/tcp.c, do_tcp_setsockopt): RTOmin 2 jiffies .. TCP_RTO_MIN (200 ms), the
+# delayed-ACK bound 2 jiffies (TCP_TIMEOUT_MIN) .. TCP_DELACK_MAX (200 ms)
+SOCKET_OPTIONS = {"TCP_RTO_MIN_US": 45, "TCP_DELACK_MAX_US": 46}
+OPTION_MAX_US = 200_000
+
+
+def has_socket_option(name: str) -> bool:
+    """The running kernel knows the TCP option `name` (setting its own default on a fresh
+    socket succeeds; ENOPROTOOPT: it does not)."""
+    s = socket.socket()
+    try:
+        s.setsockopt(socket.IPPROTO_TCP, SOCKET_OPTIONS[name], OPTION_MAX_US)
+        return True
+    except OSError as e:
+        if e.errno == errno.ENOPROTOOPT:
+            return False
+        raise
+    finally:
+        s.close()
+
+
+def check_socket_option(name: str, flag: str, seconds: float | None, jiffy_s: float | None = None,
+                        present: bool | None = None) -> None:
+    """Refuse `flag` (a duration for socket option `name`) where the kernel lacks the option,
+    or outside what the kernel accepts: 2 jiffies to 200 ms."""
+    if seconds is None:
+        return
+    shown = f"{seconds * 1e3:g}ms"
+    if not (has_socket_option(name) if present is None else present):
+        raise UsageError(flag, shown, f"a kernel with {name} (Linux 6.15+); {os.uname().release} has none")
+    if jiffy_s is None:
+        from .compare import jiffy_seconds
+        jiffy_s = jiffy_seconds() or 0.001
+    kept = jiffies_up(seconds, jiffy_s)
+    if not 2 * jiffy_s - 1e-9 <= kept <= OPTION_MAX_US / 1e6 + 1e-9:
+        raise UsageError(flag, shown, f"above {jiffy_s * 1e3:g}ms (one jiffy: the kernel rounds up to whole jiffies "
+                                      f"and takes 2 or more) and at most 200ms, the range {name} takes here")
+
+
+def jiffies_up(seconds: float, jiffy_s: float) -> float:
+    """`seconds` as the kernel keeps it: rounded up to whole jiffies (usecs_to_jiffies)."""
+    import math
+    us, tick_us = round(seconds * 1e6), round(jiffy_s * 1e6)
+    return math.ceil(us / tick_us) * tick_us / 1e6

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -26,6 +27,8 @@ class Workload:
     sru_bytes: int = 256 * 1024
     block_bytes: int | None = None
     quickack: bool = False
+    #: TCP_DELACK_MAX_US on the client's sockets (Linux 6.15+): its longest ACK delay
+    delack_max_s: float | None = None
     congestion: str | None = None
     rwnd_clamp_bytes: int | None = None
     max_concurrent: int | None = None
@@ -78,9 +81,24 @@ def _start_servers(topo: Topology, n: int, work: Workload) -> list:
     return servers
 
 
-def run_point(topo: Topology, n: int, work: Workload, on_blocks=None) -> dict:
+def run_point(topo: Topology, n: int, work: Workload, on_blocks=None,
+              capture: str | os.PathLike | None = None) -> dict:
     """Run `work` against the first `n` servers; return the simulate-style result.
-    ``on_blocks(done)`` is called while it runs with the blocks completed so far."""
+    ``on_blocks(done)`` is called while it runs with the blocks completed so far. With
+    `capture` (a path without extension): capture the point into the directory `capture`
+    and write its per-event trace to `capture`.csv (``testbed.capture``)."""
+    if capture is None:
+        return _run_point(topo, n, work, on_blocks)
+    from .capture import Capture, write_trace
+    with Capture(topo.names, n, capture):
+        row = _run_point(topo, n, work, on_blocks)
+    trace = write_trace(capture, topo.names, n, f"{capture}.csv")
+    row["trace"] = f"{capture}.csv"
+    row["trace_unmatched_egress"] = trace.unmatched_egress
+    return row
+
+
+def _run_point(topo: Topology, n: int, work: Workload, on_blocks=None) -> dict:
     spec = topo.spec
     if n > spec.servers:
         raise EnvironmentProblem(f"the testbed has {plural(spec.servers, 'server')}, {n} were asked for")
@@ -96,6 +114,7 @@ def run_point(topo: Topology, n: int, work: Workload, on_blocks=None) -> dict:
             "block_bytes": work.block_bytes,
             "blocks": work.blocks,
             "quickack": work.quickack,
+            "delack_max_us": None if work.delack_max_s is None else round(work.delack_max_s * 1e6),
             "rcvbuf_bytes": None if work.rwnd_clamp_bytes is None else work.rwnd_clamp_bytes // 2,
             "window_clamp_bytes": work.rwnd_clamp_bytes,
             "max_concurrent": work.max_concurrent,
@@ -154,6 +173,7 @@ def run_point(topo: Topology, n: int, work: Workload, on_blocks=None) -> dict:
         "rto_recovery_seconds": res["rto_recovery_seconds"],
         "congestion": res["server_congestion"],
         "quickack": work.quickack,
+        "delack_max_s": work.delack_max_s,
         "rwnd_clamp_bytes": work.rwnd_clamp_bytes,
         "max_concurrent": work.max_concurrent,
         "stagger_s": work.stagger_s,

@@ -24,6 +24,7 @@ use crate::event::{key_time, Event, Key, PktId, PortId};
 use crate::net::balance::{Balancer, LoadBalancing};
 use crate::net::buffer::SwitchBuffers;
 use crate::net::pause::{frame_times, pause_time, Frame, IngressPause, PauseConfig, CONTROL_WIRE_BYTES};
+use crate::net::shaper::Shaper;
 use crate::net::topology::LeafSpine;
 use crate::net::trim::{Offered, Verdict};
 use crate::net::{Admission, HostId, Node, Offer, OutputPort, Topology, TopologyKind};
@@ -160,6 +161,21 @@ impl Fabric {
                 port
             })
             .collect();
+        let mut ports = ports;
+        if let (Some(rate), Some(burst)) = (s.shaper_rate_bps, s.shaper_burst_bytes) {
+            // the switch port towards each client: a shaper gating its link, its queue the
+            // buffer (`net::shaper`; the scenario allows no pool, classes or PAUSE with it)
+            for client in n..n + clients {
+                let sw = topo.far_switch(topo.nic(client)).expect("a client hangs off a switch");
+                let port = topo.route(sw, client) as usize;
+                let spec = &topo.ports[port];
+                let shaper = Shaper::new(rate, burst, s.buffer_bytes);
+                ports[port] = OutputPort::unbounded(spec.rate_bps, spec.delay).with_shaper(shaper);
+                if let Some(k) = s.ecn_threshold_packets {
+                    ports[port].set_ecn_threshold(k);
+                }
+            }
+        }
         let to_switch = (0..topo.ports.len() as PortId).map(|p| topo.far_switch(p).is_some()).collect();
         let client_switch = topo.far_switch(topo.nic(layout.watched)).expect("the client hangs off a switch");
         let bottleneck = topo.route(client_switch, layout.watched);
@@ -322,6 +338,7 @@ impl Fabric {
             cx.pool.get_mut(id).ecn |= CE;
         }
         let (free, waiting, control_end) = (out.free_at(), out.waiting_packets(), out.control_end());
+        let held = out.held_until(cx.now);
         if self.watched {
             self.watch_offer(cx, port, offer, id);
         }
@@ -340,6 +357,10 @@ impl Fabric {
             // an idle wire carrying a PAUSE frame: the data waits for its end
             Offer::Waiting { first: true } if control_end > cx.now => {
                 cx.queue.push(control_end, Event::LinkFree(port));
+            }
+            // a free link whose shaper lacks the tokens: it starts when they suffice
+            Offer::Waiting { first: true } if held.is_some() => {
+                cx.queue.push(held.expect("tested"), Event::LinkFree(port));
             }
             Offer::Waiting { .. } | Offer::Dropped => {}
         }
@@ -528,6 +549,10 @@ impl Fabric {
         // a transmission started since (its own "link free" comes), or nothing may start
         if p.free_at() > cx.queue.current() || p.blocked(cx.now) {
             return;
+        }
+        if let Some(t) = p.held_until(cx.now) {
+            // a shaper's bucket lacks the next packet's tokens: look again when it holds them
+            return cx.queue.push(t, Event::LinkFree(port));
         }
         let queue = &mut cx.queue;
         let (id, arrive, more) = self.ports[port as usize].next(cx.now, |end| queue.reserve(end));

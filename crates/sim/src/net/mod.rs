@@ -1,6 +1,6 @@
 //! The network: output ports (a FIFO with a buffer feeding a link) and the queue
 //! disciplines a port may have beyond it (`discipline`: a shared pool with dynamic
-//! thresholds, QoS classes, packet trimming), the topology that joins them, 802.3x PAUSE and PFC between
+//! thresholds, QoS classes, packet trimming, a token-bucket shaper), the topology that joins them, 802.3x PAUSE and PFC between
 //! them, and the fabric that puts them together (`fabric`).
 
 pub mod balance;
@@ -10,6 +10,7 @@ pub mod fabric;
 pub mod pause;
 pub mod port;
 pub mod qos;
+pub mod shaper;
 pub mod topology;
 pub mod trim;
 

@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use super::buffer::PortBuffer;
 use super::discipline::Discipline;
 use super::trim::{Offered, Trim, TrimConfig, Verdict};
+use super::shaper::Shaper;
 use crate::event::{Key, PktId};
 use crate::time::{serialization_time, Time, PS_PER_S};
 
@@ -246,6 +247,17 @@ impl OutputPort {
         (offer, verdict, victim)
     }
 
+    /// Put `shaper` (Linux tbf, `net::shaper`) in front of the link: it admits by its own
+    /// queue's waiting bytes and releases a packet when its bucket holds the packet's bytes'
+    /// worth. The port's static buffer must be unbounded ([`OutputPort::unbounded`]).
+    pub fn with_shaper(mut self, shaper: Shaper) -> Self {
+        assert_eq!(self.buffer_bytes, u64::MAX, "a shaper's queue is its own");
+        // as `with_buffer`: the static test refuses every packet, so `offer_in_class` decides
+        (self.admission, self.buffer_packets) = (Admission::Packets, 0);
+        self.extra = Some(Box::new(Discipline::Shaped(shaper)));
+        self
+    }
+
     /// Mark ECN-capable packets CE when `k` packets are held on their arrival.
     pub fn set_ecn_threshold(&mut self, k: u32) {
         self.ecn_threshold = k as u64;
@@ -395,7 +407,8 @@ impl OutputPort {
         let held = self.waiting_bytes + on_wire;
         let fits = held + wire_bytes as u64 <= self.buffer_bytes && extra.admits(now, held, on_wire, wire_bytes, class);
         let blocked = if self.class_paused_until.is_empty() {
-            self.busy(now_key) || self.paused(now)
+            // (a shaper whose bucket lacks the packet's tokens holds it on a free link)
+            self.busy(now_key) || self.paused(now) || extra.ready_at(now, wire_bytes) > now
         } else {
             // PFC: a packet of a class that may send starts on a free wire even while
             // packets of paused classes wait
@@ -412,7 +425,7 @@ impl OutputPort {
         } else {
             extra.admit(wire_bytes);
             let end = self.end_of(now, wire_bytes);
-            extra.started(end, wire_bytes, class);
+            extra.started(now, end, wire_bytes, class);
             let done = reserve_done(end);
             Offer::Started(self.start(now, wire_bytes, done))
         };
@@ -483,6 +496,16 @@ impl OutputPort {
             || (!self.class_paused_until.is_empty() && !self.sendable(self.extra.as_deref().expect("classes"), now))
     }
 
+    /// The oldest waiting packet may not start before this instant, later than `now`, though
+    /// the link is free: a shaper's bucket lacks its tokens (`net::shaper`). The owner
+    /// schedules the port's "link free" event then. `None`: nothing holds it.
+    #[inline]
+    pub fn held_until(&self, now: Time) -> Option<Time> {
+        let extra = self.extra.as_deref()?;
+        let &(_, wire) = self.waiting.front()?;
+        Some(extra.ready_at(now, wire)).filter(|&t| t > now)
+    }
+
     /// A MAC control frame of `wire_bytes` is to be sent at the instant of `now_key`: it
     /// starts at the next frame boundary (when the frame on the wire and any control
     /// frame before it have ended, 802.3 Annex 31B) ahead of waiting data, which waits for
@@ -520,7 +543,7 @@ impl OutputPort {
         let may_send = |c: usize| paused.get(c).is_none_or(|&t| now >= t);
         let (id, wire, class) = extra.pop_where(may_send).unwrap_or((oldest.0, oldest.1, 0));
         let end = now + serialization_time(wire as u64, self.rate_bps);
-        extra.started(end, wire, class);
+        extra.started(now, end, wire, class);
         self.waiting_bytes -= wire as u64;
         let done = reserve_done(end);
         let arrive = self.start(now, wire, done);

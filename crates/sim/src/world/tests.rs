@@ -94,7 +94,8 @@ fn a_world_with_any_feature_of_a_part_is_not_lean() {
     let jitter = ScenarioSpec { servers: 4, send_jitter_ps: 2 * PS_PER_US, ..ScenarioSpec::default() };
     let bulk = ScenarioSpec { servers: 4, victim: true, ..ScenarioSpec::default() };
     let ictcp = ScenarioSpec { servers: 4, mitigation: crate::scenario::Scheme::Ictcp, ..ScenarioSpec::default() };
-    for spec in [two_switches, ecn, jitter, bulk, ictcp] {
+    let shaper = ScenarioSpec { servers: 4, shaper_rate_bps: Some(100_000_000), ..ScenarioSpec::default() };
+    for spec in [two_switches, ecn, jitter, bulk, ictcp, shaper] {
         assert!(!lean(spec.clone()), "{spec:?}");
     }
 }
@@ -211,6 +212,102 @@ fn a_forward_packet_goes_to_its_flows_receiver_and_a_reverse_one_to_its_sender()
     let (to_client, to_0, to_1) = (h.downlink(2), h.downlink(0), h.downlink(1));
     let sent = |p: PortId| h.port(p).sent_packets;
     assert_eq!((sent(to_client), sent(to_0), sent(to_1)), (1, 0, 1));
+}
+
+// ---- a token-bucket shaper (Linux tbf) at the client's port ------------------------------------
+
+/// The namespace testbed's bottleneck: 100 Mbit/s released by a shaper of `burst` bytes in
+/// front of 4 Gbit/s links (veths, measured: docs/testbed.md), an 8 KiB queue; frames of
+/// 1514 B as tbf counts them (1448 B of payload and 66 B of headers).
+fn shaped(servers: u32, burst: u64) -> Harness {
+    Harness::traced(shaped_spec(servers, burst))
+}
+
+fn shaped_spec(servers: u32, burst: u64) -> ScenarioSpec {
+    ScenarioSpec {
+        servers,
+        rate_bps: 4_000_000_000,
+        shaper_rate_bps: Some(100_000_000),
+        shaper_burst_bytes: Some(burst),
+        buffer_bytes: 8192,
+        mss_bytes: 1448,
+        header_bytes: 66,
+        ..ScenarioSpec::default()
+    }
+}
+
+fn frame(flow: FlowId, k: u64) -> Packet {
+    Packet::new(flow, Kind::Data, 1514, 1448, 1 + 1448 * k, 0)
+}
+
+#[test]
+fn a_shaper_releases_its_bucket_at_once_then_one_frame_per_frame_time_as_tbf() {
+    // tbf burst 4 frames: of 9 frames reaching the port at once, 4 leave at once (one after
+    // another at the link's 4 Gbit/s: 3.028 us each), the other 5 wait in the 8 KiB queue
+    // and leave as the bucket refills, one 1514-byte frame time (121.12 us) apart
+    // (they reach it one link time apart, as from a server's 4 Gbit/s NIC)
+    let mut h = shaped(1, 4 * 1514);
+    let via = h.topo().nic(0);
+    let (wire, token) = (serialization_time(1514, 4_000_000_000), serialization_time(1514, 100_000_000));
+    assert_eq!((wire, token), (Time(3_028_000), Time(121_120_000)));
+    for k in 0..9 {
+        h.reach_switch(Time(k * wire.0), via, frame(0, k));
+    }
+    h.run_until(ms(2.0));
+    let deq: Vec<Time> = h.events(EventKind::Deq).iter().map(|e| e.time).collect();
+    let expected: Vec<Time> = (0..4).map(|k| Time(k * wire.0)).chain((1..=5).map(|k| Time(k * token.0))).collect();
+    assert_eq!(deq, expected);
+    assert_eq!(h.port(h.net().bottleneck()).drops, 0);
+}
+
+#[test]
+fn a_shapers_queue_counts_waiting_bytes_not_the_frame_on_the_wire() {
+    // tbf's bfifo with limit 8192 holds five 1514-byte frames waiting; with a one-frame
+    // bucket the first of 8 frames (one link time apart) leaves at once, five wait and the
+    // seventh and eighth are dropped, where a port counting the frame on the wire (8 KiB:
+    // 5 frames in all) drops three of 8 frames offered at once
+    let mut h = shaped(1, 1514);
+    let via = h.topo().nic(0);
+    let wire = serialization_time(1514, 4_000_000_000);
+    for k in 0..8 {
+        h.reach_switch(Time(k * wire.0), via, frame(0, k));
+    }
+    h.run_until(us(30.0));
+    assert_eq!(h.drops_at_client(), vec![(0, 1 + 1448 * 6), (0, 1 + 1448 * 7)]);
+    let mut h = Harness::traced(ScenarioSpec { servers: 1, buffer_bytes: 8192, mss_bytes: 1448, header_bytes: 66, ..ScenarioSpec::default() });
+    let via = h.topo().nic(0);
+    for k in 0..8 {
+        h.reach_switch(Time::ZERO, via, frame(0, k));
+    }
+    h.run_until(Time(1));
+    assert_eq!(h.drops_at_client().len(), 3);
+}
+
+#[test]
+fn a_shaper_refills_while_idle_and_a_late_frame_finds_tokens_or_waits_for_them() {
+    // one-frame bucket: a frame at 0 leaves at once; one at 60.56 us (half a frame time)
+    // waits until 121.12 us; one at 1 ms finds a full bucket and leaves at once
+    let mut h = shaped(1, 1514);
+    let via = h.topo().nic(0);
+    h.reach_switch(Time::ZERO, via, frame(0, 0));
+    h.reach_switch(Time(60_560_000), via, frame(0, 1));
+    h.reach_switch(ms(1.0), via, frame(0, 2));
+    h.run_until(ms(2.0));
+    let deq: Vec<Time> = h.events(EventKind::Deq).iter().map(|e| e.time).collect();
+    assert_eq!(deq, vec![Time::ZERO, Time(121_120_000), ms(1.0)]);
+}
+
+#[test]
+fn a_shaped_run_moves_payload_at_the_shapers_rate_not_the_links() {
+    // one server, 20 blocks of 256 KiB, a queue larger than its 20-packet window (no loss):
+    // goodput below 1448/1514 of 100 Mbit/s (95.6), and above 90 (a request's round trip
+    // per block idles the link), where the 4 Gbit/s links alone would give 40 times that
+    let spec = ScenarioSpec { blocks: Some(20), buffer_bytes: 256 * 1024, ..shaped_spec(1, 4 * 1514) };
+    let mut h = Harness::new(spec);
+    h.run();
+    let (bytes, t) = (h.counters().app_bytes, h.w.cx.now);
+    let mbps = bytes as f64 * 8.0 / t.as_secs_f64() / 1e6;
+    assert!(mbps > 90.0 && mbps < 95.7, "{mbps}");
 }
 
 // ---- the connections ---------------------------------------------------------------------
