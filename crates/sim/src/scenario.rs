@@ -654,7 +654,7 @@ impl ScenarioSpec {
         let core_delay = s.core_delay_ps.map_or(plain.trunk_delay, Time);
         let tree = FatTree { k, agg_bps, agg_delay: plain.trunk_delay, core_bps, core_delay };
         let needed = match (s.workload, s.placement) {
-            (Workload::Incast, Placement::Packed) => s.incasts as u64 * (s.servers as u64 + 1),
+            (Workload::Incast, Placement::Packed | Placement::Tail) => s.incasts as u64 * (s.servers as u64 + 1),
             (Workload::Incast, Placement::Random) => s.servers as u64 + 1,
             _ => s.workload_hosts() as u64 + 2 * s.victim as u64,
         };

@@ -31,6 +31,8 @@ pub enum Placement {
     Random,
     /// In host order.
     Packed,
+    /// Receivers first, senders last (htsim's incast mains).
+    Tail,
 }
 
 /// One flow of the set.
@@ -60,6 +62,13 @@ pub fn incast_pairs(incasts: u32, senders: u32, hosts: u32, placement: Placement
                 pairs.extend((1..=senders).map(|s| (receiver + s, receiver, i)));
             }
         }
+        Placement::Tail => {
+            let first = hosts - incasts * senders;
+            for i in 0..incasts {
+                let block = first + i * senders;
+                pairs.extend((block..block + senders).map(|s| (s, i, i)));
+            }
+        }
         Placement::Random => {
             let mut all: Vec<HostId> = (0..hosts).collect();
             all.shuffle(rng);
@@ -78,6 +87,7 @@ pub fn incast_pairs(incasts: u32, senders: u32, hosts: u32, placement: Placement
 pub fn members(n: u32, hosts: u32, placement: Placement, rng: &mut impl Rng) -> Vec<HostId> {
     match placement {
         Placement::Packed => (0..n).collect(),
+        Placement::Tail => (hosts - n..hosts).collect(),
         Placement::Random => {
             let mut all: Vec<HostId> = (0..hosts).collect();
             all.partial_shuffle(rng, n as usize);
@@ -169,6 +179,20 @@ mod tests {
         let mut rng = rand_pcg::Pcg64::seed_from_u64(1);
         let p = incast_pairs(2, 3, 16, Placement::Packed, &mut rng);
         assert_eq!(p, vec![(1, 0, 0), (2, 0, 0), (3, 0, 0), (5, 4, 1), (6, 4, 1), (7, 4, 1)]);
+    }
+
+    #[test]
+    fn tail_incasts_take_the_receivers_first_and_the_senders_last_as_htsims_set_incast() {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(1);
+        // htsim's setIncast(3, 16 - 3): receiver 0, senders 13, 14, 15
+        assert_eq!(incast_pairs(1, 3, 16, Placement::Tail, &mut rng), vec![(13, 0, 0), (14, 0, 0), (15, 0, 0)]);
+        // two incasts: receivers 0 and 1, sender blocks 10-12 and 13-15
+        let p = incast_pairs(2, 3, 16, Placement::Tail, &mut rng);
+        assert_eq!(p, vec![(10, 0, 0), (11, 0, 0), (12, 0, 0), (13, 1, 1), (14, 1, 1), (15, 1, 1)]);
+        // every host that may be asked for: incasts x (senders + 1) of them
+        let full = incast_pairs(4, 3, 16, Placement::Tail, &mut rng);
+        assert!(full.iter().all(|&(s, r, _)| s >= 4 && r < 4));
+        assert_eq!(members(3, 16, Placement::Tail, &mut rng), vec![13, 14, 15]);
     }
 
     #[test]

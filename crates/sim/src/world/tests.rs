@@ -1132,6 +1132,21 @@ fn a_lone_flow_across_pods_completes_in_its_idle_time_plus_the_handshake_free_st
 }
 
 #[test]
+fn a_tail_incast_sends_from_the_last_hosts_across_pods_as_htsims_set_incast() {
+    // k = 4, 16 hosts: 3 senders to host 0 under tail placement are hosts 13, 14, 15 (pod
+    // 3, htsim's setIncast(3, 13)); a lone 1460 B flow from there crosses 6 links of 1 us
+    // and 1.2 us each, three times the same-edge flow's two
+    let spec = ScenarioSpec { sru_bytes: Some(1460), placement: Placement::Tail, ..fat_tree(Workload::Incast, 3, LoadBalancing::Ecmp) };
+    let mut h = Harness::new(spec.clone());
+    h.run();
+    let flows = &h.w.apps.flow_set().unwrap().flows;
+    assert_eq!(flows.iter().map(|f| (f.src, f.dst)).collect::<Vec<_>>(), vec![(13, 0), (14, 0), (15, 0)]);
+    assert_eq!(h.topo().hops(13, 0), 6, "across pods: up to a core and down");
+    // the three arrive together at host 0's edge; the first's last link is idle
+    assert_eq!(flows.iter().filter_map(|f| f.end).min(), Some(Time(6 * 2_200_000)));
+}
+
+#[test]
 fn background_flows_arrive_at_the_rate_their_load_and_mean_size_give() {
     // 10 % of 16 hosts' 10 Gbps links in web search flows (mean 1,711,250 B): 1168.7
     // flows/s; over 1 s, 1169 expected (Poisson sd 34): within 5 sd; their bytes are not the
