@@ -55,12 +55,14 @@ class SimResult:
     scenario: Scenario | None = field(default=None, compare=False)
     #: Every port's series (``incastlab.utilization.PortUtil``) when sampling was asked for.
     port_util: Any = field(default=None, compare=False)
+    #: The ground truth of every loss and timeout (``incastlab.truth.Losses``) when asked for.
+    truth: Any = field(default=None, compare=False)
 
     def __post_init__(self):
         object.__setattr__(self, "data", MappingProxyType(dict(self.data)))
 
     def __getattr__(self, name: str) -> Any:
-        if name in ("data", "scenario", "port_util") or name.startswith("__"):
+        if name in ("data", "scenario", "port_util", "truth") or name.startswith("__"):
             raise AttributeError(name)
         try:
             return self.data[name]
@@ -75,7 +77,7 @@ class SimResult:
         return f"SimResult({head}, scenario={self.scenario!r})" if self.scenario is not None else f"SimResult({head})"
 
     def __reduce__(self):  # MappingProxyType does not pickle; rebuild from a plain dict
-        return (SimResult, (dict(self.data), self.scenario, self.port_util))
+        return (SimResult, (dict(self.data), self.scenario, self.port_util, self.truth))
 
     def __getitem__(self, name: str) -> Any:
         return self.data[name]
@@ -104,6 +106,7 @@ def simulate(
     progress_probe: Any = None,
     port_util: str | os.PathLike | None = None,
     port_util_interval: str | float | None = None,
+    truth: bool = False,
 ) -> SimResult:
     """Simulate one point. ``scenario`` is a ``Scenario`` or the keywords of one.
 
@@ -115,6 +118,8 @@ def simulate(
     ``port_util_interval="100us"`` samples every port at that interval (100 us .. 1 s) into
     ``result.port_util`` (``incastlab.utilization.PortUtil``); ``port_util="util.parquet"``
     (or ``.csv``) also writes it, at 100 us unless an interval is given (docs/utilization.md).
+    ``truth=True`` records every loss and timeout into ``result.truth``
+    (``incastlab.truth.Losses``: the ground truth the verdict is judged against, docs/monitor.md).
     """
     scn = _as_scenario(scenario)
     interval_ps = None
@@ -134,18 +139,19 @@ def simulate(
             pcap_received_only=pcap_received_only,
             port_util=os.fspath(port_util) if port_util is not None else None,
             port_util_interval_ps=interval_ps,
+            losses=truth,
         )
     from . import _native  # imported here so `import incastlab` works without the build
 
-    util = None
+    util = losses = None
     try:
         if recording.wanted:
-            data, util = simulate_recording(scn.to_native(), recording, progress_probe)
+            data, util, losses = simulate_recording(scn.to_native(), recording, progress_probe)
         else:
             data = json.loads(_native.simulate(json.dumps(scn.to_native()), progress=progress_probe))
     except _native.ScenarioError as e:  # a Scenario the core refuses was refused at construction
         raise _native_error(*e.args) from None
-    return SimResult(with_scenario(data, scn), scn, util)
+    return SimResult(with_scenario(data, scn), scn, util, losses)
 
 
 def with_scenario(data: Mapping[str, Any], scn: Scenario) -> dict[str, Any]:
