@@ -346,3 +346,35 @@ impl Recorder {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_timeout_is_traced_to_the_latest_drop_covering_its_oldest_unacknowledged_byte() {
+        let mut r = Recorder::new(&RecordOptions { losses: true, ..Default::default() });
+        r.loss(Time(10), 7, 0, 1, 1460, 3); // 0: flow 0's first segment, 3 senders waiting
+        r.loss(Time(11), 7, 0, 2921, 1460, 1); // 1: its third
+        r.loss(Time(12), 7, 1, 1, 1460, 2); // 2: another flow's
+        r.timeout(Time(100), 0, 1, 5);
+        r.loss(Time(110), 7, 0, 1, 1460, 2); // 3: the first segment's retransmission, dropped again
+        r.timeout(Time(300), 0, 1, 5);
+        // the first segment got through since: the drops below 2921 are forgotten
+        r.timeout(Time(700), 0, 2921, 5);
+        r.timeout(Time(800), 2, 1, 5); // nothing of flow 2 was dropped: a spurious timeout or a lost ACK
+        let loss: Vec<Option<u32>> = r.records.timeouts.iter().map(|t| t.loss).collect();
+        assert_eq!(loss, vec![Some(0), Some(3), Some(1), None]);
+        assert_eq!(r.records.losses[3].queued_senders, 2);
+        assert!(r.records.timeouts.iter().all(|t| t.receiver == 5));
+    }
+
+    #[test]
+    fn without_a_covering_drop_the_latest_unacknowledged_one_is_the_loss() {
+        // the segment at snd_una was not dropped (a lost ACK left it unacknowledged), a later one was
+        let mut r = Recorder::new(&RecordOptions { losses: true, ..Default::default() });
+        r.loss(Time(10), 3, 4, 4381, 1460, 2);
+        r.timeout(Time(100), 4, 1461, 0);
+        assert_eq!(r.records.timeouts[0].loss, Some(0));
+    }
+}

@@ -691,6 +691,82 @@ fn a_replica_suspended_on_a_busy_connection_stops_answering_every_other_node() {
 }
 
 #[test]
+fn every_timeout_of_the_collapse_is_traced_to_an_earlier_drop_of_its_flow_where_several_senders_waited() {
+    // FAST'08's collapse (16 servers, 32 KiB, RTOmin 200 ms): the ground truth of issue 26
+    let spec = ScenarioSpec { servers: 16, duration_ps: Some(PS_PER_S), ..ScenarioSpec::default() };
+    let mut h = Harness::recording(spec, RecordOptions { losses: true, ..Default::default() });
+    h.run();
+    let timeouts_counted: u64 = h.w.conns.sender_total(|s| s.stats.timeouts);
+    let rec = h.w.take_records();
+    assert!(timeouts_counted > 0);
+    assert_eq!(rec.timeouts.len() as u64, timeouts_counted, "one row per timeout");
+    assert_eq!(rec.losses.len() as u64, h.w.net.switch_drops(), "every drop is data here, each one row");
+    let bottleneck = h.w.net.bottleneck();
+    for t in &rec.timeouts {
+        assert_eq!(t.receiver, 16, "the client waits");
+        let l = rec.losses[t.loss.expect("every timeout of the collapse follows a drop of its flow") as usize];
+        assert!(l.flow == t.flow && l.time < t.time && l.port == bottleneck, "{l:?} {t:?}");
+        assert!((1..=16).contains(&l.queued_senders));
+    }
+    // the synchronized answers meet in the client's queue
+    assert!(rec.timeouts.iter().all(|t| rec.losses[t.loss.unwrap() as usize].queued_senders >= 2));
+}
+
+#[test]
+fn the_ground_truth_changes_no_result() {
+    let spec = ScenarioSpec { servers: 16, duration_ps: Some(PS_PER_S / 2), ..ScenarioSpec::default() };
+    let sc = spec.validate().unwrap();
+    let plain = crate::simulate(&sc);
+    let (with, _) = crate::simulate_recording(&sc, &RecordOptions { losses: true, ..Default::default() });
+    assert_eq!((plain.timeouts, plain.drops, plain.events, plain.app_bytes), (with.timeouts, with.drops, with.events, with.app_bytes));
+}
+
+#[test]
+fn paced_bulk_flows_deliver_at_their_rate_and_backlogged_ones_fill_the_link() {
+    // 4 flows of 100 Mbit/s into the client beside 2 idle-ish servers' reads: each writes a
+    // 1460 B segment every 116.8 us; over 0.5 s each delivers 0.5 s x 100 Mbit/s = 6.25 MB,
+    // less at most one interval's segment (the random phase) and what is in flight (well
+    // under a window: 20 x 1460 B), so within 1 %
+    let spec = ScenarioSpec {
+        servers: 4,
+        sru_bytes: Some(1460),
+        response_jitter_ps: PS_PER_S,
+        bulk_flows: 4,
+        bulk_rate_bps: Some(100_000_000),
+        duration_ps: Some(PS_PER_S / 2),
+        ..ScenarioSpec::default()
+    };
+    let mut h = Harness::new(spec);
+    h.run();
+    let bulk = h.w.apps.bulk().unwrap();
+    assert!(!bulk.victim && bulk.flows.len() == 4);
+    for f in &bulk.flows {
+        assert_eq!(h.conn(f.flow).hosts.1, 4, "to the first client");
+        assert!((f.app_bytes as f64 / 6.25e6 - 1.0).abs() < 0.01, "{}", f.app_bytes);
+    }
+    let senders: std::collections::BTreeSet<u32> = bulk.flows.iter().map(|f| h.conn(f.flow).hosts.0).collect();
+    assert_eq!(senders, (0..4).collect(), "from the servers, in order");
+    // one backlogged flow alone fills its path: the 1 Gbit/s link's payload rate, 973 Mbit/s
+    let spec = ScenarioSpec {
+        servers: 2,
+        sru_bytes: Some(1460),
+        response_jitter_ps: PS_PER_S,
+        bulk_flows: 1,
+        bulk_from: Some(vec![1]),
+        bulk_to: Some(vec![0]),
+        duration_ps: Some(PS_PER_S / 2),
+        ..ScenarioSpec::default()
+    };
+    let mut h = Harness::new(spec);
+    h.run();
+    let f = &h.w.apps.bulk().unwrap().flows[0];
+    assert_eq!(h.conn(f.flow).hosts, (1, 0));
+    // its 20-packet window over a 100 us RTT would allow 2.3 Gbit/s: the link limits it
+    let mbps = f.app_bytes as f64 * 8.0 / 0.5 / 1e6;
+    assert!(mbps > 950.0 && mbps < 973.4, "{mbps}");
+}
+
+#[test]
 fn riak_nodes_reach_each_other_on_one_connection_per_ordered_pair() {
     // 5 nodes, many gets: every flow runs from a replica to another node, and no ordered pair
     // has two
