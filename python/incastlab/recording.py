@@ -55,11 +55,13 @@ class Recording:
     port_util: str | None = None
     #: Record the ground truth of every loss and timeout (``incastlab.truth.Losses``).
     losses: bool = False
+    #: Write every machine's Millisampler-style series here (.parquet; ``incastlab.millisampler``).
+    millisampler: str | None = None
 
     @property
     def wanted(self) -> bool:
         return bool(self.pcap or self.trace or self.events or self.port_util or self.port_util_interval_ps
-                    or self.losses)
+                    or self.losses or self.millisampler)
 
     def check(self, servers: int, names: dict[str, str] | None = None, clients: int = 1,
               workload: str = "sync_read", bulk_flows: int = 0) -> None:
@@ -85,6 +87,8 @@ class Recording:
             from .utilization import SUFFIXES
 
             check_writable(self.port_util, name("port_util", "port_util"), SUFFIXES)
+        if self.millisampler:
+            check_writable(self.millisampler, name("millisampler", "millisampler"), ("parquet",))
         if isinstance(self.capture_limit, bool) or not isinstance(self.capture_limit, int) \
                 or self.capture_limit < 1:
             raise UsageError(name("capture_limit", "capture_limit"), self.capture_limit,
@@ -105,7 +109,8 @@ class Recording:
         """The same request with the servers count before each extension
         (``fig.pcap`` -> ``fig-n16.pcap``): one file per point of a sweep."""
         return replace(self, pcap=_with_servers(self.pcap, servers), trace=_with_servers(self.trace, servers),
-                       events=_with_servers(self.events, servers), port_util=_with_servers(self.port_util, servers))
+                       events=_with_servers(self.events, servers), port_util=_with_servers(self.port_util, servers),
+                       millisampler=_with_servers(self.millisampler, servers))
 
 
 def flow_count(servers: int, clients: int = 1, workload: str = "sync_read", bulk_flows: int = 0
@@ -154,7 +159,7 @@ def simulate_recording(native_scenario: dict[str, Any], rec: Recording, progress
             pcap_include_dropped=not rec.pcap_received_only,
             events_path=rec.events,
             progress=progress,
-            port_util_interval_ps=rec.port_util_interval_ps or (10**8 if rec.port_util else None),
+            port_util_interval_ps=rec.port_util_interval_ps or (10**8 if rec.port_util or rec.millisampler else None),
             losses=rec.losses,
         )
         if parquet:
@@ -166,6 +171,10 @@ def simulate_recording(native_scenario: dict[str, Any], rec: Recording, progress
             util = PortUtil.from_native(columns)
             if rec.port_util:
                 util.write(rec.port_util)
+            if rec.millisampler:
+                from . import millisampler
+
+                millisampler.write(millisampler.from_port_util(util), rec.millisampler)
         losses = None
         if truth_columns is not None:
             from .truth import Losses

@@ -89,8 +89,10 @@ def run(args: argparse.Namespace) -> int:
             plots.goodput_vs_servers({first.label(): df}, args.plot, title=title, link_rate_bps=first.rate)
     report_truncated_captures(results, recordings, args.capture_limit)
     report_truncated_port_util(results, recordings)
-    if (args.csv or args.plot or args.pcap or args.trace or args.events or args.port_util) and not args.json:
-        recorded = [f for rec in recordings for f in (rec.pcap, rec.trace, rec.events, rec.port_util) if f]
+    if (args.csv or args.plot or args.pcap or args.trace or args.events or args.port_util or args.millisampler) \
+            and not args.json:
+        recorded = [f for rec in recordings for f in (rec.pcap, rec.trace, rec.events, rec.port_util,
+                                                      rec.millisampler) if f]
         written = [f for f in (args.csv, args.plot) if f] + recorded
         print("wrote " + ", ".join(written), file=sys.stderr)
     return 0
