@@ -113,7 +113,8 @@ def _observed(exp: Experiment, pts: list[Point], jobs: int | None, progress) -> 
     from ..recording import Recording
     from ..units import parse_duration_ps
 
-    rec = Recording(port_util_interval_ps=parse_duration_ps(exp.observe.interval, "observe.interval"))
+    rec = Recording(port_util_interval_ps=parse_duration_ps(exp.observe.interval, "observe.interval"),
+                    losses=exp.observe.truth)
 
     def reduce(r: sim.SimResult) -> sim.SimResult:  # in the worker: the series is dropped at once
         return sim.SimResult({**r.to_dict(), **exp.observe.columns(r)}, r.scenario)
