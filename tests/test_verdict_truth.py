@@ -252,3 +252,15 @@ def test_a_file_of_another_kind_is_refused_naming_it(tmp_path):
         M.read(bad)
     with pytest.raises(UsageError, match=r"\.parquet"):
         M.check_path(str(tmp_path / "x.csv"), "--millisampler")
+
+
+@pytest.mark.parametrize("args,flag", [(["--seeds", "some"], "--seeds"), (["--seeds", "-1"], "--seeds"),
+                                        (["--jobs", "0"], "--jobs"), (["--out", "x.txt"], "--out")])
+def test_monitor_truth_refuses_bad_arguments_in_one_line(args, flag):
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "incastlab.cli.main", "monitor", "truth", *args],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and flag in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
