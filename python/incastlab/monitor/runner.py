@@ -24,6 +24,12 @@ DRAIN_LAG_NS = 5_000_000
 SERIES = ("t_end_ns", "dt_ns", "rx_bytes", "tx_bytes", "rx_packets", "tx_packets")
 
 
+def _readings_after(held: dict, t_ns: int) -> dict:
+    """The readings of ``held`` that end after ``t_ns`` (the next window's context)."""
+    keep = [i for i, t in enumerate(held["t_end_ns"]) if t > t_ns]
+    return {k: [v[i] for i in keep] for k, v in held.items()}
+
+
 @dataclass
 class MonitorConfig:
     iface: str
@@ -229,11 +235,15 @@ class Monitor:
             self.qd.update(self._read_qdiscs())
             self._watch_senders()
             # Windows are exact seconds [w0 + k s, w0 + (k+1) s) from the first reading; we
-            # drain a little after each window's end so readings cover it, and carry the
-            # previous drain along (bucket edges are interpolated across readings).
+            # drain a little after each window's end so readings cover it, and hold every
+            # reading not yet behind the window just judged (bucket edges are interpolated
+            # across readings). A host too loaded to judge a second within a second falls
+            # behind: the drains then reach past the window, and the held readings still
+            # cover it (before, only the previous drain was carried, and a window two drains
+            # back read as 0 bytes); `lag_s` says how far behind.
             t0 = time.monotonic_ns()
             w0: int | None = None
-            prev: dict | None = None
+            held: dict | None = None
             done = 0
             while done < cfg.duration_ns:
                 step = min(NS_PER_S, cfg.duration_ns - done)
@@ -252,10 +262,13 @@ class Monitor:
                     w0 = got["t_end_ns"][0] - got["dt_ns"][0]
                 self._account(got, t0)
                 keys = SERIES + (("rx_ce", "tx_ce") if "rx_ce" in got else ())
-                both = got if prev is None else {k: prev[k] + got[k] for k in keys}
-                emit(self._second(both, got, w0 + done, w0 + done + step, t0))
+                held = {k: list(got[k]) for k in keys} if held is None else {k: held[k] + list(got[k]) for k in keys}
+                start, end = w0 + done, w0 + done + step
+                record = self._second(held, got, start, end, t0)
+                record["lag_s"] = round(max(0, time.monotonic_ns() - end) / NS_PER_S, 3)
+                emit(record)
+                held = _readings_after(held, start)
                 done += step
-                prev = got
         finally:
             sampler.stop()
             if self.poller is not None:
