@@ -42,6 +42,11 @@ CONFLICTS = {
     "blocks": {"duration"}, "buffer_packets": {"buffer_admission"}, "sru": {"block"}, "block": {"sru"},
     # the derived window of ccs/nccs follows the rate, the RTT and the MSS (Osada et al. Eq. (1))
     "rate": {"rwnd"}, "rtt": {"rwnd"},
+    # bulk flows: hosts that exist, a rate no faster than the link, nothing set without flows
+    "bulk_flows": {"workload", "topology", "bulk_from", "bulk_to", "servers"},
+    "bulk_from": {"bulk_flows", "bulk_to", "servers", "clients"}, "bulk_to": {"bulk_flows", "bulk_from", "servers", "clients"},
+    "bulk_rate": {"bulk_flows", "rate"},
+    "riak_transport": {"workload"}, "dist_buf_busy_limit": {"workload", "riak_transport"},
 }
 
 ANY_VALUE = st.one_of(
@@ -165,6 +170,13 @@ PLAUSIBLE = {
     "start": TIMES, "start_spread": TIMES, "background_load": st.one_of(FRACTIONS, st.floats(0, 2)),
     "background_cdf": st.sampled_from(BY_PUBLIC["background_cdf"].choices),
     "background_hosts": st.integers(0, 3000),
+    # bulk flows and Riak's transport (issue 26)
+    "bulk_flows": st.integers(0, 5000),
+    "bulk_from": st.one_of(st.none(), st.lists(st.integers(-1, 40), max_size=5), st.text(",0123456789 ", max_size=8)),
+    "bulk_to": st.one_of(st.none(), st.lists(st.integers(-1, 40), max_size=5), st.text(",0123456789 ", max_size=8)),
+    "bulk_rate": st.one_of(st.none(), RATES),
+    "riak_transport": st.sampled_from([*BY_PUBLIC["riak_transport"].choices, "dist"]),
+    "dist_buf_busy_limit": SIZES,
 }
 assert set(PLAUSIBLE) == set(FIELDS), "a new Scenario field needs a strategy here"
 
