@@ -47,6 +47,11 @@ CONFLICTS = {
     # a preset gives fields the caller did not pass (crates/sim/src/preset.rs), and what
     # conflicts with those (a larger MSS against the buffer, the window)
     "preset": {f for p in PRESETS.values() for f in p.values()} | {"buffer", "rwnd", "mss", "header"},
+    # bulk flows: hosts that exist, a rate no faster than the link, nothing set without flows
+    "bulk_flows": {"workload", "topology", "bulk_from", "bulk_to", "servers"},
+    "bulk_from": {"bulk_flows", "bulk_to", "servers", "clients"}, "bulk_to": {"bulk_flows", "bulk_from", "servers", "clients"},
+    "bulk_rate": {"bulk_flows", "rate"},
+    "riak_transport": {"workload"}, "dist_buf_busy_limit": {"workload", "riak_transport"},
 }
 
 ANY_VALUE = st.one_of(
@@ -176,6 +181,13 @@ PLAUSIBLE = {
     "transport": st.sampled_from(BY_PUBLIC["transport"].choices), "trimming": st.booleans(),
     "trim_bytes": st.one_of(st.none(), SIZES), "trim_header_queue": st.one_of(st.none(), SIZES),
     "return_to_sender": st.booleans(),
+    # bulk flows and Riak's transport (issue 26)
+    "bulk_flows": st.integers(0, 5000),
+    "bulk_from": st.one_of(st.none(), st.lists(st.integers(-1, 40), max_size=5), st.text(",0123456789 ", max_size=8)),
+    "bulk_to": st.one_of(st.none(), st.lists(st.integers(-1, 40), max_size=5), st.text(",0123456789 ", max_size=8)),
+    "bulk_rate": st.one_of(st.none(), RATES),
+    "riak_transport": st.sampled_from([*BY_PUBLIC["riak_transport"].choices, "dist"]),
+    "dist_buf_busy_limit": SIZES,
 }
 assert set(PLAUSIBLE) == set(FIELDS), "a new Scenario field needs a strategy here"
 

@@ -149,11 +149,11 @@ def test_sampling_changes_nothing_in_the_result():
 
 
 def test_a_series_over_the_memory_cap_is_refused_by_name():
-    # 2000 s at 100 us x 10 ports x 32 B = 6104 MiB > 1 GiB
+    # 2000 s at 100 us x 10 ports x 44 B = 8393 MiB > 1 GiB
     with pytest.raises(UsageError) as e:
         sim.simulate({"servers": 4, "duration": "2000s"}, port_util_interval="100us")
     assert e.value.param == "port_util_interval"
-    assert "6104 MiB" in e.value.allowed
+    assert "8393 MiB" in e.value.allowed
     with pytest.raises(UsageError, match="100us to 1s"):
         sim.simulate({"servers": 4, "duration": "1s"}, port_util_interval="10us")
 
@@ -163,7 +163,7 @@ def test_cli_refuses_the_cap_in_one_line(tmp_path):
                           "--duration", "2000s", "--port-util", str(tmp_path / "u.csv")],
                          capture_output=True, text=True)
     assert out.returncode == 2
-    assert out.stderr.count("\n") == 1 and "--port-util-interval" in out.stderr and "6104 MiB" in out.stderr
+    assert out.stderr.count("\n") == 1 and "--port-util-interval" in out.stderr and "8393 MiB" in out.stderr
     assert not (tmp_path / "u.csv").exists()
 
 

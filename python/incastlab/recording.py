@@ -27,7 +27,7 @@ TRACE_ALL_FLOWS_UP_TO = 64
 PCAP_MAX_SERVERS = 250 * 511
 
 PCAP_SUFFIXES = ("pcap",)
-_FILE_FIELDS = ("pcap", "trace", "events", "port_util")
+_FILE_FIELDS = ("pcap", "trace", "events", "port_util", "millisampler")
 TRACE_SUFFIXES = ("csv", "parquet")
 EVENTS_SUFFIXES = ("csv",)
 
@@ -52,13 +52,18 @@ class Recording:
     port_util_interval_ps: int | None = None
     #: ... and write the per-interval rows here (.csv or .parquet); at 100 us if no interval is given.
     port_util: str | None = None
+    #: Record the ground truth of every loss and timeout (``incastlab.truth.Losses``).
+    losses: bool = False
+    #: Write every machine's Millisampler-style series here (.parquet; ``incastlab.millisampler``).
+    millisampler: str | None = None
 
     @property
     def wanted(self) -> bool:
-        return bool(self.pcap or self.trace or self.events or self.port_util or self.port_util_interval_ps)
+        return bool(self.pcap or self.trace or self.events or self.port_util or self.port_util_interval_ps
+                    or self.losses or self.millisampler)
 
     def check(self, servers: int, names: dict[str, str] | None = None, clients: int = 1,
-              workload: str = "sync_read") -> None:
+              workload: str = "sync_read", bulk_flows: int = 0) -> None:
         """Refuse what cannot be written for a point with ``servers`` servers (and
         ``clients`` clients, or the ``workload``).
 
@@ -81,11 +86,13 @@ class Recording:
             from .utilization import SUFFIXES
 
             check_writable(self.port_util, name("port_util", "port_util"), SUFFIXES)
+        if self.millisampler:
+            check_writable(self.millisampler, name("millisampler", "millisampler"), ("parquet",))
         if isinstance(self.capture_limit, bool) or not isinstance(self.capture_limit, int) \
                 or self.capture_limit < 1:
             raise UsageError(name("capture_limit", "capture_limit"), self.capture_limit,
                              "a whole number of packets, at least 1")
-        flows, why = flow_count(servers, clients, workload)
+        flows, why = flow_count(servers, clients, workload, bulk_flows)
         for f in self.trace_flows or ():
             if f < 0 or f >= flows:
                 shown = ",".join(map(str, self.trace_flows))
@@ -98,7 +105,7 @@ class Recording:
         return list(range(servers)) if servers <= TRACE_ALL_FLOWS_UP_TO else [0]
 
     def files(self) -> list[tuple[str, str]]:
-        """The files this point writes, as ``(path, field)``: pcap, trace, events, port_util."""
+        """The files this point writes, as ``(path, field)``: pcap, trace, events, port_util, millisampler."""
         return [(getattr(self, f), f) for f in _FILE_FIELDS if getattr(self, f)]
 
     def with_files(self, rename: Callable[[str, str], str]) -> Recording:
@@ -110,12 +117,18 @@ class Recording:
         """The same request with the servers count before each extension
         (``fig.pcap`` -> ``fig-n16.pcap``): one file per point of a sweep."""
         return replace(self, pcap=_with_servers(self.pcap, servers), trace=_with_servers(self.trace, servers),
-                       events=_with_servers(self.events, servers), port_util=_with_servers(self.port_util, servers))
+                       events=_with_servers(self.events, servers), port_util=_with_servers(self.port_util, servers),
+                       millisampler=_with_servers(self.millisampler, servers))
 
 
-def flow_count(servers: int, clients: int = 1, workload: str = "sync_read") -> tuple[int, str]:
+def flow_count(servers: int, clients: int = 1, workload: str = "sync_read", bulk_flows: int = 0
+               ) -> tuple[int, str]:
     """How many flows a point has (ids 0 .. count - 1), and why (as the core numbers them:
     ``incast_simio::run::flow_count``)."""
+    if workload == "riak" and bulk_flows:
+        return bulk_flows + servers * (servers - 1), (
+            f"bulk_flows + servers x (servers - 1) = {bulk_flows} + {servers} x {servers - 1}: the bulk flows, "
+            "then workload riak's, one per ordered pair of nodes")
     if workload == "riak":
         return servers * (servers - 1), (f"servers x (servers - 1) = {servers} x {servers - 1}: "
                                          "workload riak, one flow per ordered pair of nodes")
@@ -130,20 +143,22 @@ def _with_servers(path: str | None, servers: int) -> str | None:
 
 
 def simulate_recording(native_scenario: dict[str, Any], rec: Recording, progress: Any = None
-                       ) -> tuple[dict[str, Any], Any]:
-    """Run the core with ``rec``'s files; return the result dict (with capture fields) and
-    the per-port series (``utilization.PortUtil``) when sampling was asked for, else None.
+                       ) -> tuple[dict[str, Any], Any, Any]:
+    """Run the core with ``rec``'s files; return the result dict (with capture fields), the
+    per-port series (``utilization.PortUtil``) when sampling was asked for, and the ground
+    truth of losses and timeouts (``truth.Losses``) when asked for (else None each).
     ``progress``: an ``_native.Progress`` the run reports to while it runs."""
     from . import _native
 
     servers = native_scenario["servers"]
     rec.check(servers, clients=native_scenario.get("clients", 1),
-              workload=native_scenario.get("workload", "sync_read"))
+              workload=native_scenario.get("workload", "sync_read"),
+              bulk_flows=native_scenario.get("bulk_flows", 0))
     trace = Path(rec.trace) if rec.trace else None
     parquet = trace is not None and trace.suffix.lower() == ".parquet"
     csv_path = _sibling_temp(trace, ".csv") if parquet else trace
     try:
-        out, columns = _native.simulate_recording(
+        out, columns, truth_columns = _native.simulate_recording(
             json.dumps(native_scenario),
             pcap_path=rec.pcap,
             trace_path=str(csv_path) if csv_path else None,
@@ -152,7 +167,8 @@ def simulate_recording(native_scenario: dict[str, Any], rec: Recording, progress
             pcap_include_dropped=not rec.pcap_received_only,
             events_path=rec.events,
             progress=progress,
-            port_util_interval_ps=rec.port_util_interval_ps or (10**8 if rec.port_util else None),
+            port_util_interval_ps=rec.port_util_interval_ps or (10**8 if rec.port_util or rec.millisampler else None),
+            losses=rec.losses,
         )
         if parquet:
             _csv_to_parquet(csv_path, trace)
@@ -163,12 +179,21 @@ def simulate_recording(native_scenario: dict[str, Any], rec: Recording, progress
             util = PortUtil.from_native(columns)
             if rec.port_util:
                 util.write(rec.port_util)
+            if rec.millisampler:
+                from . import millisampler
+
+                millisampler.write(millisampler.from_port_util(util), rec.millisampler)
+        losses = None
+        if truth_columns is not None:
+            from .truth import Losses
+
+            losses = Losses.from_native(truth_columns)
     except OSError as e:
         raise EnvironmentProblem(f"writing the capture or trace failed: {e}") from None
     finally:
         if parquet and csv_path.exists():
             csv_path.unlink()
-    return json.loads(out), util
+    return json.loads(out), util, losses
 
 
 def _sibling_temp(path: Path, suffix: str) -> Path:

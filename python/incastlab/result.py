@@ -16,6 +16,15 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class Observed:
+    """What a point recorded beside its result row, kept in memory (threads only): the
+    per-port series and the ground truth of losses and timeouts, each None unless asked for."""
+
+    port_util: Any = None
+    truth: Any = None
+
+
+@dataclass(frozen=True)
 class SimResult:
     """The outcome of one simulated point: the core's flat result, read as attributes.
 
@@ -27,12 +36,14 @@ class SimResult:
     scenario: Scenario | None = field(default=None, compare=False)
     #: Every port's series (``incastlab.utilization.PortUtil``) when sampling was asked for.
     port_util: Any = field(default=None, compare=False)
+    #: The ground truth of every loss and timeout (``incastlab.truth.Losses``) when asked for.
+    truth: Any = field(default=None, compare=False)
 
     def __post_init__(self):
         object.__setattr__(self, "data", MappingProxyType(dict(self.data)))
 
     def __getattr__(self, name: str) -> Any:
-        if name in ("data", "scenario", "port_util") or name.startswith("__"):
+        if name in ("data", "scenario", "port_util", "truth") or name.startswith("__"):
             raise AttributeError(name)
         try:
             return self.data[name]
@@ -47,7 +58,7 @@ class SimResult:
         return f"SimResult({head}, scenario={self.scenario!r})" if self.scenario is not None else f"SimResult({head})"
 
     def __reduce__(self):  # MappingProxyType does not pickle; rebuild from a plain dict
-        return (SimResult, (dict(self.data), self.scenario, self.port_util))
+        return (SimResult, (dict(self.data), self.scenario, self.port_util, self.truth))
 
     def __getitem__(self, name: str) -> Any:
         return self.data[name]

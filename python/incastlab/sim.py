@@ -47,6 +47,7 @@ def simulate(
     recording: Recording | None = None,
     port_util: str | os.PathLike | None = None,
     port_util_interval: str | float | None = None,
+    truth: bool = False,
 ) -> SimResult:
     """Simulate one point. ``scenario`` is a ``Scenario`` or the keywords of one.
 
@@ -56,6 +57,8 @@ def simulate(
     ``port_util_interval="100us"`` samples every port at that interval (100 us .. 1 s) into
     ``result.port_util`` (``incastlab.utilization.PortUtil``); ``port_util="util.parquet"``
     (or ``.csv``) also writes it, at 100 us unless an interval is given (docs/utilization.md).
+    ``truth=True`` records every loss and timeout into ``result.truth``
+    (``incastlab.truth.Losses``: the ground truth the verdict is judged against, docs/monitor.md).
     """
     scn = _as_scenario(scenario)
     interval_ps = None
@@ -75,6 +78,7 @@ def simulate(
             pcap_received_only=pcap_received_only,
             port_util=os.fspath(port_util) if port_util is not None else None,
             port_util_interval_ps=interval_ps,
+            losses=truth,
         )
     [result] = run_points([scn], jobs=1, recordings=[recording] if recording.wanted else None)
     return result

@@ -56,7 +56,9 @@ MAX_INTERVAL_S = 1.0
 INTERVALS_S = (100e-6, 1e-3, 2e-3, 4e-3, 8e-3, 16e-3, 32e-3, 64e-3, 125e-3, 250e-3, 500e-3, 1.0)
 SUFFIXES = ("csv", "parquet")
 #: Columns of the per-interval series, and of the file.
-SERIES = ("tx_bytes", "tx_packets", "drop_bytes", "drop_packets", "timeouts")
+SERIES = ("tx_bytes", "tx_packets", "drop_bytes", "drop_packets", "timeouts", "ce_packets", "retrans_packets")
+#: Columns a file written before issue 26 lacks (read as zeros).
+NEWER = ("ce_packets", "retrans_packets")
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,9 @@ class PortUtil:
     """Every port's series at one interval: arrays of shape (ports, intervals).
 
     ``ports`` is a DataFrame with ``port``, ``from``, ``to`` (``"host 3"``, ``"switch 0"``)
-    and ``rate_bps``; ``senders`` has shape (ports, seconds)."""
+    and ``rate_bps``; ``senders`` has shape (ports, seconds); ``flows`` maps a window (ps:
+    the recorded interval, 1 ms, 10 ms, 1 s) to the distinct data flows per window, (ports,
+    windows): a distinct count does not add up, so each window has its own."""
 
     interval_ps: int
     ports: pd.DataFrame
@@ -73,6 +77,7 @@ class PortUtil:
     truncated: bool = False
     #: Intervals of the last group that are really there (aggregation keeps a partial group).
     last_fill: int = field(default=0)
+    flows: dict[int, np.ndarray] = field(default_factory=dict)
 
     @property
     def interval_s(self) -> float:
@@ -93,11 +98,14 @@ class PortUtil:
         meta = json.loads(columns["meta"])
         n, k, secs = len(meta["ports"]), meta["intervals"], meta["seconds"]
         types = {"tx_bytes": "<u8", "drop_bytes": "<u8", "tx_packets": "<u4", "drop_packets": "<u4",
-                 "timeouts": "<u4"}
-        # views of the bytes, no copy: the core's 28 B per port and interval, not 40 as int64
+                 "timeouts": "<u4", "ce_packets": "<u4", "retrans_packets": "<u4"}
+        # views of the bytes, no copy: the core's 36 B per port and interval, not 56 as int64
         series = {name: np.frombuffer(columns[name], dtype=t).reshape(n, k) for name, t in types.items()}
         senders = np.frombuffer(columns["senders"], dtype="<u4").reshape(n, secs)
-        return PortUtil(meta["interval_ps"], pd.DataFrame(meta["ports"]), series, senders, meta["truncated"])
+        flows = {w: np.frombuffer(columns[f"flows_{w}"], dtype="<u4").reshape(n, -1)
+                 for w in meta.get("flow_windows_ps", [])}
+        return PortUtil(meta["interval_ps"], pd.DataFrame(meta["ports"]), series, senders, meta["truncated"],
+                        flows=flows)
 
     def aggregate(self, interval_s: float) -> PortUtil:
         """The series added up to ``interval_s``, a whole multiple of the recorded interval
@@ -112,7 +120,7 @@ class PortUtil:
             padded = np.pad(a, ((0, 0), (0, pad)))
             out[name] = padded.reshape(a.shape[0], groups, k).sum(axis=2, dtype=np.int64)
         return PortUtil(self.interval_ps * k, self.ports, out, self.senders, self.truncated,
-                        last_fill=(k - pad) if pad else 0)
+                        last_fill=(k - pad) if pad else 0, flows=self.flows)
 
     def whole(self) -> int:
         """Intervals that are whole (a partial last group left out)."""
@@ -160,7 +168,8 @@ class PortUtil:
         n = len(ports)
         k = len(df) // n
         interval_ps = int(round(float(df["interval_s"].iloc[0]) * PS_PER_S))
-        series = {name: df[name].to_numpy(dtype=np.int64).reshape(n, k) for name in SERIES}
+        series = {name: (df[name].to_numpy(dtype=np.int64) if name in df else np.zeros(len(df), np.int64)).reshape(n, k)
+                  for name in SERIES}
         seconds = -(-k * interval_ps // PS_PER_S)
         truncated = bool(df["truncated"].iloc[0]) if "truncated" in df and len(df) else False
         return PortUtil(interval_ps, ports, series, np.zeros((n, seconds), dtype=np.int64), truncated)
@@ -265,6 +274,19 @@ def _one_ms(u: PortUtil) -> PortUtil | None:
     return u.aggregate(1e-3) if (PS_PER_S // 1000) % u.interval_ps == 0 else None
 
 
+def _fanin(u: PortUtil, fine: PortUtil | None, port: int, second: int, line: float) -> verdict.FanIn | None:
+    """The most distinct flows delivering within one 1 ms while the port ran at line rate
+    (``verdict.FanIn``); None when the series has no 1 ms flow counts (recorded coarser)."""
+    ms = u.flows.get(PS_PER_S // 1000)
+    if ms is None or fine is None:
+        return None
+    lo, hi = second * 1000, (second + 1) * 1000
+    rate = fine["tx_bytes"][port, lo:hi] * 8 * 1000.0
+    at_line = rate >= verdict.LINE_FRACTION * line
+    counts = ms[port, lo:hi][: len(at_line)]
+    return verdict.FanIn(int(counts[at_line[: len(counts)]].max(initial=0)), 1e-3)
+
+
 def _facts(u: PortUtil, sec: PortUtil, fine: PortUtil | None, host: int, second: int) -> verdict.SecondFacts:
     d, n = u.downlink(host), u.nic(host)
     line = float(u.ports["rate_bps"].iloc[n])
@@ -274,16 +296,31 @@ def _facts(u: PortUtil, sec: PortUtil, fine: PortUtil | None, host: int, second:
     ]
     drops = {f"switch port to host {host}": int(sec["drop_packets"][d, second])}
     senders = int(u.senders[d, second]) if second < u.senders.shape[1] else 0
-    return verdict.SecondFacts(directions, line, int(sec["timeouts"][d, second]), None, drops, senders, None)
+    # retransmissions of the flows towards the machine, seen on its downlink (Millisampler's
+    # ingress retransmissions); the simulator has no D-SACK count: none are taken as spurious
+    retrans = int(sec["retrans_packets"][d, second])
+    return verdict.SecondFacts(directions, line, int(sec["timeouts"][d, second]), retrans, drops, senders, None,
+                               fanin=_fanin(u, fine, d, second, line))
 
 
 def verdicts(u: PortUtil, hosts: list[int] | None = None) -> pd.DataFrame:
-    """``monitor.verdict.judge`` for every machine and whole second: ``host``, ``second``,
-    ``level``, ``evidence``."""
+    """The verdict for every machine and whole second: ``host``, ``second``, ``level`` and
+    ``evidence`` by ``monitor.verdict.judge`` (the second before passed along, as the
+    monitor does), ``ratio_level`` by the rule before issue 26 (``judge_ratio``), and the
+    facts they read: ``fanin`` (senders within one 1 ms at line rate), ``senders`` (of the
+    second), ``timeouts``, ``drops`` and ``retrans``."""
     sec, fine = u.aggregate(1.0), _one_ms(u)
     rows = []
     for h in hosts if hosts is not None else u.machines():
+        previous = None
         for s in range(sec.whole()):
-            v = verdict.judge(_facts(u, sec, fine, h, s))
-            rows.append({"host": h, "second": s, "level": v.level, "evidence": v.evidence})
-    return pd.DataFrame(rows, columns=["host", "second", "level", "evidence"])
+            f = _facts(u, sec, fine, h, s)
+            v = verdict.judge(f, previous)
+            rows.append({"host": h, "second": s, "level": v.level, "evidence": v.evidence,
+                         "ratio_level": verdict.judge_ratio(f).level,
+                         "fanin": f.fanin.senders if f.fanin is not None else None, "senders": f.senders,
+                         "timeouts": f.rto_timeouts, "drops": sum(f.qdisc_drops.values()),
+                         "retrans": f.retrans_segs})
+            previous = f
+    return pd.DataFrame(rows, columns=["host", "second", "level", "evidence", "ratio_level", "fanin", "senders",
+                                       "timeouts", "drops", "retrans"])

@@ -36,6 +36,7 @@ const SKNLGRP_INET6_TCP_DESTROY: u32 = 3;
 // rejects a tcp_info shorter than its newest layout, i.e. every kernel older than that layout.
 const TCPI_BYTES_RECEIVED: Range<usize> = 128..136; // RFC 4898 tcpEStatsAppHCThruOctetsReceived
 const TCPI_DATA_SEGS_IN: Range<usize> = 152..156; // RFC 4898 tcpEStatsDataSegsIn
+const TCPI_TOTAL_RETRANS: Range<usize> = 100..104; // segments this socket sent again, all its life
 
 /// A dump asks for every state that can hold received data; listeners receive none, and
 /// TIME_WAIT and SYN_RECV entries are mini-sockets without a tcp_info.
@@ -55,6 +56,8 @@ pub struct TcpSocket {
     pub bytes_received: u64,
     /// Segments received that carried payload (tcpi_data_segs_in; a bare FIN or ACK does not).
     pub data_segs_in: u32,
+    /// Segments this socket retransmitted (tcpi_total_retrans).
+    pub total_retrans: u32,
     /// The socket was freed (reported by the destroy broadcast), these are its final counts.
     pub closed: bool,
 }
@@ -68,6 +71,7 @@ impl TcpSocket {
         })?;
         let bytes_received = u64::from_ne_bytes(info.get(TCPI_BYTES_RECEIVED)?.try_into().ok()?);
         let data_segs_in = u32::from_ne_bytes(info.get(TCPI_DATA_SEGS_IN)?.try_into().ok()?);
+        let total_retrans = u32::from_ne_bytes(info.get(TCPI_TOTAL_RETRANS)?.try_into().ok()?);
         let id = &r.header.socket_id;
         Some(TcpSocket {
             cookie: u64::from_ne_bytes(id.cookie),
@@ -75,6 +79,7 @@ impl TcpSocket {
             remote: SocketAddr::new(id.destination_address, id.destination_port),
             bytes_received,
             data_segs_in,
+            total_retrans,
             closed,
         })
     }

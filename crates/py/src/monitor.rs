@@ -131,7 +131,7 @@ impl TcpWatch {
 
     /// The live connected sockets, then those freed since the last call, as a dict:
     /// `sockets`, a list of `(cookie, local_ip, local_port, remote_ip, remote_port,
-    /// bytes_received, data_segs_in, closed)`; `overruns` (destroy messages the kernel
+    /// bytes_received, data_segs_in, closed, total_retrans)`; `overruns` (destroy messages the kernel
     /// dropped so far) and `closed_unavailable` (why freed sockets are not collected, or
     /// None). OSError when the kernel refuses the dump.
     fn read<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -142,7 +142,7 @@ impl TcpWatch {
             .iter()
             .map(|s| {
                 (s.cookie, s.local.ip().to_string(), s.local.port(), s.remote.ip().to_string(), s.remote.port(),
-                 s.bytes_received, s.data_segs_in, s.closed)
+                 s.bytes_received, s.data_segs_in, s.closed, s.total_retrans)
             })
             .collect();
         let d = PyDict::new(py);

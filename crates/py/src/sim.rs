@@ -119,8 +119,10 @@ fn node_name(n: incast_sim::net::Node) -> String {
 }
 
 /// The per-port series as `{"meta": JSON text, column name: little-endian bytes}`:
-/// `tx_bytes`, `drop_bytes` (u64), `tx_packets`, `drop_packets`, `timeouts` (u32), each
-/// ports x intervals, row-major; `senders` (u32) ports x seconds.
+/// `tx_bytes`, `drop_bytes` (u64), `tx_packets`, `drop_packets`, `timeouts`, `ce_packets`,
+/// `retrans_packets` (u32), each ports x intervals, row-major; `flows_<window_ps>` (u32)
+/// ports x windows of that length (distinct data flows), for every window in the meta's
+/// `flow_windows_ps`; `senders` (u32) ports x seconds (the 1 s one).
 fn port_util_columns<'py>(py: Python<'py>, u: &incast_sim::port_util::PortUtil) -> PyResult<Bound<'py, PyDict>> {
     use incast_sim::port_util::Cell;
     let d = PyDict::new(py);
@@ -141,7 +143,13 @@ fn port_util_columns<'py>(py: Python<'py>, u: &incast_sim::port_util::PortUtil) 
     d.set_item("tx_packets", PyBytes::new(py, &u32s(|c| c.tx_packets)))?;
     d.set_item("drop_packets", PyBytes::new(py, &u32s(|c| c.drop_packets)))?;
     d.set_item("timeouts", PyBytes::new(py, &u32s(|c| c.timeouts)))?;
-    let senders: Vec<u8> = u.senders.iter().flatten().flat_map(|n| n.to_le_bytes()).collect();
+    d.set_item("ce_packets", PyBytes::new(py, &u32s(|c| c.ce_packets)))?;
+    d.set_item("retrans_packets", PyBytes::new(py, &u32s(|c| c.retrans_packets)))?;
+    for (w, windows) in u.windows.iter().zip(&u.flows) {
+        let bytes: Vec<u8> = windows.iter().flat_map(|d| d.counts.iter().flat_map(|n| n.to_le_bytes())).collect();
+        d.set_item(format!("flows_{}", w.0), PyBytes::new(py, &bytes))?;
+    }
+    let senders: Vec<u8> = u.senders().into_iter().flatten().flat_map(|n| n.to_le_bytes()).collect();
     d.set_item("senders", PyBytes::new(py, &senders))?;
     let ports: Vec<_> = u
         .ports
@@ -151,11 +159,42 @@ fn port_util_columns<'py>(py: Python<'py>, u: &incast_sim::port_util::PortUtil) 
     let meta = serde_json::json!({
         "interval_ps": u.interval.0,
         "intervals": u.intervals(),
-        "seconds": u.senders.first().map_or(0, Vec::len),
+        "seconds": u.senders().first().map_or(0, |s| s.len()),
+        "flow_windows_ps": u.windows.iter().map(|w| w.0).collect::<Vec<_>>(),
         "truncated": u.truncated,
         "ports": ports,
     });
     d.set_item("meta", meta.to_string())?;
+    Ok(d)
+}
+
+/// The ground truth of losses and timeouts as `{column: little-endian bytes}`: per loss
+/// `loss_time_ps` (u64), `loss_port`, `loss_flow`, `loss_len`, `loss_queued_senders` (u32),
+/// `loss_seq` (u64); per timeout `timeout_time_ps` (u64), `timeout_flow`,
+/// `timeout_receiver` (u32), `timeout_loss` (i64, the loss's row or -1); and `flow_ends`
+/// (u32 pairs: each flow's sender and receiver host).
+fn truth_columns<'py>(
+    py: Python<'py>,
+    losses: &[incast_sim::trace::LossRow],
+    timeouts: &[incast_sim::trace::TimeoutRow],
+    ends: &[(u32, u32)],
+) -> PyResult<Bound<'py, PyDict>> {
+    fn col<T, const N: usize>(rows: &[T], f: impl Fn(&T) -> [u8; N]) -> Vec<u8> {
+        rows.iter().flat_map(f).collect()
+    }
+    let d = PyDict::new(py);
+    d.set_item("loss_time_ps", PyBytes::new(py, &col(losses, |r| r.time.0.to_le_bytes())))?;
+    d.set_item("loss_port", PyBytes::new(py, &col(losses, |r| r.port.to_le_bytes())))?;
+    d.set_item("loss_flow", PyBytes::new(py, &col(losses, |r| r.flow.to_le_bytes())))?;
+    d.set_item("loss_seq", PyBytes::new(py, &col(losses, |r| r.seq.to_le_bytes())))?;
+    d.set_item("loss_len", PyBytes::new(py, &col(losses, |r| r.len.to_le_bytes())))?;
+    d.set_item("loss_queued_senders", PyBytes::new(py, &col(losses, |r| r.queued_senders.to_le_bytes())))?;
+    d.set_item("timeout_time_ps", PyBytes::new(py, &col(timeouts, |r| r.time.0.to_le_bytes())))?;
+    d.set_item("timeout_flow", PyBytes::new(py, &col(timeouts, |r| r.flow.to_le_bytes())))?;
+    d.set_item("timeout_receiver", PyBytes::new(py, &col(timeouts, |r| r.receiver.to_le_bytes())))?;
+    d.set_item("timeout_loss", PyBytes::new(py, &col(timeouts, |r| r.loss.map_or(-1i64, i64::from).to_le_bytes())))?;
+    let ends: Vec<u8> = ends.iter().flat_map(|&(a, b)| a.to_le_bytes().into_iter().chain(b.to_le_bytes())).collect();
+    d.set_item("flow_ends", PyBytes::new(py, &ends))?;
     Ok(d)
 }
 
@@ -165,10 +204,11 @@ fn port_util_columns<'py>(py: Python<'py>, u: &incast_sim::port_util::PortUtil) 
 /// handshakes included) and `capture_truncated` when a capture was asked for,
 /// `trace_rows` when a trace was and `event_rows` when an event trace was. Each file
 /// appears whole or not at all. With `port_util_interval_ps`, every port is also sampled
-/// at that interval (`incast_sim::port_util`). Returns `(result JSON, port series or None)`
-/// (the series as `port_util_columns` gives them).
+/// at that interval (`incast_sim::port_util`); with `losses`, the ground truth of every loss
+/// and timeout is recorded. Returns `(result JSON, port series or None, truth or None)`
+/// (as `port_util_columns` and `truth_columns` give them).
 #[pyfunction]
-#[pyo3(signature = (scenario_json, pcap_path=None, trace_path=None, capture_limit=incast_simio::run::DEFAULT_CAPTURE_LIMIT, trace_flows=vec![], pcap_include_dropped=true, events_path=None, progress=None, port_util_interval_ps=None))]
+#[pyo3(signature = (scenario_json, pcap_path=None, trace_path=None, capture_limit=incast_simio::run::DEFAULT_CAPTURE_LIMIT, trace_flows=vec![], pcap_include_dropped=true, events_path=None, progress=None, port_util_interval_ps=None, losses=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate_recording<'py>(
     py: Python<'py>,
@@ -181,7 +221,8 @@ pub fn simulate_recording<'py>(
     events_path: Option<std::path::PathBuf>,
     progress: Option<&Progress>,
     port_util_interval_ps: Option<u64>,
-) -> PyResult<(String, Option<Bound<'py, PyDict>>)> {
+    losses: bool,
+) -> PyResult<(String, Option<Bound<'py, PyDict>>, Option<Bound<'py, PyDict>>)> {
     let scenario = parse_spec(scenario_json)?.validate().map_err(scenario_error)?;
     let req = incast_simio::FileRequest {
         pcap: pcap_path,
@@ -191,6 +232,7 @@ pub fn simulate_recording<'py>(
         trace_flows,
         events: events_path,
         port_util_interval: port_util_interval_ps.map(incast_sim::time::Time),
+        losses,
         progress: progress.map(|p| p.0.clone()),
     };
     let (result, written) = py.detach(|| incast_simio::simulate_to_files(&scenario, &req)).map_err(|e| {
@@ -217,6 +259,7 @@ pub fn simulate_recording<'py>(
         obj.insert("event_rows".into(), rows.into());
     }
     let columns = written.port_util.as_ref().map(|u| port_util_columns(py, u)).transpose()?;
+    let truth = written.truth.as_ref().map(|(l, t)| truth_columns(py, l, t, &written.ends)).transpose()?;
     let text = serde_json::to_string(&json).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok((text, columns))
+    Ok((text, columns, truth))
 }

@@ -147,6 +147,10 @@ pub struct SimResult {
     pub pause_xoff_frames: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pause_xon_frames: Option<u64>,
+    /// Riak over Erlang distribution: times a process was suspended on a busy connection
+    /// (`busy_dist_port`, `app::erlang_dist`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub busy_dist_port: Option<u64>,
     /// The victim flow's goodput (Mbps) and payload bytes dropped, when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub victim_goodput_mbps: Option<f64>,
@@ -299,6 +303,7 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         get_latency_p99_s: riak.map(|g| g.latencies.percentile(99.0).map(secs)),
         get_latency_max_s: riak.map(|g| g.latencies.max().map(secs)),
         node_bytes_received: riak.map(|g| g.node_bytes_received.clone()),
+        busy_dist_port: w.apps().erlang_dist().map(|d| d.busy_dist_port),
         sru_bytes: if s.workload == Workload::Riak { 0 } else { sc.per_server_bytes[0] },
         block_bytes: reads.map_or(0, |r| r.clients[0].block_bytes(r.active_per_block())),
         buffer_bytes: s.buffer_bytes,

@@ -119,6 +119,20 @@ impl Workload {
     }
 }
 
+/// How a Riak cluster's nodes carry their messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RiakTransport {
+    /// One persistent connection per ordered (replica -> coordinator) pair carrying the
+    /// replies; requests travel its reverse direction (the model before issue 26).
+    #[default]
+    PerPair,
+    /// Erlang distribution (`app::erlang_dist`): one TCP connection per pair of nodes carries
+    /// every message between them, in order, both ways; a process sending to a connection
+    /// whose queue is at `dist_buf_busy_limit_bytes` is suspended until it drains.
+    ErlangDist,
+}
+
 /// How NCCS and OCS read condition-I, "S - T1 V bits sent" (§4.3-4.4; docs/model.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
@@ -186,6 +200,10 @@ pub struct ScenarioSpec {
     /// Riak: the replies' mean size.
     pub reply_bytes: u64,
     pub reply_size_dist: ReplySizeDist,
+    /// Riak: how the nodes' messages travel (`app::erlang_dist`).
+    pub riak_transport: RiakTransport,
+    /// Riak over Erlang distribution: a connection's busy limit (`+zdbbl`).
+    pub dist_buf_busy_limit_bytes: u64,
     pub sru_bytes: Option<u64>,
     pub block_bytes: Option<u64>,
     pub active_servers: Option<u32>,
@@ -309,6 +327,12 @@ pub struct ScenarioSpec {
     pub trim_header_queue_bytes: Option<u64>,
     /// A header that finds the header queue full goes back to its sender (NDP §3.1).
     pub return_to_sender: bool,
+    /// Long-lived background flows between chosen hosts (`app::bulk`).
+    pub bulk_flows: u32,
+    pub bulk_from: Option<Vec<u32>>,
+    pub bulk_to: Option<Vec<u32>>,
+    /// Each bulk flow's application rate; unset: always backlogged.
+    pub bulk_rate_bps: Option<u64>,
 }
 
 impl Default for ScenarioSpec {
@@ -330,6 +354,11 @@ impl Default for ScenarioSpec {
             // Fritchie's example: "big, for example, 100 kilobytes each"
             reply_bytes: 100_000,
             reply_size_dist: ReplySizeDist::Fixed,
+            // what the workload had before Erlang distribution was modelled (issue 26)
+            riak_transport: RiakTransport::PerPair,
+            // Erlang's default dist_buf_busy_limit (erl +zdbbl: "Defaults to 1024" KB;
+            // ERTS_DE_BUSY_LIMIT (1024*1024) in erts/emulator/beam/dist.h)
+            dist_buf_busy_limit_bytes: 1024 * 1024,
             // 256 KiB (FAST'08 Table 1), resolved at validation unless block_bytes is set
             sru_bytes: None,
             block_bytes: None,
@@ -441,6 +470,11 @@ impl Default for ScenarioSpec {
             victim_class: 0,
             // whole-link PAUSE when pause is on (FAST'08 §5.2 tested 802.3x)
             pfc: false,
+            // no background flows, as every seed's incast runs
+            bulk_flows: 0,
+            bulk_from: None,
+            bulk_to: None,
+            bulk_rate_bps: None,
         }
     }
 }
@@ -588,6 +622,7 @@ impl ScenarioSpec {
         s.check_classes()?;
         s.check_workload()?;
         let trim = s.check_transport(admission, buffer_packets)?;
+        s.bulk_pairs()?;
         let rto_min_ps = s.rto_min()?;
         let stop = s.stop()?;
         let per_server_bytes = s.per_server_bytes()?;
@@ -1085,6 +1120,9 @@ impl ScenarioSpec {
                 ("read_quorum", s.read_quorum != d.read_quorum, s.read_quorum.to_string()),
                 ("reply_bytes", s.reply_bytes != d.reply_bytes, format_bytes(s.reply_bytes)),
                 ("reply_size_dist", s.reply_size_dist != d.reply_size_dist, word(&s.reply_size_dist)),
+                ("riak_transport", s.riak_transport != d.riak_transport, word(&s.riak_transport)),
+                ("dist_buf_busy_limit_bytes", s.dist_buf_busy_limit_bytes != d.dist_buf_busy_limit_bytes,
+                    format_bytes(s.dist_buf_busy_limit_bytes)),
             ];
             for (name, set, value) in riak_only {
                 check(!set, || {
@@ -1122,6 +1160,11 @@ impl ScenarioSpec {
                 let allowed = format!("read_quorum ({}) at most replicas ({})", s.read_quorum, s.replicas);
                 ScenarioError::new("read_quorum", s.read_quorum, allowed).with_related(&["replicas"])
             })?;
+            check(s.riak_transport == RiakTransport::ErlangDist || s.dist_buf_busy_limit_bytes == d.dist_buf_busy_limit_bytes, || {
+                let allowed = "its default unless riak_transport is erlang_dist";
+                ScenarioError::new("dist_buf_busy_limit_bytes", format_bytes(s.dist_buf_busy_limit_bytes), allowed)
+                    .with_related(&["riak_transport"])
+            })?;
         }
         // blocks, clients and connection schedules belong to the synchronized reads
         let riak = s.workload == Workload::Riak;
@@ -1151,6 +1194,68 @@ impl ScenarioSpec {
             check(!set, || ScenarioError::new(name, value, allowed).with_related(&["workload"]))?;
         }
         Ok(())
+    }
+
+    /// Hosts of a world: servers (Riak: nodes), then clients, then the victim's two.
+    pub fn hosts(&self) -> u32 {
+        self.workload_hosts() + 2 * self.victim as u32
+    }
+
+    /// The bulk flows' fields agree: hosts that exist, no flow to itself, a rate no faster
+    /// than the link, and nothing set without flows. Returns each flow's (sender, receiver).
+    pub fn bulk_pairs(&self) -> Result<Vec<(u32, u32)>, ScenarioError> {
+        let s = self;
+        let list = |v: &Option<Vec<u32>>| v.as_ref().map(|l| l.iter().map(u32::to_string).collect::<Vec<_>>().join(","));
+        if s.bulk_flows == 0 {
+            for (name, set) in [("bulk_from", list(&s.bulk_from)), ("bulk_to", list(&s.bulk_to))] {
+                if let Some(v) = set {
+                    return Err(ScenarioError::new(name, v, "unset unless bulk_flows is 1 or more").with_related(&["bulk_flows"]));
+                }
+            }
+            if let Some(r) = s.bulk_rate_bps {
+                let e = ScenarioError::new("bulk_rate_bps", format_rate(r), "unset unless bulk_flows is 1 or more");
+                return Err(e.with_related(&["bulk_flows"]));
+            }
+            return Ok(vec![]);
+        }
+        // host numbers name a star's or a leaf-spine's hosts; a fat tree places its own, and
+        // the one-shot workloads have no clients to load
+        check(matches!(s.workload, Workload::SyncRead | Workload::Riak) && s.topology != TopologyKind::FatTree, || {
+            ScenarioError::new("bulk_flows", s.bulk_flows, "0 unless workload is sync_read or riak on a star or a leaf-spine")
+                .with_related(&["workload", "topology"])
+        })?;
+        let hosts = s.hosts();
+        for (name, v) in [("bulk_from", &s.bulk_from), ("bulk_to", &s.bulk_to)] {
+            if let Some(l) = v {
+                check(!l.is_empty() && l.iter().all(|&h| h < hosts), || {
+                    let allowed = format!("host numbers from 0 to {} (servers, then clients, then the victim's two)", hosts - 1);
+                    ScenarioError::new(name, list(v).unwrap_or_default(), allowed).with_related(&["servers", "clients"])
+                })?;
+            }
+        }
+        if let Some(r) = s.bulk_rate_bps {
+            check(r <= s.rate_bps, || {
+                let allowed = format!("at most rate ({}): a flow cannot write faster than its link", format_rate(s.rate_bps));
+                ScenarioError::new("bulk_rate_bps", format_rate(r), allowed).with_related(&["rate_bps"])
+            })?;
+        }
+        // unset receivers: the first client, or node 0 of a Riak cluster
+        let first_client = if s.workload == Workload::Riak { 0 } else { s.servers };
+        let to = s.bulk_to.clone().unwrap_or_else(|| vec![first_client]);
+        let from = match &s.bulk_from {
+            Some(l) => l.clone(),
+            None => (0..s.servers).filter(|h| !to.contains(h)).collect(),
+        };
+        check(!from.is_empty(), || {
+            ScenarioError::new("bulk_to", list(&Some(to.clone())).unwrap_or_default(), "leaving a server to send from")
+                .with_related(&["bulk_from", "servers"])
+        })?;
+        let pairs: Vec<(u32, u32)> = (0..s.bulk_flows as usize).map(|i| (from[i % from.len()], to[i % to.len()])).collect();
+        if let Some(&(h, _)) = pairs.iter().find(|(a, b)| a == b) {
+            let allowed = format!("no flow from a host to itself (flow from host {h} to host {h})");
+            return Err(ScenarioError::new("bulk_from", list(&Some(from)).unwrap_or_default(), allowed).with_related(&["bulk_to"]));
+        }
+        Ok(pairs)
     }
 
     /// RTOmin: given, or FAST'08's 200 ms, or TCPFG's 200 us; at most RTOmax.

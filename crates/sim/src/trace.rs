@@ -7,7 +7,11 @@
 //! - a per-flow sender trace: the congestion state after every event that can change it;
 //! - a per-event trace of every flow in the ns-3 peer's kinds (`peers/ns3/README.md`:
 //!   tx, rtx, ack, enq, deq, drop, cwnd, ssth, rto, state), so one script can diff a run
-//!   of each simulator.
+//!   of each simulator;
+//! - the ground truth of every loss and timeout ([`LossRow`], [`TimeoutRow`]): where each
+//!   data packet was dropped, how many TCP senders had packets queued at that port, and
+//!   for every retransmission timeout the loss it came from. What the monitor's verdict
+//!   infers from counters, the simulator knows from its events (`incastlab monitor truth`).
 
 use crate::event::FlowId;
 use crate::packet::Packet;
@@ -28,6 +32,9 @@ pub struct RecordOptions {
     /// Memory cap of a run by blocks' sampling; `None` = `port_util::MAX_BYTES` (tests set a
     /// small one to reach it).
     pub port_util_cap_bytes: Option<u64>,
+    /// Record every data packet a switch drops and every retransmission timeout, with the
+    /// loss it came from ([`Records::losses`], [`Records::timeouts`]).
+    pub losses: bool,
     /// Report how far the run has got here while it runs.
     pub progress: Option<std::sync::Arc<crate::progress::RunProgress>>,
 }
@@ -149,6 +156,43 @@ pub struct SenderSnapshot {
     pub state: u8,
 }
 
+/// A data packet a switch port dropped, and who else was waiting there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LossRow {
+    pub time: Time,
+    /// The port that dropped it (numbered as the topology numbers ports).
+    pub port: crate::event::PortId,
+    pub flow: FlowId,
+    /// Its first sequence number and payload bytes.
+    pub seq: u64,
+    pub len: u32,
+    /// Distinct TCP flows with data packets waiting at the port, the dropped packet's own
+    /// flow included: 1 is a flow overflowing the port alone; 2 or more, senders' data
+    /// meeting in one queue. (UDP datagrams are not senders: incast is TCP's.)
+    pub queued_senders: u32,
+}
+
+/// A retransmission timeout, and the loss it came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeoutRow {
+    pub time: Time,
+    pub flow: FlowId,
+    /// The host the flow's data goes to (the machine that waits).
+    pub receiver: u32,
+    /// Index in [`Records::losses`] of the drop of the segment the timer was guarding: the
+    /// latest drop of this flow's data that covers its oldest unacknowledged byte, else the
+    /// latest drop of its data not yet acknowledged. `None`: nothing of it was dropped (a
+    /// lost ACK, or a spurious timeout).
+    pub loss: Option<u32>,
+}
+
+/// A flow's drops not yet acknowledged, for [`TimeoutRow::loss`].
+#[derive(Clone, Debug, Default)]
+struct Outstanding {
+    /// (seq, end, index in the loss rows), oldest first.
+    drops: Vec<(u64, u64, u32)>,
+}
+
 /// What a run recorded.
 #[derive(Clone, Debug, Default)]
 pub struct Records {
@@ -161,6 +205,10 @@ pub struct Records {
     /// Each flow's (sender host, receiver host), by flow id, the victim's last when there is
     /// one: who the captured packets' connections join (a front addresses them from this).
     pub ends: Vec<(u32, u32)>,
+    /// Every data packet a switch dropped, in time order (`RecordOptions::losses`).
+    pub losses: Vec<LossRow>,
+    /// Every retransmission timeout, in time order (`RecordOptions::losses`).
+    pub timeouts: Vec<TimeoutRow>,
 }
 
 /// The recorder a world carries; does nothing unless asked.
@@ -183,6 +231,10 @@ pub(crate) struct Recorder {
     /// Each flow's sender state as last reported in the per-event trace: one entry per flow
     /// the world has created (`Recorder::add_flow`), so flow ids index it.
     reported: Vec<Option<SenderSnapshot>>,
+    /// The ground truth of losses and timeouts is recorded (`RecordOptions::losses`).
+    pub(crate) losses: bool,
+    /// Per flow, its drops not yet acknowledged (grown as flows appear).
+    outstanding: Vec<Outstanding>,
     pub(crate) records: Records,
 }
 
@@ -197,11 +249,42 @@ impl Recorder {
             watched_nic: 0,
             traced,
             events: opts.events,
-            watch_ports: opts.events,
+            // a drop is seen where the ports are watched (`Fabric::watch_offer`)
+            watch_ports: opts.events || opts.losses,
             port_util: None,
             reported: vec![],
+            losses: opts.losses,
+            outstanding: vec![],
             records: Records::default(),
         }
+    }
+
+    /// A switch port dropped a data packet of `flow` (`seq`, `len` payload bytes) while
+    /// `queued_senders` TCP flows had data waiting there (the caller counted them).
+    pub(crate) fn loss(&mut self, time: Time, port: crate::event::PortId, flow: FlowId, seq: u64, len: u32, queued_senders: u32) {
+        let index = self.records.losses.len() as u32;
+        self.records.losses.push(LossRow { time, port, flow, seq, len, queued_senders });
+        let f = flow as usize;
+        if self.outstanding.len() <= f {
+            self.outstanding.resize_with(f + 1, Outstanding::default);
+        }
+        self.outstanding[f].drops.push((seq, seq + len as u64, index));
+    }
+
+    /// `flow`'s retransmission timer fired with `snd_una` its oldest unacknowledged byte;
+    /// its data goes to host `receiver`. The loss it came from is the latest drop covering
+    /// `snd_una`, else the latest drop not yet acknowledged; drops below `snd_una` are
+    /// forgotten (acknowledged since: the receiver got their retransmission).
+    pub(crate) fn timeout(&mut self, time: Time, flow: FlowId, snd_una: u64, receiver: u32) {
+        let loss = match self.outstanding.get_mut(flow as usize) {
+            Some(o) => {
+                o.drops.retain(|&(_, end, _)| end > snd_una);
+                let covering = o.drops.iter().rev().find(|&&(seq, end, _)| seq <= snd_una && snd_una < end);
+                covering.or(o.drops.last()).map(|&(_, _, i)| i)
+            }
+            None => None,
+        };
+        self.records.timeouts.push(TimeoutRow { time, flow, receiver, loss });
     }
 
     /// The world created its next flow (ids are given in order from 0).
@@ -261,5 +344,37 @@ impl Recorder {
         if now.state != was.state {
             self.event(time, EventKind::State, flow, was.state as u64, now.state as u64, None);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_timeout_is_traced_to_the_latest_drop_covering_its_oldest_unacknowledged_byte() {
+        let mut r = Recorder::new(&RecordOptions { losses: true, ..Default::default() });
+        r.loss(Time(10), 7, 0, 1, 1460, 3); // 0: flow 0's first segment, 3 senders waiting
+        r.loss(Time(11), 7, 0, 2921, 1460, 1); // 1: its third
+        r.loss(Time(12), 7, 1, 1, 1460, 2); // 2: another flow's
+        r.timeout(Time(100), 0, 1, 5);
+        r.loss(Time(110), 7, 0, 1, 1460, 2); // 3: the first segment's retransmission, dropped again
+        r.timeout(Time(300), 0, 1, 5);
+        // the first segment got through since: the drops below 2921 are forgotten
+        r.timeout(Time(700), 0, 2921, 5);
+        r.timeout(Time(800), 2, 1, 5); // nothing of flow 2 was dropped: a spurious timeout or a lost ACK
+        let loss: Vec<Option<u32>> = r.records.timeouts.iter().map(|t| t.loss).collect();
+        assert_eq!(loss, vec![Some(0), Some(3), Some(1), None]);
+        assert_eq!(r.records.losses[3].queued_senders, 2);
+        assert!(r.records.timeouts.iter().all(|t| t.receiver == 5));
+    }
+
+    #[test]
+    fn without_a_covering_drop_the_latest_unacknowledged_one_is_the_loss() {
+        // the segment at snd_una was not dropped (a lost ACK left it unacknowledged), a later one was
+        let mut r = Recorder::new(&RecordOptions { losses: true, ..Default::default() });
+        r.loss(Time(10), 3, 4, 4381, 1460, 2);
+        r.timeout(Time(100), 4, 1461, 0);
+        assert_eq!(r.records.timeouts[0].loss, Some(0));
     }
 }

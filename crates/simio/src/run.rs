@@ -25,6 +25,9 @@ pub struct FileRequest {
     pub events: Option<PathBuf>,
     /// Sample every port at this interval (`incast_sim::port_util`); returned, not written.
     pub port_util_interval: Option<incast_sim::time::Time>,
+    /// Record the ground truth of every loss and timeout (`incast_sim::trace::LossRow`);
+    /// returned, not written.
+    pub losses: bool,
     /// Report how far the run has got here while it runs.
     pub progress: Option<std::sync::Arc<incast_sim::progress::RunProgress>>,
 }
@@ -39,6 +42,7 @@ impl Default for FileRequest {
             trace_flows: vec![],
             events: None,
             port_util_interval: None,
+            losses: false,
             progress: None,
         }
     }
@@ -53,6 +57,10 @@ pub struct Written {
     pub event_rows: Option<u64>,
     /// The per-port series, when asked for.
     pub port_util: Option<incast_sim::port_util::PortUtil>,
+    /// The ground truth of losses and timeouts, when asked for.
+    pub truth: Option<(Vec<incast_sim::trace::LossRow>, Vec<incast_sim::trace::TimeoutRow>)>,
+    /// Each flow's (sender host, receiver host), by flow id.
+    pub ends: Vec<(u32, u32)>,
 }
 
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -101,6 +109,7 @@ pub fn simulate_to_files(sc: &Scenario, req: &FileRequest) -> Result<(SimResult,
         events: req.events.is_some(),
         port_util_interval: req.port_util_interval,
         port_util_cap_bytes: None,
+        losses: req.losses,
         progress: req.progress.clone(),
     };
     let (result, mut records) = incast_sim::record(sc, &opts)?;
@@ -108,7 +117,9 @@ pub fn simulate_to_files(sc: &Scenario, req: &FileRequest) -> Result<(SimResult,
         // cut short: write nothing rather than half a run
         return Err(Box::new(Refused("cancelled: no file written".into())));
     }
-    let mut written = Written { port_util: records.port_util.take(), ..Written::default() };
+    let truth = req.losses.then(|| (std::mem::take(&mut records.losses), std::mem::take(&mut records.timeouts)));
+    let ends = records.ends.clone();
+    let mut written = Written { port_util: records.port_util.take(), truth, ends, ..Written::default() };
     if let Some(path) = &req.pcap {
         let summary = write_atomically(path, |w| {
             pcap::write_pcap(sc, &records, &req.pcap_options, w).map_err(std::io::Error::other)
@@ -130,12 +141,18 @@ pub fn simulate_to_files(sc: &Scenario, req: &FileRequest) -> Result<(SimResult,
 
 /// How many flows a run of `sc` can have (flow ids run from 0 to this minus 1), and why:
 /// client c's flow from server i is flow c * servers + i; the Riak workload opens a flow per
-/// (replica, coordinator) pair of nodes as its gets first need it. The victim's flow is not
-/// a traced one; a background's flows come after the workload's.
+/// (replica, coordinator) pair of nodes as its gets first need it, after the bulk flows (made
+/// at the start). The victim's flow and, with the reads, the bulk flows come after the reads'
+/// and are not traced ones; a background's flows come after the workload's.
 pub fn flow_count(sc: &Scenario) -> (u64, String) {
-    let (n, c) = (sc.spec.servers as u64, sc.spec.clients as u64);
+    let (n, c, bulk) = (sc.spec.servers as u64, sc.spec.clients as u64, sc.spec.bulk_flows as u64);
     match sc.spec.workload {
         Workload::SyncRead => (n * c, format!("servers x clients = {n} x {c}: one flow per server and client")),
+        Workload::Riak if bulk > 0 => (
+            bulk + n * (n - 1),
+            format!("bulk_flows + servers x (servers - 1) = {bulk} + {n} x {}: the bulk flows, then workload \
+                     riak's, one per ordered pair of nodes", n - 1),
+        ),
         Workload::Riak => (
             n * (n - 1),
             format!("servers x (servers - 1) = {n} x {}: workload riak, one flow per ordered pair of nodes", n - 1),

@@ -17,6 +17,7 @@ _IN_NETNS_ENV = "INCASTLAB_MONITOR_NETNS"
 # (least ps, most ps, what to say) of --interval and --duration
 _INTERVAL = (10 * 10**6, 100 * 10**9, "10us to 100ms (one report per second)")
 _DURATION = (10**12, 24 * 3600 * 10**12, "1s to 24h (one report per second)")
+_FLOW_INTERVAL = (10**9, 10**12, "1ms to 1s")
 
 
 def register(subparsers) -> None:
@@ -51,6 +52,13 @@ def register(subparsers) -> None:
                         "devices such as veth, whose counters move per packet at transmit time")
     p.add_argument("--spin", type=argtypes.duration("--spin", allow_zero=True), default=0,
                    help="busy-wait this long before each deadline for finer timing (burns CPU; default 0)")
+    p.add_argument("--flow-interval", type=argtypes.duration("--flow-interval", bounds=_FLOW_INTERVAL),
+                   default=10 * 10**9,
+                   help="how often the TCP sockets are read for the fan-in per interval, stalls and active "
+                        "flows (default 10ms; 1ms to 1s)")
+    p.add_argument("--millisampler", metavar="FILE.parquet",
+                   help="write Millisampler-style series (bytes in/out, active flows, retransmissions, ECN marks "
+                        "at 100us, 1ms, 10ms; docs/monitor.md) in the schema `simulate --millisampler` writes")
     p.set_defaults(func=run_monitor)
     sub = p.add_subparsers(dest="monitor_action", metavar="ACTION")
     sub.required = False
@@ -61,6 +69,19 @@ def register(subparsers) -> None:
     pp.add_argument("--out", metavar="PNG", help="image to write (default: FILE with .png)")
     pp.add_argument("--json", action="store_true", help="print what was drawn as JSON")
     pp.set_defaults(func=run_plot)
+    pt = sub.add_parser("truth", help="judge the verdict against simulated ground truth: a confusion matrix per "
+                                      "utilization band",
+                        description="Simulate the labelled set (docs/monitor.md, 'How often the verdict is right'): "
+                                    "machine-seconds whose truth is known from the simulator's events, judged by "
+                                    "the verdict and by the rule before it, counted per utilization band.")
+    pt.add_argument("--seeds", default="held-out",
+                    help="'design' (the seeds the rule was looked at on), 'held-out' (default: the ones that "
+                         "count), or seed numbers, e.g. 4,5")
+    pt.add_argument("--quick", action="store_true", help="a handful of runs of 2 s (a first look; ~1.5 min)")
+    pt.add_argument("--jobs", type=int, default=2, help="simulations at once (default 2)")
+    pt.add_argument("--out", metavar="FILE.csv", help="also write every judged machine-second")
+    pt.add_argument("--json", action="store_true", help="print both matrices as one JSON object")
+    pt.set_defaults(func=run_truth)
 
 
 def run_plot(args) -> int:
@@ -75,6 +96,50 @@ def run_plot(args) -> int:
         print(json.dumps(info))
     else:
         print(f"wrote {out} (median sampling interval {info['median_interval_us']:.0f} us)")
+    return 0
+
+
+def _truth_seeds(text: str) -> tuple[int, ...]:
+    from .. import truth
+
+    if text == "design":
+        return truth.DESIGN_SEEDS
+    if text == "held-out":
+        return truth.HELD_OUT_SEEDS
+    try:
+        seeds = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        seeds = ()
+    if not seeds or any(x < 0 for x in seeds):
+        raise UsageError("--seeds", text, "design, held-out, or seed numbers such as 4,5")
+    return seeds
+
+
+def run_truth(args) -> int:
+    from .. import truth
+
+    seeds = _truth_seeds(args.seeds)
+    if not 1 <= args.jobs <= 64:
+        raise UsageError("--jobs", args.jobs, "1 to 64")
+    if args.out:
+        from ..outfiles import check_writable
+
+        check_writable(args.out, "--out", ("csv",))
+
+    def progress(done: int, total: int) -> None:
+        print(f"\r{done}/{total} runs", end="", file=sys.stderr, flush=True)
+
+    df = truth.labelled_set(seeds, quick=args.quick, jobs=args.jobs, progress=progress)
+    print(file=sys.stderr)
+    if args.out:
+        from ..outfiles import write_atomically
+
+        write_atomically(args.out, lambda tmp: df.to_csv(tmp, index=False))
+    if args.json:
+        print(truth.summary_json(df))
+        return 0
+    print(f"{len(df)} machine-seconds, seeds {','.join(map(str, seeds))}; `incast` against the ground truth:")
+    print(truth.markdown(truth.confusion(df, "level"), truth.confusion(df, "ratio_level")))
     return 0
 
 
@@ -128,6 +193,10 @@ def run_monitor(args) -> int:
     duration_ns = args.duration // 1000
     if args.record:
         record_mod.check_path(args.record)
+    if args.millisampler:
+        from ..millisampler import check_path
+
+        check_path(args.millisampler, "--millisampler")
     tcp_netns = _netns_names(args.tcp_netns, "--tcp-netns") if args.tcp_netns else [None]
     if args.qdisc_netns:
         _netns_names(args.qdisc_netns, "--qdisc-netns")
@@ -137,10 +206,15 @@ def run_monitor(args) -> int:
     line_rate = float(args.line_rate) if args.line_rate else sysfs_line_rate_bps(iface)
     cfg = MonitorConfig(iface=iface, interval_ns=interval_ns, duration_ns=duration_ns, line_rate_bps=line_rate,
                         tcp_netns=tcp_netns, qdisc_dev=args.qdisc_dev, qdisc_netns=args.qdisc_netns,
-                        spin_ns=args.spin // 1000, netns=args.netns, source=args.source)
+                        spin_ns=args.spin // 1000, netns=args.netns, source=args.source,
+                        flow_interval_ns=args.flow_interval // 1000)
     recorder = record_mod.Recorder(args.record) if args.record else None
     emit = _emit_json if args.json else _emit_table
     monitor = Monitor(cfg, recorder)
+    if args.millisampler:
+        from ..millisampler import MonitorWriter
+
+        monitor.millisampler = MonitorWriter(args.millisampler, iface)
     stop: KeyboardInterrupt | None = None
     try:
         summary = monitor.run(emit)
@@ -152,6 +226,8 @@ def run_monitor(args) -> int:
         raise
     if recorder is not None:
         recorder.close()
+    if monitor.millisampler is not None:
+        monitor.millisampler.close()
     if args.json:
         print(json.dumps(summary), flush=True)
     else:
@@ -199,7 +275,13 @@ def _emit_table(rec: dict) -> None:
         print(f"  tcp senders {rec['tcp_senders']}; largest: {top}")
     if rec["ecn_ce"] and any(rec["ecn_ce"].values()):
         print(f"  ECN CE-marked packets/s: rx {rec['ecn_ce']['rx']}  tx {rec['ecn_ce']['tx']}")
-    print(f"  verdict: {rec['evidence']}", flush=True)
+    fanin = rec.get("fanin")
+    if fanin:
+        print(f"  fan-in: at most {fanin['senders']} TCP senders within one {fanin['interval_ms']:g} ms at line rate"
+              + (f"; {rec['stalled_senders']} resumed after 190 ms or more of silence" if rec.get("stalled_senders")
+                 else ""))
+    print(f"  verdict: {rec['verdict']} ({rec['evidence']}); the peak/average rule before it: "
+          f"{rec['verdict_ratio_rule']}", flush=True)
 
 
 def _print_summary(s: dict, record_path: str | None) -> None:

@@ -12,7 +12,7 @@ from . import argtypes
 
 RECORDING_FLAGS = {"pcap": "--pcap", "trace": "--trace", "trace_flows": "--trace-flows",
                    "capture_limit": "--capture-limit", "events": "--events", "port_util": "--port-util",
-                   "port_util_interval": "--port-util-interval"}
+                   "port_util_interval": "--port-util-interval", "millisampler": "--millisampler"}
 
 
 def add_recording_arguments(parser: argparse.ArgumentParser) -> None:
@@ -45,6 +45,10 @@ def add_recording_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--port-util-interval", type=argtypes.duration(
                        "--port-util-interval", bounds=(10**8, 10**12, "an interval from 100us to 1s")),
                    default=None, metavar="DUR", help="the --port-util interval (default 100us)")
+    g.add_argument("--millisampler", metavar="FILE",
+                   help="write every machine's Millisampler-style series (bytes in/out, active flows, "
+                        "retransmissions, ECN marks at 100us, 1ms, 10ms; .parquet) in the schema "
+                        "`incastlab monitor --millisampler` writes (docs/monitor.md)")
 
 
 def recordings_for(args: argparse.Namespace, servers: list[int], scenarios: list | None = None) -> list[Recording]:
@@ -65,7 +69,8 @@ def recordings_for(args: argparse.Namespace, servers: list[int], scenarios: list
         capture_limit=args.capture_limit or DEFAULT_CAPTURE_LIMIT,
         pcap_received_only=args.pcap_received_only,
         port_util=args.port_util,
-        port_util_interval_ps=(args.port_util_interval or 10**8) if args.port_util else None,
+        port_util_interval_ps=(args.port_util_interval or 10**8) if (args.port_util or args.millisampler) else None,
+        millisampler=args.millisampler,
     )
     several = len(servers) > 1
     recordings = [base.for_point(n) if several else base for n in servers]

@@ -119,10 +119,11 @@ def _observed(exp: Experiment, pts: list[Point], jobs: int | None, progress) -> 
     from ..recording import Recording
     from ..units import parse_duration_ps
 
-    rec = Recording(port_util_interval_ps=parse_duration_ps(exp.observe.interval, "observe.interval"))
+    rec = Recording(port_util_interval_ps=parse_duration_ps(exp.observe.interval, "observe.interval"),
+                    losses=exp.observe.truth)
 
-    def reduce(result: dict, port_util) -> dict:  # in the worker: the series is dropped at once
-        return exp.observe.columns(sim.SimResult(result, port_util=port_util))
+    def reduce(result: dict, observed) -> dict:  # in the worker: the series is dropped at once
+        return exp.observe.columns(sim.SimResult(result, port_util=observed.port_util, truth=observed.truth))
 
     try:
         results = sim.run_points([p.scenario for p in pts], jobs=jobs, progress=progress,

@@ -56,6 +56,8 @@ class Observe:
 
     interval: str
     columns: Callable[[Any], Mapping[str, Any]]
+    #: Also record the ground truth of losses and timeouts (``SimResult.truth``, ``incastlab.truth``).
+    truth: bool = False
 
 
 @dataclass(frozen=True)

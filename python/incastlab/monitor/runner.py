@@ -13,7 +13,7 @@ from typing import Callable
 import numpy as np
 
 from ..errors import EnvironmentProblem, UsageError
-from . import native, procnet, qdisc, senders, timescales, verdict
+from . import flows, native, procnet, qdisc, senders, timescales, verdict
 
 NS_PER_S = timescales.NS_PER_S
 # the achieved median may differ from the request by this much before we say we could not
@@ -22,6 +22,12 @@ INTERVAL_TOLERANCE = 0.20
 # drain this long after a window ends, so a reading after its end exists to interpolate to
 DRAIN_LAG_NS = 5_000_000
 SERIES = ("t_end_ns", "dt_ns", "rx_bytes", "tx_bytes", "rx_packets", "tx_packets")
+
+
+def _readings_after(held: dict, t_ns: int) -> dict:
+    """The readings of ``held`` that end after ``t_ns`` (the next window's context)."""
+    keep = [i for i, t in enumerate(held["t_end_ns"]) if t > t_ns]
+    return {k: [v[i] for i in keep] for k, v in held.items()}
 
 
 @dataclass
@@ -36,6 +42,7 @@ class MonitorConfig:
     spin_ns: int = 0
     source: str = "auto"  # "auto" (eBPF if the kernel allows, else sysfs) | "ebpf" | "sysfs"
     netns: str | None = None  # where the interface lives (for the record only)
+    flow_interval_ns: int = flows.DEFAULT_INTERVAL_NS  # how often the sockets are read
 
 
 def sysfs_line_rate_bps(iface: str) -> float | None:
@@ -120,6 +127,12 @@ class Monitor:
         self.resets = 0
         self.tcp = CounterDeltas()
         self.senders: senders.SenderWatch | None = None
+        self.poller: flows.FlowPoller | None = None
+        self.stalls = flows.StallTracker()
+        self._pending: list[flows.Reading] = []
+        self._last_reading_ns: int | None = None
+        self._previous_facts: verdict.SecondFacts | None = None
+        self.millisampler = None  # a millisampler.MonitorWriter, when asked for
         self.qd = CounterDeltas()
         self.unavailable: dict[str, str] = {}
         self.incast_seconds = 0
@@ -134,19 +147,28 @@ class Monitor:
     def _watch_senders(self) -> None:
         try:
             self.senders = senders.SenderWatch(self.cfg.iface)
+            self.poller = flows.FlowPoller(self.senders, self.cfg.flow_interval_ns).start()
         except OSError as e:
             self.unavailable["tcp senders"] = f"cannot read this namespace's TCP sockets (sock_diag): {e}"
 
-    def _read_senders(self) -> list[senders.Delivery] | None:
-        if self.senders is None:
+    def _read_flows(self, end_ns: int, series: dict) -> flows.SecondFlows | None:
+        """The second ending at ``end_ns`` as the socket readings saw it (``flows.fold``)."""
+        if self.poller is None:
             return None
         try:
-            got = self.senders.second()
+            got = self._pending + self.poller.drain()
         except OSError as e:
             self.unavailable["tcp senders"] = f"cannot read this namespace's TCP sockets (sock_diag): {e}"
+            self.poller = None
             return None
         self.unavailable.update(self.senders.unavailable)
-        return got
+        mine = [r for r in got if r.t_ns <= end_ns]
+        self._pending = [r for r in got if r.t_ns > end_ns]
+        folded, self._last_reading_ns = flows.fold(
+            mine, self.stalls, self._last_reading_ns, self.cfg.line_rate_bps,
+            np.asarray(series["t_end_ns"], dtype=np.float64), np.asarray(series["dt_ns"], dtype=np.float64),
+            np.asarray(series["rx_bytes"], dtype=np.float64))
+        return folded
 
     def _read_tcp(self) -> dict[str, int | None]:
         counters, unavailable = procnet.read_tcp_counters(self.cfg.tcp_netns)
@@ -229,11 +251,15 @@ class Monitor:
             self.qd.update(self._read_qdiscs())
             self._watch_senders()
             # Windows are exact seconds [w0 + k s, w0 + (k+1) s) from the first reading; we
-            # drain a little after each window's end so readings cover it, and carry the
-            # previous drain along (bucket edges are interpolated across readings).
+            # drain a little after each window's end so readings cover it, and hold every
+            # reading not yet behind the window just judged (bucket edges are interpolated
+            # across readings). A host too loaded to judge a second within a second falls
+            # behind: the drains then reach past the window, and the held readings still
+            # cover it (before, only the previous drain was carried, and a window two drains
+            # back read as 0 bytes); `lag_s` says how far behind.
             t0 = time.monotonic_ns()
             w0: int | None = None
-            prev: dict | None = None
+            held: dict | None = None
             done = 0
             while done < cfg.duration_ns:
                 step = min(NS_PER_S, cfg.duration_ns - done)
@@ -251,15 +277,21 @@ class Monitor:
                 if w0 is None:
                     w0 = got["t_end_ns"][0] - got["dt_ns"][0]
                 self._account(got, t0)
-                both = got if prev is None else {k: prev[k] + got[k] for k in SERIES}
-                emit(self._second(both, got, w0 + done, w0 + done + step, t0))
+                keys = SERIES + (("rx_ce", "tx_ce") if "rx_ce" in got else ())
+                held = {k: list(got[k]) for k in keys} if held is None else {k: held[k] + list(got[k]) for k in keys}
+                start, end = w0 + done, w0 + done + step
+                record = self._second(held, got, start, end, t0)
+                record["lag_s"] = round(max(0, time.monotonic_ns() - end) / NS_PER_S, 3)
+                emit(record)
+                held = _readings_after(held, start)
                 done += step
-                prev = got
         except KeyboardInterrupt:
             self._last_readings(sampler, t0)
             raise
         finally:
             sampler.stop()
+            if self.poller is not None:
+                self.poller.stop()
         return self.summary()
 
     def _last_readings(self, sampler, t0: int) -> None:
@@ -336,14 +368,21 @@ class Monitor:
         qd = self.qd.update(self._read_qdiscs())
         drops = {k[: -len(".drops")]: v for k, v in qd.items() if k.endswith(".drops") and v is not None}
         overlimits = {k[: -len(".overlimits")]: v for k, v in qd.items() if k.endswith(".overlimits") and v is not None}
-        deliveries = self._read_senders()
+        second_flows = self._read_flows(end_ns, series)
+        deliveries = None if second_flows is None else second_flows.deliveries
         nsenders = None if deliveries is None else len(deliveries)
         # loopback keeps one counter and reports it as both rx and tx (drivers/net/loopback.c,
         # loopback_get_stats64): the same bursts, judged once
         judged = [d for d in directions if d.name == "rx"] if self.loopback else directions
-        v = verdict.judge(verdict.SecondFacts(judged, cfg.line_rate_bps, tcp.get("rto_timeouts"),
-                                              tcp.get("retrans_segs"), drops, nsenders,
-                                              tcp.get("dsack_recv_segs")))
+        facts = verdict.SecondFacts(judged, cfg.line_rate_bps, tcp.get("rto_timeouts"), tcp.get("retrans_segs"),
+                                    drops, nsenders, tcp.get("dsack_recv_segs"),
+                                    fanin=None if second_flows is None else second_flows.fanin,
+                                    stalls=None if second_flows is None else second_flows.stalls)
+        v = verdict.judge(facts, self._previous_facts)
+        old_rule = verdict.judge_ratio(facts)
+        self._previous_facts = facts
+        if self.millisampler is not None:
+            self.millisampler.second(series, start_ns, end_ns, t0, second_flows, got)
         self.seconds += 1
         self.incast_seconds += v.level == "incast"
         return {
@@ -382,8 +421,12 @@ class Monitor:
                 for d in deliveries[:senders.TOP_SENDERS]],
             "counter_events": {"wraps": got["wraps"], "resets": got["resets"] + len(self.tcp.resets) + len(self.qd.resets)},
             "unavailable": dict(self.unavailable),
+            "fanin": None if facts.fanin is None else {"senders": facts.fanin.senders,
+                                                       "interval_ms": round(facts.fanin.interval_s * 1e3, 3)},
+            "stalled_senders": facts.stalls,
             "verdict": v.level,
             "evidence": v.evidence,
+            "verdict_ratio_rule": old_rule.level,
         }
 
     def summary(self) -> dict:

@@ -53,6 +53,7 @@ class TcpSocket:
     bytes_received: int  # tcpi_bytes_received (a FIN advances it by one)
     data_segs_in: int  # tcpi_data_segs_in: segments that carried payload
     closed: bool = False  # freed since the last reading: these are its final counts
+    total_retrans: int = 0  # tcpi_total_retrans: segments it sent again
 
     @property
     def local(self) -> str:
@@ -151,6 +152,10 @@ class SenderWatch:
         self.counter = SenderCounter(RouteCache(iface))
         self.unavailable: dict[str, str] = {}
         self.counter.prime(self._read())
+
+    def read(self) -> list[TcpSocket]:
+        """The sockets now (live, and freed since the last read), noting what is unavailable."""
+        return self._read()
 
     def _read(self) -> list[TcpSocket]:
         got = self.watch.read()

@@ -58,7 +58,8 @@ def simulate_points(scenarios: Sequence[Scenario], jobs: int | None = None,
     each, in order, with its per-port series when one was sampled (and not reduced)."""
     out = run_scenarios(scenarios, executor="threads", jobs=jobs, progress=progress, recordings=recordings,
                         reduce=reduce)
-    return [SimResult(row, s, util) for row, s, util in zip(out.rows, scenarios, out.port_util)]
+    return [SimResult(row, s, o.port_util, o.truth) if o is not None else SimResult(row, s)
+            for row, s, o in zip(out.rows, scenarios, out.observed)]
 
 
 def run_study(study: Study, **kwargs: Any) -> tuple["pd.DataFrame", runner.Summary]:

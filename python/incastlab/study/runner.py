@@ -128,11 +128,12 @@ class Plan:
 
 class Outcome(NamedTuple):
     """What ``run`` returns: one row per scenario (in order), the Summary, and each
-    scenario's per-port series where one was sampled and kept (else None)."""
+    scenario's in-memory recording (``result.Observed``: per-port series, ground truth)
+    where one was asked for and kept (else None)."""
 
     rows: list[dict[str, Any]]
     summary: Summary
-    port_util: list[Any]
+    observed: list[Any]
 
 
 class Batcher:
@@ -165,12 +166,12 @@ def run(scenarios: Sequence[Scenario], start_executor: Callable[[], Any], store:
     """Simulate ``scenarios`` through ``store`` on the executor ``start_executor()`` returns
     (started only when the store lacks a point, closed before returning); returns one row
     per scenario, in order (the result fields and, with a store, the store's columns and
-    ``from_store``), a Summary and the per-port series.
+    ``from_store``), a Summary and what each point recorded in memory.
 
     ``announce(from_store, to_compute)`` is called once the store has been read;
     ``meta`` goes into the run journal (the command, the study). ``recordings[i]`` (a
-    ``Recording``) names the files point i writes, ``reduce(result, port_util)`` turns a
-    point's per-port series into extra columns of its row (after the scenario's) in its
+    ``Recording``) names the files point i writes, ``reduce(result, observed)`` turns a
+    point's per-port series and ground truth (``result.Observed``) into extra columns of its row (after the scenario's) in its
     worker: both only on the threads executor and without a store (a store keeps result
     rows, not files or series)."""
     if (recordings is not None or reduce is not None) and store is not None:
@@ -263,7 +264,7 @@ def _run(plan: Plan, executor: Any, core: tuple[str, str], store: ResultStore | 
                     data = json.loads(result_json)
                     core_s += data.get("wall_seconds", 0.0)
                     rows.append({**_store_row(data, by_key[k], k, core, run_id), **out.get("columns", {}).get(k, {})})
-                series.update(out.get("port_util", {}))
+                series.update(out.get("observed", {}))
                 batcher.observe(len(rows), out["wall_s"])
                 if store is not None:
                     store.write(rows)  # stored before it leaves the in-flight list

@@ -46,14 +46,15 @@ class InProcess:
     recording: Any = None
     #: An ``_native.Progress`` the run reports its simulated time and blocks to, or None.
     probe: Any = None
-    #: ``reduce(result, port_util) -> extra columns``, applied here; the series is dropped.
+    #: ``reduce(result, observed) -> extra columns`` (``result.Observed``), applied here; the
+    #: series and the truth are dropped.
     reduce: Callable[[dict, Any], dict] | None = None
 
 
 def simulate_point(text: str, local: InProcess | None = None) -> tuple[str, Any, dict | None]:
-    """One point: the core's result JSON for the scenario JSON ``text``, its per-port
-    series (``utilization.PortUtil``) when one was sampled and not reduced, and the
-    columns ``local.reduce`` made of it (else None)."""
+    """One point: the core's result JSON for the scenario JSON ``text``, what it recorded
+    in memory (``result.Observed``: per-port series, ground truth) when asked for and not
+    reduced, and the columns ``local.reduce`` made of it (else None)."""
     from .. import _native
 
     if local is None or not (local.reduce or (local.recording is not None and local.recording.wanted)):
@@ -62,20 +63,23 @@ def simulate_point(text: str, local: InProcess | None = None) -> tuple[str, Any,
     if rec is not None and rec.wanted:
         from ..recording import simulate_recording
 
-        data, util = simulate_recording(json.loads(text), rec, local.probe)
+        from ..result import Observed
+
+        data, util, losses = simulate_recording(json.loads(text), rec, local.probe)
         out = json.dumps(data)
+        observed = Observed(util, losses) if (util is not None or losses is not None) else None
     else:
-        out, util = _native.simulate(text, progress=local.probe), None
+        out, observed = _native.simulate(text, progress=local.probe), None
     if local.reduce is None:
-        return out, util, None
-    return out, None, dict(local.reduce(json.loads(out), util))
+        return out, observed, None
+    return out, None, dict(local.reduce(json.loads(out), observed))
 
 
 def run_batch(tasks: list[tuple], expected_core: tuple[str, str]) -> dict:
     """Simulate ``tasks`` (``(key, scenario JSON)``, or ``(key, scenario JSON, InProcess)``
     from a thread of this process; in order) on this process's core.
 
-    Returns ``{"results": [(key, result JSON), ...], "port_util": {key: series}, "columns":
+    Returns ``{"results": [(key, result JSON), ...], "observed": {key: Observed}, "columns":
     {key: reduced columns}, "wall_s": seconds, "core": (version, build)}``. Raises
     EnvironmentProblem when this core is not ``expected_core``."""
     from ..errors import EnvironmentProblem
@@ -87,13 +91,13 @@ def run_batch(tasks: list[tuple], expected_core: tuple[str, str]) -> dict:
     start = time.perf_counter()
     results, series, columns = [], {}, {}
     for key, text, *local in tasks:
-        out, util, extra = simulate_point(text, *local)
+        out, observed, extra = simulate_point(text, *local)
         results.append((key, out))
-        if util is not None:
-            series[key] = util
+        if observed is not None:
+            series[key] = observed
         if extra is not None:
             columns[key] = extra
-    return {"results": results, "port_util": series, "columns": columns, "wall_s": time.perf_counter() - start,
+    return {"results": results, "observed": series, "columns": columns, "wall_s": time.perf_counter() - start,
             "core": core}
 
 

@@ -1,7 +1,8 @@
 //! Applications: what the hosts do with their connections. The synchronized-read client of
 //! FAST'08 §3.1 with the connection-serialization schedules of Osada et al. and ICTCP as its
-//! observer (`sync_read`), the Riak-style gets of Fritchie's blog (`riak`), a background bulk
-//! flow (`bulk`) and UDP background traffic (`udp`), with the model that sizes the schedules.
+//! observer (`sync_read`), the Riak-style gets of Fritchie's blog (`riak`, over one
+//! connection per pair of nodes with `erlang_dist`), long-lived bulk flows between chosen
+//! hosts (`bulk`) and UDP background traffic (`udp`), with the model that sizes the schedules.
 //!
 //! An application only decides; the world carries its [`Action`]s out, in order, on the
 //! connections (`host`). It hears of its flows through [`App::on_delivered`],
@@ -13,6 +14,7 @@ pub mod background;
 pub mod bulk;
 pub mod cdf;
 pub mod flows;
+pub mod erlang_dist;
 pub mod latency;
 pub mod riak;
 pub mod schedule;
@@ -96,6 +98,8 @@ impl Actions {
 pub enum App {
     SyncRead(sync_read::SyncReads),
     Riak(riak::Riak),
+    /// Riak over Erlang distribution (`riak_transport = erlang_dist`).
+    RiakDist(erlang_dist::ErlangDist),
     Bulk(bulk::Bulk),
     Udp(udp::UdpBackground),
     Flows(flows::FlowSet),
@@ -108,7 +112,8 @@ impl App {
         match self {
             App::SyncRead(a) => a.on_start(cx, conns, out),
             App::Riak(a) => a.on_start(cx, out),
-            App::Bulk(a) => a.on_start(out),
+            App::RiakDist(a) => a.on_start(cx, out),
+            App::Bulk(a) => a.on_start(cx, out),
             App::Udp(a) => a.on_start(cx, out),
             App::Flows(a) => a.on_start(cx, out),
             App::Background(a) => a.on_start(cx, out),
@@ -129,7 +134,8 @@ impl App {
         match self {
             App::SyncRead(a) => a.on_delivered::<LEAN>(cx, conns, flow, from, to, out),
             App::Riak(a) => a.on_delivered(cx, conns, flow, from, to),
-            App::Bulk(a) => a.on_delivered(from, to),
+            App::RiakDist(a) => a.on_delivered(cx, conns, flow, from, to, out),
+            App::Bulk(a) => a.on_delivered(flow, from, to),
             App::Flows(a) => a.on_delivered(cx, flow, to, out),
             App::Background(a) => a.on_delivered(cx, flow, to),
             App::Udp(_) => {}
@@ -141,7 +147,7 @@ impl App {
         match self {
             App::SyncRead(a) => a.on_request(cx, flow, number, out),
             App::Riak(a) => a.on_request(flow, number, out),
-            App::Bulk(_) | App::Udp(_) | App::Flows(_) | App::Background(_) => {
+            App::RiakDist(_) | App::Bulk(_) | App::Udp(_) | App::Flows(_) | App::Background(_) => {
                 unreachable!("nothing sends it requests")
             }
         }
@@ -168,15 +174,23 @@ impl App {
         }
     }
 
+    /// An ACK reached `flow`'s sending end (called only when [`Apps::follows_acks`]).
+    pub(crate) fn on_acked(&mut self, conns: &Conns, flow: FlowId, out: &mut Actions) {
+        if let App::RiakDist(a) = self {
+            a.on_acked(conns, flow, out);
+        }
+    }
+
     /// A timer this application set ([`Action::Timer`]) is due.
     pub(crate) fn on_timer(&mut self, cx: &mut Ctx, conns: &Conns, kind: u8, arg: u32, out: &mut Actions) {
         match self {
             App::SyncRead(a) => a.on_timer(cx, conns, kind, arg, out),
             App::Riak(a) => a.on_timer(cx, conns, arg, out),
+            App::RiakDist(a) => a.on_timer(cx, conns, arg, out),
             App::Udp(a) => a.on_timer(cx, arg, out),
             App::Flows(a) => a.on_timer(arg, out),
             App::Background(a) => a.on_timer(cx, conns, out),
-            App::Bulk(_) => unreachable!("a bulk flow sets no timer"),
+            App::Bulk(a) => a.on_timer(cx, kind, arg, out),
         }
     }
 }
@@ -188,6 +202,8 @@ pub struct Apps {
     observes_arrivals: bool,
     /// Some application follows what senders transmit (NCCS, OCS counting sent bytes).
     follows_sent: bool,
+    /// Some application follows the ACKs its senders get (Erlang distribution's busy ports).
+    follows_acks: bool,
     /// Nothing per packet needs the paths a lean world skips.
     lean: bool,
 }
@@ -200,12 +216,15 @@ impl Apps {
         });
         let observes_arrivals = reads.is_some_and(|r| r.observes_arrivals());
         let follows_sent = reads.is_some_and(|r| r.follows_sent());
+        // Erlang distribution resumes a suspended process when its connection's data is
+        // acknowledged
+        let follows_acks = list.iter().any(|a| matches!(a, App::RiakDist(_)));
         let follows_delivery = reads.is_some_and(|r| r.follows_delivery());
         // a background makes connections as it runs that are not measured: the lean paths
         // count every connection as measured (`host::Conns::is_lean`)
         let dials_unmeasured = list.iter().any(|a| matches!(a, App::Background(_)));
-        let lean = !observes_arrivals && !follows_sent && !follows_delivery && !dials_unmeasured;
-        Apps { list, observes_arrivals, follows_sent, lean }
+        let lean = !observes_arrivals && !follows_sent && !follows_delivery && !follows_acks && !dials_unmeasured;
+        Apps { list, observes_arrivals, follows_sent, follows_acks, lean }
     }
 
     /// See [`Apps::new`]'s fields.
@@ -217,6 +236,11 @@ impl Apps {
     #[inline]
     pub fn follows_sent(&self) -> bool {
         self.follows_sent
+    }
+
+    #[inline]
+    pub fn follows_acks(&self) -> bool {
+        self.follows_acks
     }
 
     pub(crate) fn is_lean(&self) -> bool {
@@ -247,15 +271,24 @@ impl Apps {
         })
     }
 
-    /// The Riak workload's gets, when it runs.
+    /// The Riak workload's gets, when it runs (over either transport).
     pub fn riak_gets(&self) -> Option<&riak::RiakGets> {
         self.list.iter().find_map(|a| match a {
             App::Riak(r) => Some(&r.gets),
+            App::RiakDist(r) => Some(&r.gets),
             _ => None,
         })
     }
 
-    /// The background bulk flow, when there is one.
+    /// Riak over Erlang distribution, when it runs.
+    pub fn erlang_dist(&self) -> Option<&erlang_dist::ErlangDist> {
+        self.list.iter().find_map(|a| match a {
+            App::RiakDist(r) => Some(r),
+            _ => None,
+        })
+    }
+
+    /// The bulk flows, when there are any.
     pub fn bulk(&self) -> Option<&bulk::Bulk> {
         self.list.iter().find_map(|a| match a {
             App::Bulk(b) => Some(b),

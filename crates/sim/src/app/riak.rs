@@ -197,33 +197,46 @@ impl RiakGets {
         c.written += bytes;
         let end = c.written;
         c.replies.push_back((end, get));
+        self.note_reply_written(bytes);
+    }
+
+    /// A replica wrote a reply of `bytes` (on whatever connection carries it).
+    pub fn note_reply_written(&mut self, bytes: u64) {
         self.replies_written += 1;
         self.reply_bytes_written += bytes;
+    }
+
+    /// A reply of `bytes` to `get` fully reached its coordinator now: it counts towards its
+    /// get, which completes at the quorum and is retired (with every older get all of whose
+    /// replies arrived) at the last.
+    pub fn reply_arrived(&mut self, now: Time, get: u64, bytes: u64) {
+        self.replies_delivered += 1;
+        self.reply_bytes_delivered += bytes;
+        let g = &mut self.gets[(get - self.first) as usize];
+        g.replies += 1;
+        if g.replies == self.quorum {
+            self.completed += 1;
+            self.latencies.record((now - g.started).0);
+        }
+        while self.gets.front().is_some_and(|g| g.replies == self.replicas) {
+            self.gets.pop_front();
+            self.first += 1;
+        }
     }
 
     /// `flow`'s coordinator `node` got stream bytes up to offset `delivered` (from
     /// `before`): the replies they complete count towards their gets, in order.
     pub fn delivered(&mut self, now: Time, flow: FlowId, node: usize, before: u64, delivered: u64) {
         self.node_bytes_received[node] += delivered - before;
-        let c = &mut self.conns[flow as usize];
-        while let Some(&(end, get)) = c.replies.front() {
+        while let Some(&(end, get)) = self.conns[flow as usize].replies.front() {
             if end > delivered {
                 break;
             }
+            let c = &mut self.conns[flow as usize];
             c.replies.pop_front();
-            self.replies_delivered += 1;
-            self.reply_bytes_delivered += end - c.whole;
+            let bytes = end - c.whole;
             c.whole = end;
-            let g = &mut self.gets[(get - self.first) as usize];
-            g.replies += 1;
-            if g.replies == self.quorum {
-                self.completed += 1;
-                self.latencies.record((now - g.started).0);
-            }
-        }
-        while self.gets.front().is_some_and(|g| g.replies == self.replicas) {
-            self.gets.pop_front();
-            self.first += 1;
+            self.reply_arrived(now, get, bytes);
         }
     }
 

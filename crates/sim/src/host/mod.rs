@@ -417,6 +417,10 @@ impl Conns {
         if self.conns[f as usize].sender.on_timer_event(cx.now, &mut self.scratch) {
             self.trace::<LEAN>(cx, f, TraceEvent::Timeout);
             net.note_timeout(cx, f);
+            if cx.recorder.losses {
+                let fl = &self.conns[f as usize];
+                cx.recorder.timeout(cx.now, f, fl.sender.snd_una, fl.hosts.1);
+            }
         }
         self.transmit::<LEAN>(cx, net, f)
     }

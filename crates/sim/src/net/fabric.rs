@@ -462,6 +462,9 @@ impl Fabric {
             Offer::Started(_) => self.util_started(cx, port, id),
             Offer::Dropped => {
                 let wire = cx.pool.get(id).wire_bytes;
+                if cx.recorder.losses {
+                    self.note_loss(cx, port, id);
+                }
                 if let Some(u) = &mut cx.recorder.port_util {
                     u.dropped(port, cx.now, wire);
                 }
@@ -470,13 +473,35 @@ impl Fabric {
         }
     }
 
+    /// `port` dropped packet `id`: the ground truth records a data packet's loss with the
+    /// number of TCP flows whose data waited there (its own included), the instant it was
+    /// refused.
+    fn note_loss(&self, cx: &mut Ctx, port: PortId, id: PktId) {
+        let p = cx.pool.get(id);
+        if p.kind != Kind::Data {
+            return;
+        }
+        let (flow, seq, len) = (p.flow, p.seq, p.len);
+        let mut flows: Vec<crate::event::FlowId> = self.ports[port as usize]
+            .waiting_ids()
+            .map(|w| cx.pool.get(w))
+            .filter(|q| q.kind == Kind::Data)
+            .map(|q| q.flow)
+            .chain(std::iter::once(flow))
+            .collect();
+        flows.sort_unstable();
+        flows.dedup();
+        cx.recorder.loss(cx.now, port, flow, seq, len, flows.len() as u32);
+    }
+
     /// Packet `id` just started on `port`: the sampler counts it in the interval its last
     /// bit leaves in (the end of the transmission just reserved).
     fn util_started(&mut self, cx: &mut Ctx, port: PortId, id: PktId) {
         let Some(u) = &mut cx.recorder.port_util else { return };
         let p = cx.pool.get(id);
         let end = key_time(self.ports[port as usize].free_at());
-        u.sent(port, end, p.wire_bytes, (p.kind == Kind::Data).then_some(p.flow));
+        let data = (p.kind == Kind::Data).then_some((p.flow, p.seq, p.seq + p.len as u64));
+        u.sent(port, end, p.wire_bytes, data, p.has(CE));
     }
 
     /// The per-event trace of data packets at the client's port, as ns-3's device queue
@@ -620,6 +645,9 @@ impl Fabric {
         #[cfg(test)]
         if let Some(rule) = &mut self.drop_rule {
             if rule(cx.pool.get(id), port) {
+                if cx.recorder.losses {
+                    self.note_loss(cx, port, id);
+                }
                 self.ports[port as usize].drop(cx.pool.get(id).wire_bytes);
                 return Some(id);
             }

@@ -555,6 +555,11 @@ impl OutputPort {
         self.waiting.len()
     }
 
+    /// The packets waiting, oldest first (the ground truth of a loss reads who they are).
+    pub fn waiting_ids(&self) -> impl Iterator<Item = PktId> + '_ {
+        self.waiting.iter().map(|&(id, _)| id)
+    }
+
     /// Bytes held at `now`: waiting and on the wire (for tests and traces).
     pub fn occupancy_at(&self, now: Time) -> u64 {
         self.waiting_bytes + self.on_wire_at(now)

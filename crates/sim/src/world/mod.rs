@@ -31,7 +31,8 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
 use crate::app::background::Background;
-use crate::app::bulk::Bulk;
+use crate::app::bulk::{Bulk, BulkFlow, Pace};
+use crate::app::erlang_dist::ErlangDist;
 use crate::app::flows::{FlowSet, OneShot};
 use crate::app::riak::{ReplySizes, Riak};
 use crate::app::sync_read::{SyncReadConfig, SyncReads};
@@ -45,7 +46,7 @@ use crate::net::fabric::HostLayout;
 use crate::net::{Fabric, HostId, OutputPort};
 use crate::packet::{Kind, PacketPool};
 use crate::port_util::PortUtil;
-use crate::scenario::{Mitigation, Scenario, StopAt, Workload};
+use crate::scenario::{Mitigation, RiakTransport, Scenario, StopAt, Workload};
 use crate::tcp::ictcp::Ictcp;
 use plan::Plan;
 use crate::time::{serialization_time, Time, PS_PER_S};
@@ -143,7 +144,17 @@ impl World {
             }
             Workload::Riak => {
                 let sizes = ReplySizes::new(s.reply_size_dist, s.reply_bytes);
-                list.push(App::Riak(Riak::new(n, s.get_rate, s.replicas, s.read_quorum, sizes)));
+                list.push(match s.riak_transport {
+                    RiakTransport::PerPair => App::Riak(Riak::new(n, s.get_rate, s.replicas, s.read_quorum, sizes)),
+                    RiakTransport::ErlangDist => App::RiakDist(ErlangDist::new(
+                        n,
+                        s.get_rate,
+                        s.replicas,
+                        s.read_quorum,
+                        sizes,
+                        s.dist_buf_busy_limit_bytes,
+                    )),
+                });
             }
             Workload::Incast | Workload::Shuffle | Workload::Permutation => {
                 let first = conns.len() as FlowId;
@@ -164,11 +175,24 @@ impl World {
                 list.push(App::Flows(FlowSet::new(flows, first, until_done)));
             }
         }
+        // the victim's flow and the bulk flows: one application after the workload
+        let bulk_app = list.len() as u8;
+        let mut bulk = Vec::new();
         if s.victim {
-            // the bulk flow's two hosts come after the workload's (`HostLayout::bulk_pair`)
+            // the victim's two hosts come after the workload's (`HostLayout::bulk_pair`)
             let (sender, receiver) = (plan.workload_hosts, plan.workload_hosts + 1);
-            let flow = conns.add(&mut cx, &mut net, sender, receiver, s.victim_class as u8, false, list.len() as u8);
-            list.push(App::Bulk(Bulk::new(flow)));
+            let flow = conns.add(&mut cx, &mut net, sender, receiver, s.victim_class as u8, false, bulk_app);
+            bulk.push(BulkFlow::new(flow, Pace::Backlogged));
+        }
+        // (validation checked the pairs)
+        let pace = Pace::of(s.bulk_rate_bps, s.mss_bytes as u64);
+        for (src, dst) in s.bulk_pairs().expect("a validated scenario") {
+            bulk.push(BulkFlow::new(conns.add(&mut cx, &mut net, src, dst, 0, false, bulk_app), pace));
+        }
+        if !bulk.is_empty() {
+            let mut b = Bulk::new(bulk);
+            b.victim = s.victim;
+            list.push(App::Bulk(b));
         }
         if s.background_load > 0.0 {
             let hosts = plan.background_hosts(sc);
@@ -337,6 +361,10 @@ impl World {
                     self.flows_unacked -= 1;
                 }
                 self.sent::<LEAN>(flow, sent);
+                if !LEAN && self.apps.follows_acks() {
+                    let app = self.conns.get(flow).app as usize;
+                    self.call_app(app, |a, _, conns, out| a.on_acked(conns, flow, out));
+                }
             }
             Arrival::Request { flow, number, sent } => {
                 self.sent::<LEAN>(flow, sent);
@@ -476,7 +504,8 @@ impl World {
     /// The background bulk flow's goodput over the measured time, Mbps, when there is one.
     pub fn victim_goodput_mbps(&self) -> Option<f64> {
         let secs = self.measured_until.as_secs_f64();
-        self.apps.bulk().map(|b| if secs > 0.0 { b.app_bytes as f64 * 8.0 / secs / 1e6 } else { 0.0 })
+        let victim = self.apps.bulk().filter(|b| b.victim).map(|b| b.flows[0].app_bytes);
+        victim.map(|bytes| if secs > 0.0 { bytes as f64 * 8.0 / secs / 1e6 } else { 0.0 })
     }
 
     /// The measured flows' data payload bytes in packets still queued or on a link.

@@ -15,7 +15,7 @@ use crate::net::{ClassScheduler, Offer, TopologyKind};
 use crate::packet::{Kind, Packet, CE, ECE, ECT};
 use crate::app::flows::Placement;
 use crate::net::balance::LoadBalancing;
-use crate::scenario::{Mitigation, ScenarioSpec, TcpRules, Workload};
+use crate::scenario::{Mitigation, RiakTransport, ScenarioSpec, TcpRules, Workload};
 use crate::tcp::congestion::Cc;
 use crate::time::{serialization_time, Time, PS_PER_MS, PS_PER_S, PS_PER_US};
 use crate::trace::{EventKind, RecordOptions};
@@ -582,12 +582,12 @@ fn a_background_bulk_flow_counts_its_own_bytes_and_drops_and_not_the_measured_to
     let w = &h.w;
     let bulk = w.apps.bulk().unwrap();
     let measured: u64 = w.client_app_bytes().iter().sum();
-    assert!(bulk.app_bytes > 0);
+    assert!(bulk.victim && bulk.flows[0].app_bytes > 0);
     assert_eq!(h.counters().app_bytes, measured, "the bulk flow's bytes are its own");
     let c = h.counters();
     assert_eq!(c.data_bytes_sent, c.data_bytes_arrived + c.data_bytes_dropped + w.data_bytes_in_flight());
     // its flow is the last, between the two hosts after the client
-    let f = bulk.flow;
+    let f = bulk.flows[0].flow;
     assert_eq!((f, h.conn(f).hosts, h.conn(f).measured), (8, (9, 10), false));
 }
 
@@ -708,6 +708,159 @@ fn a_riak_request_dropped_at_the_switch_comes_again_one_rto_min_later_and_its_re
     let h = one_get(2, ms(201.0), true);
     assert_eq!(gets(&h).node_bytes_received[0], 3 * 1460, "the third once its request came again");
     assert_eq!(gets(&h).gets_held(), 0);
+}
+
+/// Three Riak nodes over Erlang distribution (or one connection per pair), every get asking
+/// both others for a 100,000 B reply and waiting for both; ports of 1 MiB so nothing drops.
+/// Gets start where `gets` says (node, instant); the next ones are a thousand seconds away.
+fn three_nodes(transport: RiakTransport, busy_limit: u64, gets: &[(u32, Time)], end: Time) -> Harness {
+    let spec = ScenarioSpec {
+        servers: 3,
+        workload: Workload::Riak,
+        replicas: 2,
+        read_quorum: 2,
+        reply_bytes: 100_000,
+        get_rate: 0.001,
+        buffer_bytes: 1 << 20,
+        riak_transport: transport,
+        dist_buf_busy_limit_bytes: busy_limit,
+        ..ScenarioSpec::default()
+    };
+    let mut h = Harness::new(spec);
+    for &(node, at) in gets {
+        h.at(at, Event::App { timer: AppTimer { app: 0, kind: 0 }.byte(), arg: node });
+    }
+    h.run_until(end);
+    h
+}
+
+/// In-order bytes delivered on the flow from host `a` to host `b` (0 if there is none).
+fn delivered_between(h: &Harness, a: u32, b: u32) -> u64 {
+    let f = h.net().ends().iter().position(|&e| e == (a, b));
+    f.map_or(0, |f| h.w.conns.delivered(f as FlowId))
+}
+
+const MIB: u64 = 1 << 20;
+
+#[test]
+fn over_erlang_distribution_a_request_waits_behind_the_replies_ahead_of_it_on_the_same_connection() {
+    // Node 0's get at 0: nodes 1 and 2 each write 100,000 B to node 0 from ~51 us, and node
+    // 0's port takes both, ~1.6 ms. Node 1's get at 100 us asks node 0 on the same stream
+    // node 1's reply is on ("a single TCP connection that carries all Erlang messages between
+    // A and B", 003_a133663d5dbcfa75.txt): node 0 reads it only after that reply. At 1 ms
+    // node 0 has not answered (flow 0 -> 1 has delivered only node 0's own 24 B request);
+    // with a connection per ordered pair the request travels the reply connection's
+    // reverse direction and node 0's reply is arriving by then.
+    let starts = [(0, Time::ZERO), (1, us(100.0))];
+    let dist = three_nodes(RiakTransport::ErlangDist, MIB, &starts, ms(1.0));
+    assert_eq!(delivered_between(&dist, 0, 1), 24, "only node 0's request to node 1");
+    let per_pair = three_nodes(RiakTransport::PerPair, MIB, &starts, ms(1.0));
+    assert!(delivered_between(&per_pair, 0, 1) > 0, "node 0's reply on its own connection");
+    // once node 1's reply is in, node 0 reads the request and answers: both gets complete
+    let dist = three_nodes(RiakTransport::ErlangDist, MIB, &starts, ms(10.0));
+    assert_eq!(delivered_between(&dist, 0, 1), 24 + 100_000);
+    assert_eq!((gets(&dist).issued, gets(&dist).completed), (2, 2));
+    assert_eq!(dist.w.apps.erlang_dist().unwrap().busy_dist_port, 0, "1 MiB is never reached here");
+    // one flow per direction of each node pair: requests and replies share them
+    let ends: std::collections::BTreeSet<_> = dist.net().ends().iter().copied().collect();
+    assert_eq!(ends.len(), 6);
+    assert_eq!(dist.counters().requests_dropped, 0);
+}
+
+#[test]
+fn a_replica_suspended_on_a_busy_connection_stops_answering_every_other_node() {
+    // Gets from nodes 0 and 1 at 0: node 2 reads both requests at ~51 us and answers the
+    // first; with a 1 KiB busy limit its 100,000 B reply leaves that connection busy, and its
+    // process is suspended ("P cannot process any queries from the other 10 machines",
+    // 003_a133663d5dbcfa75.txt) until the reply is acknowledged, ~0.9-1.7 ms later: at 600 us
+    // one of node 2's two connections has delivered nothing. With Erlang's default 1 MiB both
+    // replies are under way by then.
+    let starts = [(0, Time::ZERO), (1, Time::ZERO)];
+    let busy = three_nodes(RiakTransport::ErlangDist, 1024, &starts, us(600.0));
+    let (to0, to1) = (delivered_between(&busy, 2, 0), delivered_between(&busy, 2, 1));
+    assert_eq!(to0.min(to1), 0, "{to0} {to1}");
+    assert!(busy.w.apps.erlang_dist().unwrap().busy_dist_port > 0);
+    let free = three_nodes(RiakTransport::ErlangDist, MIB, &starts, us(600.0));
+    assert!(delivered_between(&free, 2, 0) > 0 && delivered_between(&free, 2, 1) > 0);
+    // suspended, not lost: every reply arrives once the connection drains
+    let busy = three_nodes(RiakTransport::ErlangDist, 1024, &starts, ms(20.0));
+    assert_eq!((gets(&busy).completed, gets(&busy).replies_delivered), (2, 4));
+}
+
+#[test]
+fn every_timeout_of_the_collapse_is_traced_to_an_earlier_drop_of_its_flow_where_several_senders_waited() {
+    // FAST'08's collapse (16 servers, 32 KiB, RTOmin 200 ms): the ground truth of issue 26
+    let spec = ScenarioSpec { servers: 16, duration_ps: Some(PS_PER_S), ..ScenarioSpec::default() };
+    let mut h = Harness::recording(spec, RecordOptions { losses: true, ..Default::default() });
+    h.run();
+    let timeouts_counted: u64 = h.w.conns.sender_total(|s| s.stats.timeouts);
+    let rec = h.w.take_records();
+    assert!(timeouts_counted > 0);
+    assert_eq!(rec.timeouts.len() as u64, timeouts_counted, "one row per timeout");
+    assert_eq!(rec.losses.len() as u64, h.w.net.switch_drops(), "every drop is data here, each one row");
+    let bottleneck = h.w.net.bottleneck();
+    for t in &rec.timeouts {
+        assert_eq!(t.receiver, 16, "the client waits");
+        let l = rec.losses[t.loss.expect("every timeout of the collapse follows a drop of its flow") as usize];
+        assert!(l.flow == t.flow && l.time < t.time && l.port == bottleneck, "{l:?} {t:?}");
+        assert!((1..=16).contains(&l.queued_senders));
+    }
+    // the synchronized answers meet in the client's queue
+    assert!(rec.timeouts.iter().all(|t| rec.losses[t.loss.unwrap() as usize].queued_senders >= 2));
+}
+
+#[test]
+fn the_ground_truth_changes_no_result() {
+    let spec = ScenarioSpec { servers: 16, duration_ps: Some(PS_PER_S / 2), ..ScenarioSpec::default() };
+    let sc = spec.validate().unwrap();
+    let plain = crate::simulate(&sc);
+    let (with, _) = crate::simulate_recording(&sc, &RecordOptions { losses: true, ..Default::default() });
+    assert_eq!((plain.timeouts, plain.drops, plain.events, plain.app_bytes), (with.timeouts, with.drops, with.events, with.app_bytes));
+}
+
+#[test]
+fn paced_bulk_flows_deliver_at_their_rate_and_backlogged_ones_fill_the_link() {
+    // 4 flows of 100 Mbit/s into the client beside 2 idle-ish servers' reads: each writes a
+    // 1460 B segment every 116.8 us; over 0.5 s each delivers 0.5 s x 100 Mbit/s = 6.25 MB,
+    // less at most one interval's segment (the random phase) and what is in flight (well
+    // under a window: 20 x 1460 B), so within 1 %
+    let spec = ScenarioSpec {
+        servers: 4,
+        sru_bytes: Some(1460),
+        response_jitter_ps: PS_PER_S,
+        bulk_flows: 4,
+        bulk_rate_bps: Some(100_000_000),
+        duration_ps: Some(PS_PER_S / 2),
+        ..ScenarioSpec::default()
+    };
+    let mut h = Harness::new(spec);
+    h.run();
+    let bulk = h.w.apps.bulk().unwrap();
+    assert!(!bulk.victim && bulk.flows.len() == 4);
+    for f in &bulk.flows {
+        assert_eq!(h.conn(f.flow).hosts.1, 4, "to the first client");
+        assert!((f.app_bytes as f64 / 6.25e6 - 1.0).abs() < 0.01, "{}", f.app_bytes);
+    }
+    let senders: std::collections::BTreeSet<u32> = bulk.flows.iter().map(|f| h.conn(f.flow).hosts.0).collect();
+    assert_eq!(senders, (0..4).collect(), "from the servers, in order");
+    // one backlogged flow alone fills its path: the 1 Gbit/s link's payload rate, 973 Mbit/s
+    let spec = ScenarioSpec {
+        servers: 2,
+        sru_bytes: Some(1460),
+        response_jitter_ps: PS_PER_S,
+        bulk_flows: 1,
+        bulk_from: Some(vec![1]),
+        bulk_to: Some(vec![0]),
+        duration_ps: Some(PS_PER_S / 2),
+        ..ScenarioSpec::default()
+    };
+    let mut h = Harness::new(spec);
+    h.run();
+    let f = &h.w.apps.bulk().unwrap().flows[0];
+    assert_eq!(h.conn(f.flow).hosts, (1, 0));
+    // its 20-packet window over a 100 us RTT would allow 2.3 Gbit/s: the link limits it
+    let mbps = f.app_bytes as f64 * 8.0 / 0.5 / 1e6;
+    assert!(mbps > 950.0 && mbps < 973.4, "{mbps}");
 }
 
 #[test]
@@ -980,7 +1133,7 @@ fn a_paused_class_does_not_stop_another_class_of_the_same_nic() {
         h.w.net.on_pfc(&mut h.w.cx, nic1, 0, true);
         let udp = h.w.cx.pool.alloc(Packet::new(1, Kind::Udp, 1500, 0, 0, 0));
         assert!(matches!(h.w.net.offer_to::<false, false>(&mut h.w.cx, nic1, udp), Offer::Waiting { .. }));
-        let bulk = h.w.apps.bulk().unwrap().flow;
+        let bulk = h.w.apps.bulk().unwrap().flows[0].flow;
         let id = h.w.cx.pool.alloc(Packet::new(bulk, Kind::Data, 1500, 1460, 1, 0));
         assert!(matches!(h.w.net.offer_to::<false, false>(&mut h.w.cx, nic1, id), Offer::Started(_)));
         assert_eq!(crate::event::key_time(h.port(nic1).free_at()), us(12.0));
