@@ -44,6 +44,9 @@ NEITHER_PEER_EXPRESSES = {
     "trimming": True, "trim_bytes": 64, "trim_header_queue": 100_000, "return_to_sender": True,
     "transport": "ndp",
     "shaper_rate": "100Mbps", "shaper_burst": 6056,
+    # bulk flows and Riak over Erlang distribution (docs/simulate.md, docs/monitor.md)
+    "bulk_flows": 1, "bulk_from": [2], "bulk_to": [1], "bulk_rate": "100Mbps",
+    "riak_transport": "erlang_dist", "dist_buf_busy_limit": 65536,
 }
 
 # Fields a sample needs beside it to be a valid scenario at all (the core's own constraints).
@@ -62,6 +65,9 @@ CONTEXT = {"prr": {"tcp": "sack"}, "rack_tlp": {"tcp": "sack"}, "buffer_pool": {
            "return_to_sender": {"trimming": True, "transport": "ndp", "workload": "incast"},
            "transport": {"workload": "incast"},
            "shaper_burst": {"shaper_rate": "100Mbps"},
+           **{f: {"bulk_flows": 1} for f in ("bulk_from", "bulk_to", "bulk_rate")},
+           **{f: {"workload": "riak"} for f in ("riak_transport",)},
+           "dist_buf_busy_limit": {"workload": "riak", "riak_transport": "erlang_dist"},
            # Riak's own fields are refused unless the workload is riak
            **{f: {"workload": "riak"}
               for f in ("get_rate", "replicas", "read_quorum", "reply_bytes", "reply_size_dist")}}

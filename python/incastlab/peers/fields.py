@@ -74,6 +74,12 @@ ONE_SYNC_READ_CLIENT_LACKS: dict[str, str] = {
     "background_cdf": "background flow sizes (it has no background flows)",
     "background_hosts": "background hosts (it has no background flows)",
     "transport": "a transport other than TCP (its flows are TCP's)",
+    "bulk_flows": "long-lived bulk flows beside the reads (it runs synchronized reads only)",
+    "bulk_from": "bulk flows' senders (it has no bulk flows)",
+    "bulk_to": "bulk flows' receivers (it has no bulk flows)",
+    "bulk_rate": "bulk flows' rate (it has no bulk flows)",
+    "riak_transport": "Riak over Erlang distribution (it runs synchronized reads only)",
+    "dist_buf_busy_limit": "Erlang distribution's busy limit (it runs synchronized reads only)",
 }
 
 # A mapped field's options for one scenario.
