@@ -152,6 +152,8 @@ HANG_SECONDS = float(os.environ.get("INCASTLAB_FUZZ_HANG_S", "10"))
 
 
 def _cheap(s) -> bool:
+    if s.block is None and s.sru is None:
+        return False  # Riak's gets (reply sizes, no SRU): validated and stopped, not sized here
     per_block = s.block if s.block is not None else s.servers * s.sru
     if s.servers > CHEAP_SERVERS:
         return False
