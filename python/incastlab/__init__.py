@@ -17,11 +17,13 @@ def _package_version() -> str:
 
 from .errors import EnvironmentProblem, UsageError
 
-__all__ = ["Scenario", "SimResult", "simulate", "sweep", "sweep_servers", "UsageError", "EnvironmentProblem"]
+__all__ = ["Scenario", "SimResult", "simulate", "sweep", "sweep_servers", "doctor", "UsageError",
+           "EnvironmentProblem"]
 
 # The API's names are imported when first used (PEP 562): ``import incastlab.cli.main``
 # then costs no pydantic, pandas or core, and a refused argument returns at once.
-_LAZY = {"Scenario": "scenario", "SimResult": "result", "simulate": "sim", "sweep": "sim", "sweep_servers": "sim"}
+_LAZY = {"Scenario": "scenario", "SimResult": "result", "simulate": "sim", "sweep": "sim", "sweep_servers": "sim",
+         "doctor": "diagnosis"}  # incastlab.doctor(...): docs/doctor.md
 
 
 def __getattr__(name: str):

@@ -29,6 +29,7 @@ COMMANDS = [
     "sweep",
     "report",
     "monitor",
+    "doctor",
 ]
 
 
