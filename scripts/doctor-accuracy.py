@@ -30,8 +30,7 @@ import statistics
 import sys
 import time
 
-from incastlab.diagnosis import describe, diagnose, search_limit
-from incastlab.diagnosis.fixes import candidates
+from incastlab.diagnosis import describe, diagnose, runnable_fixes, search_limit
 from incastlab.diagnosis.screen import screen
 from incastlab.diagnosis.search import GRID, COLLAPSE_SHARE, Measurer
 
@@ -83,7 +82,7 @@ def full_sweep(cluster) -> tuple[int | None, list[tuple[str, float, float]], int
     pts = m.measure([(n, "cluster", {}) for n in grid])
     ref = pts[0].goodput_mbps
     onset = next((p.servers for p in pts if p.goodput_mbps < COLLAPSE_SHARE * ref), None)
-    fixes = candidates(cluster, screen(cluster))
+    fixes, _ = runnable_fixes(cluster, screen(cluster), m)
     fp = m.measure([(cluster.fan_in, f.key, f.fields) for f in fixes])
     ranked = sorted(((f.key, p.goodput_mbps, p.block_time_p99_s) for f, p in zip(fixes, fp)),
                     key=lambda x: (-x[1], x[2]))

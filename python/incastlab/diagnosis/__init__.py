@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+from ..errors import UsageError
 from ..sim import available_cores
 from .describe import DEFAULTS, MAX_FAN_IN, Cluster, describe
 from .evidence import distances, sweep_command
@@ -30,6 +31,19 @@ def search_limit(fan_in: int) -> int:
     return min(MAX_FAN_IN, max(64, 2 * fan_in))
 
 
+def runnable_fixes(cluster: Cluster, sc, m: Measurer) -> tuple[list, list[str]]:
+    """The candidate fixes the core can run at the user's point, and a note for each it
+    refuses (NCCS and OCS derive their thresholds from a BDP above 2 packets)."""
+    fixes, refused = [], []
+    for f in candidates(cluster, sc):
+        try:
+            m.scenario(cluster.fan_in, f.fields, 1)
+            fixes.append(f)
+        except UsageError as e:
+            refused.append(f"{f.name}: not simulated ({e})")
+    return fixes, refused
+
+
 def diagnose(cluster: Cluster, *, jobs: int | None = None,
              progress: Callable[[str], None] | None = None) -> DoctorReport:
     t0 = time.monotonic()
@@ -41,7 +55,7 @@ def diagnose(cluster: Cluster, *, jobs: int | None = None,
     ref = one.goodput_mbps
     onset = find_onset(m, sc.n_safe, sc.n_burst, search_limit(n))
 
-    fixes = candidates(cluster, sc)
+    fixes, refused = runnable_fixes(cluster, sc, m)
     fix_points = m.measure([(n, f.key, f.fields) for f in fixes])
     ranked = sorted(zip(fixes, fix_points), key=lambda fp: (-fp[1].goodput_mbps, fp[1].block_time_p99_s))
 
@@ -58,7 +72,7 @@ def diagnose(cluster: Cluster, *, jobs: int | None = None,
                               setting=f.setting, side_effects=f.side_effects, cost=COSTS[f.cost],
                               sweep=sweep_command({**m.base, **f.fields}, [p]))
                     for i, (f, p) in enumerate(ranked)]
-    notes = []
+    notes = list(refused)
     if onset.onset is not None and verdict.collapse != (n >= onset.onset):
         notes.append(f"the point at {n} servers and the onset search disagree: goodput is not monotone in "
                      "the fan-in here (chaotic near the edge; docs/model.md, 'Single runs are chaotic')")
