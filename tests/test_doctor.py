@@ -154,13 +154,21 @@ def test_a_recording_gives_the_block_from_its_bursts(tmp_path):
     (["--record", "missing.parquet", "--fan-in", "4"], "--record"),
     (["--record", "run.csv"], "--fan-in"),
 ])
-def test_bad_input_is_one_line_naming_the_parameter_exit_2(args, flag, tmp_path):
-    p = subprocess.run([sys.executable, "-m", "incastlab.cli.main", "doctor", *args], capture_output=True,
-                       text=True, timeout=120, cwd=tmp_path)
-    assert p.returncode == 2, p.stderr
-    lines = p.stderr.strip().splitlines()
-    assert len(lines) == 1 and flag in lines[0] and "Traceback" not in p.stderr, p.stderr
-    assert p.stdout == "" and list(tmp_path.iterdir()) == []
+def test_bad_input_is_one_line_naming_the_parameter_exit_2(args, flag, tmp_path, monkeypatch, capsys):
+    # in-process (the CLI's main, as the console script calls it): a subprocess per case
+    # costs seconds of imports on a loaded machine; test_cli_json_and_html runs the real one
+    from incastlab.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    try:
+        code = main(["doctor", *args])
+    except SystemExit as e:  # argparse's own refusals
+        code = e.code
+    out, err = capsys.readouterr()
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and flag in lines[0] and "Traceback" not in err, err
+    assert out == "" and list(tmp_path.iterdir()) == []
 
 
 def test_cli_json_and_html(tmp_path):

@@ -73,6 +73,13 @@ def diagnose(cluster: Cluster, *, jobs: int | None = None,
                               sweep=sweep_command({**m.base, **f.fields}, [p]))
                     for i, (f, p) in enumerate(ranked)]
     notes = list(refused)
+    if not verdict.collapse:
+        notes.append(f"no collapse at {n} servers, so the fixes change little here"
+                     + (f"; they matter from the onset, {onset.onset} servers (run the doctor there)"
+                        if onset.onset else ""))
+    if any(d.rate_bps != cluster.rate_bps for d in distances(rto, n)):
+        notes.append("the validation runs are at other link rates than yours: read their distances as the "
+                     "simulator's error in the same TCP regime, not at your rate")
     if onset.onset is not None and verdict.collapse != (n >= onset.onset):
         notes.append(f"the point at {n} servers and the onset search disagree: goodput is not monotone in "
                      "the fan-in here (chaotic near the edge; docs/model.md, 'Single runs are chaotic')")

@@ -22,6 +22,7 @@ COARSE_RTO_S = 0.010
 class Distance:
     peer: str
     metric: str
+    rate_bps: int                 # the link rate the validation ran at
     setting: str
     source: str
     command: str
@@ -55,7 +56,7 @@ def distances(rto_min_s: float, fan_in: int) -> list[Distance]:
         else:
             n, r = None, None
             lo, hi = s["span"]["ratio"]
-        out.append(Distance(s["peer"], s["metric"], s["setting"], s["source"], s["command"], n, r, (lo, hi)))
+        out.append(Distance(s["peer"], s["metric"], s["rate_bps"], s["setting"], s["source"], s["command"], n, r, (lo, hi)))
     return out
 
 

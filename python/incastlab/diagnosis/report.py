@@ -120,8 +120,8 @@ class DoctorReport:
         for d in self.evidence.validation:
             at = f"{d['ratio']:.2f}x at {d['nearest_servers']} servers, " if d["ratio"] is not None else ""
             lo, hi = d["ratio_range"]
-            out.append(f"  simulator vs {d['peer']} ({d['metric']}, sim/peer): {at}{lo:.2f}-{hi:.2f}x over its "
-                       f"table [{d['source']}]")
+            out.append(f"  simulator vs {d['peer']} ({d['metric']}, sim/peer, at {d['rate_bps'] / 1e9:g} Gbps): "
+                       f"{at}{lo:.2f}-{hi:.2f}x over its table [{d['source']}]")
         if not self.evidence.validation:
             out.append("  simulator vs peers: no validation run in this RTOmin class")
         for n in self.notes:
