@@ -4,9 +4,9 @@ ranks them by goodput there, then by p99 block time.
 
 | fix | the change | source |
 |---|---|---|
-| fine RTO | rto_min 200 us with microsecond timers; on Linux one jiffy (route ``rto_min``, ``net.ipv4.tcp_rto_min_us``, ``TCP_RTO_MIN_US``) | SIGCOMM'09 (``001_e0dada207805edc8.txt``) §5-6; FAST'08 §6.1 |
+| fine RTO | rto_min 200 us with microsecond timers; on Linux one jiffy (route ``rto_min``, ``net.ipv4.tcp_rto_min_us``, ``TCP_RTO_MIN_US``) | SIGCOMM'09 (``001_e0dada207805edc8.txt``, "Preventing Incast: Fine grained TCP timeout", "Is it Practical?"); FAST'08 §5.1.2 (Fig. 13) |
 | DCTCP | cc=dctcp, ECN marking at K packets on the client's port | DCTCP paper §3.4 (K > C x RTT / 7; 20 at 1 Gbps, 65 at 10 Gbps) |
-| buffer | the per-port buffer (or pool) the screen says holds N windows | FAST'08 §6.2.1 (Fig. 6) |
+| buffer | the per-port buffer (or pool) the screen says holds N windows | FAST'08 §4.3 (Fig. 6) |
 | serialization | at most K servers at once (NCCS), K from the screen | Osada et al. (``004_f48ce568b38e0ea9.txt``) §4.3 |
 | OCS | Osada et al.'s n_min connections with window wnd_pkt | Osada et al. §4.4, Eqs. (8)-(11) |
 | receive-window clamp | rwnd = (buffer + BDP) / N | the N x window bound (screen.py); ICTCP's idea without its control loop |
@@ -91,7 +91,7 @@ def candidates(cluster: Cluster, screen: Screen) -> list[Fix]:
     else:
         fixes.append(Fix(
             "rto_min", "RTOmin 200 us, microsecond timers", {"rto_min": 200e-6, "timer_granularity": 1e-6},
-            "a TCP stack with high-resolution timers on every server (SIGCOMM'09 §6)",
+            "a TCP stack with high-resolution timers on every server (SIGCOMM'09, 'Is it Practical?')",
             "rto_min=200us, timer granularity 1 us (on Linux: route rto_min / tcp_rto_min_us, "
             "bounded below by the jiffy)",
             "spurious timeouts with delayed ACK; only for datacenter paths", cost=0))
