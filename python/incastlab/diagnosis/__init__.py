@@ -62,10 +62,12 @@ def diagnose(cluster: Cluster, *, jobs: int | None = None,
     working = sorted((f.cost, -p.goodput_mbps, f.name) for f, p in ranked if not p.collapsed(ref))
     rto = float(base.get("rto_min", 0.2))
     delack = float(base.get("delayed_ack", 0) or 0)
+    collapse = here.collapsed(ref)
     verdict = Verdict(
-        collapse=here.collapsed(ref), fan_in=n, goodput_mbps=here.goodput_mbps, one_server_mbps=ref,
+        collapse=collapse, fan_in=n, goodput_mbps=here.goodput_mbps, one_server_mbps=ref,
         block_time_p99_s=here.block_time_p99_s, onset=onset.onset, last_good=onset.last_good,
-        searched_up_to=onset.n_max, cheapest_fix=working[0][2] if working else None, mechanism=mechanism(here.forensics, rto, delack, here.collapsed(ref)))
+        searched_up_to=onset.n_max, cheapest_fix=working[0][2] if working else None,
+        mechanism=mechanism(here.forensics, rto, delack, collapse))
     cluster_points = [p for p in m.points() if p.label == "cluster"]
     ranked_fixes = [RankedFix(rank=i + 1, key=f.key, name=f.name, goodput_mbps=p.goodput_mbps,
                               block_time_p99_s=p.block_time_p99_s, collapse=p.collapsed(ref), takes=f.takes,
@@ -80,7 +82,7 @@ def diagnose(cluster: Cluster, *, jobs: int | None = None,
     if any(d.rate_bps != cluster.rate_bps for d in distances(rto, n)):
         notes.append("the validation runs are at other link rates than yours: read their distances as the "
                      "simulator's error in the same TCP regime, not at your rate")
-    if onset.onset is not None and verdict.collapse != (n >= onset.onset):
+    if collapse != (onset.onset is not None and n >= onset.onset):
         notes.append(f"the point at {n} servers and the onset search disagree: goodput is not monotone in "
                      "the fan-in here (chaotic near the edge; docs/model.md, 'Single runs are chaotic')")
     evidence = Evidence(
