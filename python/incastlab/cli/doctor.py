@@ -15,7 +15,10 @@ from ..outfiles import check_writable, write_atomically
 
 
 def register(subparsers) -> None:
-    from ..diagnosis.describe import DEFAULTS, STACKS
+    from .. import schema
+    from ..diagnosis.defaults import DEFAULTS  # light: --help and a refused flag load no simulator
+
+    STACKS = sorted(schema.PRESETS)
 
     d = {k: v[0] for k, v in DEFAULTS.items()}
     p = subparsers.add_parser(
@@ -33,7 +36,8 @@ def register(subparsers) -> None:
     p.add_argument("--fan-in", help=f"servers answering one read (default {d['fan_in']})")
     p.add_argument("--response", help=f"bytes each server returns per read (default {d['response']})")
     p.add_argument("--stack", "--preset", dest="stack",
-                   help=f"TCP stack: {', '.join(STACKS)} (default {d['stack']}; docs/doctor.md lists each)")
+                   help=f"TCP stack, one of the core's presets: {', '.join(STACKS)} (default {d['stack']}; "
+                        "simulate --preset-table shows each)")
     p.add_argument("--this-host", action="store_true",
                    help="the stack is this machine's kernel: its sysctls (tcp_rto_min_us, congestion control, "
                         "SACK, timestamps), the default route's rto_min, the timer tick")
@@ -96,7 +100,7 @@ def run(args) -> int:
 def _from_recording(args, desc: dict) -> tuple[dict, str]:
     """The block size from a recording's bursts; the response per server is it over --fan-in."""
     from .. import units
-    from ..diagnosis.describe import DEFAULTS
+    from ..diagnosis.defaults import DEFAULTS
     from ..diagnosis.recording import summarize
 
     if args.response is not None:

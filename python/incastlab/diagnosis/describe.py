@@ -3,67 +3,31 @@
 The doctor's user says what they know: link rate, round trip, the switch's buffer per port
 (or its shared pool), how many servers answer one read and how much each returns, and the
 TCP stack (a named preset or this host's kernel). Everything not given takes a documented
-datacenter default (``DEFAULTS``), and the report shows which values were defaults.
+datacenter default (``defaults.DEFAULTS``), and the report shows which values were defaults.
 
-Stacks (``STACKS``):
-
-- ``fast08``: FAST'08 Table 1 as ns-2 ran it (``000_315d806dde942a9f.txt`` §3.1; the
-  scenario's own defaults: NewReno, RTOmin 200 ms, a 20-packet window, no delayed ACK).
-- ``linux``: a stock Linux kernel read through ``presets.linux`` (the table ``incastlab
-  validate`` runs) from the kernel's default sysctls rather than this machine's: CUBIC,
-  SACK with RACK-TLP and PRR, IW 10, timestamps, delayed ACK 40 ms, RTOmin 200 ms, timers
-  on 4 ms jiffies (Kconfig's default HZ=250), slow start after idle, an autotuned window.
-- ``--this-host`` (``this_host=True``): the same table read from this machine's kernel:
-  ``tcp_rto_min_us`` if the kernel has it, a ``rto_min`` on the default route (which wins,
-  as in ``tcp_rto_min()``), the congestion control, SACK/RACK/timestamps, the jiffy.
+Stacks are the core's named presets (``schema.PRESETS``: ``linux``, a stock kernel; ``fast08``,
+FAST'08 as ns-2 ran it; ``rfc``, the RFCs with the scenario's defaults; ``ns2``, ``ns3``).
+``--this-host`` (``this_host=True``) reads this machine's kernel through ``presets.linux``
+(the table ``incastlab validate`` runs): ``tcp_rto_min_us`` if the kernel has it, a
+``rto_min`` on the default route (which wins, as in ``tcp_rto_min()``), the congestion
+control, SACK/RACK/timestamps, the jiffy.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .. import presets, units
+from .. import presets, schema, units
 from ..errors import UsageError
 from ..scenario import Scenario
+from .defaults import DEFAULTS, MAX_FAN_IN
 
-#: Defaults for what the user does not give, with the reason shown beside them.
-DEFAULTS: dict[str, tuple[Any, str]] = {
-    "rate": ("10Gbps", "a common server link today"),
-    "rtt": ("100us", "one rack to a few racks (FAST'08 Table 1; DCTCP paper §2.3: under 250 us)"),
-    "buffer": ("128KiB", "per port of a shallow-buffered ToR (DCTCP paper §2.3.2: 4 MB shared by 48 ports)"),
-    "fan_in": (32, "servers answering one read"),
-    "response": ("256KiB", "bytes each server returns per read (FAST'08 Table 1's SRU)"),
-    "stack": ("linux", "a stock Linux kernel (presets.linux with default sysctls)"),
-}
+#: The stacks a user may name: the core's presets.
+STACKS = tuple(sorted(schema.PRESETS))
 
-STACKS = ("linux", "fast08")
-
-#: The largest fan-in the doctor simulates (and its onset search tries).
-MAX_FAN_IN = 1024
-
-
-class StockKernel(presets.Kernel):
-    """A Linux kernel at its defaults (what ``presets.linux`` reads, without this machine)."""
-
-    SYSCTLS = {
-        "tcp_congestion_control": "cubic", "tcp_sack": "1", "tcp_recovery": "1", "tcp_early_retrans": "3",
-        "tcp_timestamps": "1", "tcp_slow_start_after_idle": "1", "tcp_rmem": "4096 131072 6291456",
-        "tcp_frto": "2",
-    }
-
-    def sysctl(self, name: str) -> str | None:
-        return self.SYSCTLS.get(name)
-
-    def module_param(self, module: str, param: str) -> str | None:
-        return "1" if (module, param) == ("tcp_cubic", "hystart") else None
-
-    def route_metric(self, name: str) -> str | None:
-        return None
-
-
-# CONFIG_HZ's default (kernel/Kconfig.hz): HZ_250, a 4 ms jiffy
-STOCK_JIFFY_S = 0.004
+#: Resolved by the core for the screen and the fixes (a preset's values, or the defaults).
+RESOLVED = ("mss", "rwnd", "init_cwnd", "delayed_ack", "timer_granularity", "rto_min")
 
 
 @dataclass(frozen=True)
@@ -78,7 +42,8 @@ class Cluster:
     response_bytes: int
     stack: str
     stack_fields: dict = field(default_factory=dict)
-    stack_table: tuple = ()          # presets.Item rows behind stack_fields (linux stacks)
+    stack_table: tuple = ()          # presets.Item rows behind stack_fields (--this-host)
+    resolved: dict = field(default_factory=dict)  # RESOLVED fields as the core reads them
     overrides: dict = field(default_factory=dict)  # rto_min, delayed_ack, cc the user set
     defaulted: tuple = ()            # the DEFAULTS keys the user did not give
     source: str = "description"      # or "recording FILE"
@@ -95,14 +60,14 @@ class Cluster:
 
     @property
     def mss(self) -> int:
-        return int(self.stack_fields.get("mss", 1460))
+        return int(self.resolved["mss"])
 
     @property
     def is_linux(self) -> bool:
-        return self.stack != "fast08"
+        return self.stack in ("linux", "this host (Linux)")
 
     def setting(self, name: str, default: Any) -> Any:
-        return self.fields().get(name, default)
+        return self.resolved.get(name, default)
 
     def inputs(self) -> list[tuple[str, str, bool]]:
         """(name, value, was a default) for the report's first lines."""
@@ -191,14 +156,13 @@ def describe(*, rate: str | int | None = None, rtt: str | float | None = None, b
         if val["stack"] not in STACKS:
             raise UsageError(name("stack"), val["stack"], "one of " + ", ".join(STACKS))
         stack_name = val["stack"]
-        table = (presets.linux(cc=None, kernel=StockKernel(jiffy=lambda: STOCK_JIFFY_S))
-                 if val["stack"] == "linux" else [])
-    stack_fields = presets.scenario_fields(table)
+        table = []
+    stack_fields = presets.scenario_fields(table) if this_host else {"preset": stack_name}
     cluster = Cluster(rate_bps=rate_bps, rtt_s=rtt_ps / 1e12, buffer_bytes=buffer_bytes, pool_bytes=pool_bytes,
                       fan_in=n, response_bytes=response_bytes, stack=stack_name, stack_fields=stack_fields,
                       stack_table=tuple(table), overrides=overrides, defaulted=defaulted, source=source)
-    try:  # the core's own checks (e.g. a buffer below one packet of this MSS)
-        Scenario(servers=n, blocks=1, duration=None, **cluster.fields())
+    try:  # the core's own checks (e.g. a buffer below one packet of this MSS), and its resolved values
+        s = Scenario(servers=n, blocks=1, duration=None, **cluster.fields())
     except UsageError as e:
         raise UsageError(name(e.param), e.value, e.allowed) from None
-    return cluster
+    return replace(cluster, resolved={k: getattr(s, k) for k in RESOLVED})
