@@ -62,6 +62,8 @@ BASE: dict[tuple[str, ...], list[list[str]]] = {
     ("monitor",): [["--duration", "1s"]],
     ("monitor", "plot"): [["rec.csv"]],
     ("monitor", "truth"): [["--quick"], ["--jobs", "1"]],
+    ("doctor",): [["--fan-in", "2"], ["--rate", "1Gbps"], ["--response", "4KiB"], ["--stack", "fast08"],
+                  ["--quiet"]],
 }
 
 # Values for options that take a file or directory: names inside the work directory
@@ -248,7 +250,7 @@ def _run(argv: list[str], workdir: Path, patches=()) -> fuzz_support.Outcome:
 
 
 # Heavier commands (a plot, a reproduction's points) get fewer inputs.
-WEIGHT = {("demo",): 0.2, ("monitor", "plot"): 0.3, ("monitor", "truth"): 0.3, ("validate",): 0.5, ("simulate",): 2.0}
+WEIGHT = {("doctor",): 0.2, ("demo",): 0.2, ("monitor", "plot"): 0.3, ("monitor", "truth"): 0.3, ("validate",): 0.5, ("simulate",): 2.0}
 
 
 def test_every_command_has_a_cheap_valid_base():

@@ -21,9 +21,11 @@ _LAZY = {
     "simulate": ".sim",
     "sweep": ".sim",
     "sweep_servers": ".sim",
+    "doctor": ".diagnosis",  # incastlab.doctor(...): docs/doctor.md
 }
 
-__all__ = ["Scenario", "SimResult", "simulate", "sweep", "sweep_servers", "UsageError", "EnvironmentProblem"]
+__all__ = ["Scenario", "SimResult", "simulate", "sweep", "sweep_servers", "doctor", "UsageError",
+           "EnvironmentProblem"]
 
 
 def _package_version() -> str:

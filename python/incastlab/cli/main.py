@@ -35,6 +35,7 @@ COMMANDS = [
     "sweep",
     "report",
     "monitor",
+    "doctor",
 ]
 
 
