@@ -353,6 +353,11 @@ impl TcpSender {
         sack: &[(u64, u64)],
         out: &mut Vec<Segment>,
     ) {
+        if ack > self.snd_max {
+            // RFC 9293 §3.10.7.4: an ACK of something not yet sent is dropped (the ACK a
+            // real stack sends back is not modelled); only a test's injected data makes one
+            return;
+        }
         let window_update = self.set_peer_window(wnd);
         self.set_echo(ts);
         if window_update && ack == self.snd_una {
@@ -406,6 +411,9 @@ impl TcpSender {
     /// A segment carrying data from the peer (the client's request) acknowledged `ack`:
     /// only new data counts, as it is never a duplicate ACK (RFC 5681 §2, condition (b)).
     pub fn on_data_segment_ack(&mut self, now: Time, ack: u64, wnd: u64, ts: Time, out: &mut Vec<Segment>) {
+        if ack > self.snd_max {
+            return; // RFC 9293 §3.10.7.4, as in on_ack_segment
+        }
         self.set_peer_window(wnd);
         self.set_echo(ts);
         if ack > self.snd_una {
@@ -1054,6 +1062,18 @@ mod knob_tests {
         // the same ACK with the window unchanged is a duplicate
         s.on_ack_segment(t, ack_of(0), 7 * MSS, t, &[], &mut out);
         assert_eq!(s.dupacks, 1);
+    }
+
+    #[test]
+    fn an_ack_of_data_never_sent_is_dropped_rfc9293_3_10_7_4() {
+        let (mut s, _) = with_window(4, 50);
+        let mut out = vec![];
+        let t = Time::from_us(100);
+        let (una, max, cwnd) = (s.snd_una, s.snd_max, s.cwnd);
+        s.on_ack_segment(t, max + MSS, 1 << 30, t, &[], &mut out);
+        s.on_data_segment_ack(t, max + MSS, 1 << 30, t, &mut out);
+        assert!(out.is_empty());
+        assert_eq!((s.snd_una, s.snd_max, s.cwnd, s.flight_size()), (una, max, cwnd, max - una));
     }
 
     #[test]
