@@ -30,9 +30,9 @@ at least 10x sooner.
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
+from .completion import LineRateOptimum
 from .measure import curve, fmt_x
 from .sources import SIGCOMM09
 from .spec import Check, Experiment, Plot, Series
@@ -49,14 +49,8 @@ SERIES = (
 FIRST_OVERFLOW = 51
 
 
-def optimum_s(n) -> np.ndarray:
-    """N flows' payload at the receiver's line rate (seconds)."""
-    return np.asarray(n, dtype=float) * FLOW_BYTES * 8 / RATE_BPS
-
-
-def over_optimum(df: pd.DataFrame, label: str) -> pd.Series:
-    c = curve(df, label, "incast_completion_s")
-    return c / optimum_s(c.index)
+OPTIMUM = LineRateOptimum(FLOW_BYTES, RATE_BPS)
+optimum_s, over_optimum = OPTIMUM.seconds, OPTIMUM.over
 
 
 def collapses(df: pd.DataFrame):
@@ -76,24 +70,7 @@ def scales(df: pd.DataFrame):
 
 
 def draw(fig, df: pd.DataFrame) -> None:
-    a, b = fig.subplots(1, 2)
-    for s in SERIES:
-        c = curve(df, s.label, "incast_completion_s")
-        a.plot(c.index, c.values, marker="o", label=s.label)
-        r = over_optimum(df, s.label)
-        b.plot(r.index, r.values, marker="o", label=s.label)
-    n = np.array(sorted(df["x"].unique()))
-    a.plot(n, optimum_s(n), "k:", label="line-rate optimum")
-    for ax in (a, b):
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("senders (one 270 KB flow each, k = 16 fat tree)")
-        ax.legend(fontsize=7)
-    a.set_ylabel("last flow's completion (s)")
-    a.set_title("(a) completion", fontsize=10)
-    b.axhline(1.0, color="k", linestyle=":")
-    b.set_ylabel("completion / line-rate optimum")
-    b.set_title("(b) over the optimum", fontsize=10)
+    OPTIMUM.draw(fig, df, [s.label for s in SERIES], "senders (one 270 KB flow each, k = 16 fat tree)")
 
 
 EXPERIMENT = Experiment(
