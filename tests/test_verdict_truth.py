@@ -264,3 +264,14 @@ def test_monitor_truth_refuses_bad_arguments_in_one_line(args, flag):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and flag in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_loopback_connection_is_named_by_the_direction_that_carried_more_in_the_second():
+    # CI, stop 33: a read's first reading on lo held only the client's 8-byte request (the
+    # server's socket received it); the second's sender was then the client, with the data's bytes
+    request = Delivery("127.0.0.1:40168", "127.0.0.4:5201", 8)
+    data = Delivery("127.0.0.4:5201", "127.0.0.1:40168", 64_000)
+    readings = [Reading(10_000_000, [request], 0), Reading(20_000_000, [data], 0),
+                Reading(30_000_000, [request, data], 0)]
+    got, _ = fold(readings, StallTracker(), 0, None, np.zeros(0), np.zeros(0), np.zeros(0))
+    assert got.deliveries == [Delivery("127.0.0.4:5201", "127.0.0.1:40168", 128_000)]

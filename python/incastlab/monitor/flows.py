@@ -159,7 +159,10 @@ def fold(readings: list[Reading], stalls: StallTracker, previous_t_ns: int | Non
     """
     from .timescales import bucket_bytes
 
-    per: dict[tuple[str, str], senders.Delivery] = {}
+    # per connection, per direction (sender, receiver): the second's bytes. A loopback
+    # connection's first reading may hold only the client's request (the server's socket
+    # received it); its sender is the direction that carried more over the whole second.
+    per: dict[tuple[str, str], dict[tuple[str, str], int]] = {}
     best = 0
     spans: list[float] = []
     out = SecondFlows([], None, 0)
@@ -167,9 +170,8 @@ def fold(readings: list[Reading], stalls: StallTracker, previous_t_ns: int | Non
     for r in readings:
         ended += stalls.update(r, previous_t_ns)
         for d in r.deliveries:
-            key = connection(d)
-            old = per.get(key)
-            per[key] = d if old is None else senders.Delivery(old.sender, old.receiver, old.bytes + d.bytes)
+            ways = per.setdefault(connection(d), {})
+            ways[d.sender, d.receiver] = ways.get((d.sender, d.receiver), 0) + d.bytes
         out.t_ns.append(r.t_ns)
         out.active.append(len(r.deliveries))
         out.retrans.append(r.retrans)
@@ -182,7 +184,9 @@ def fold(readings: list[Reading], stalls: StallTracker, previous_t_ns: int | Non
         if previous_t_ns is not None:
             spans.append((r.t_ns - previous_t_ns) / 1e9)
         previous_t_ns = r.t_ns
-    out.deliveries = sorted(per.values(), key=lambda d: (-d.bytes, d.sender))
+    out.deliveries = sorted((senders.Delivery(*way, nbytes) for way, nbytes in
+                             (max(ways.items(), key=lambda w: (w[1], w[0])) for ways in per.values())),
+                            key=lambda d: (-d.bytes, d.sender))
     out.stalls = ended
     if line_rate_bps and spans:
         out.fanin = verdict.FanIn(best, float(np.median(spans)))
