@@ -46,6 +46,7 @@ def test_a_loop_that_fell_behind_still_reads_every_window(monkeypatch):
     monkeypatch.setattr(m, "_read_tcp", lambda: {})
     monkeypatch.setattr(m, "_read_qdiscs", lambda: {})
     monkeypatch.setattr(m, "_watch_senders", lambda: None)
+    monkeypatch.setattr(m, "_start_counter_clock", lambda ends: None)  # counters: the next test
     monkeypatch.setattr(runner.time, "sleep", lambda s: None)  # behind: no window waits
     seconds: list[dict] = []
     m.run(seconds.append)
@@ -55,6 +56,88 @@ def test_a_loop_that_fell_behind_still_reads_every_window(monkeypatch):
     for s in seconds:
         assert abs(s["rx"]["avg_mbps"] - 100.0) < 0.5, [x["rx"]["avg_mbps"] for x in seconds]
     assert all("lag_s" in s for s in seconds)
+
+
+class ReadAtEnds:
+    """The counter thread's readings, known per window end: the host's RTO count reached
+    10 x k at the end of window k (10 timeouts a second)."""
+
+    def __init__(self, ends: list[int]):
+        self.ends = ends
+
+    def at(self, end: int, timeout_s: float):
+        k = self.ends.index(end) + 1
+        return end + 2_000_000, ({"rto_timeouts": 10 * k}, {"tbf.drops": 100 * k})
+
+    def stop(self) -> None:
+        pass
+
+
+def test_a_late_loop_gives_each_second_the_timeouts_counted_in_it(monkeypatch):
+    # Before: the counters were read when a second was judged; a loop 2.5 s behind gave one
+    # second all the timeouts since the second judged before it and the next ones none.
+    m = runner.Monitor(runner.MonitorConfig(iface="fake0", duration_ns=6 * NS, line_rate_bps=1e9))
+    fake = LateSampler(runner.time.monotonic_ns())
+    monkeypatch.setattr(m, "_open_sampler", lambda: fake)
+    monkeypatch.setattr(m, "_read_counters", lambda: ({"rto_timeouts": 0}, {"tbf.drops": 0}))
+    monkeypatch.setattr(m, "_watch_senders", lambda: None)
+    clocks = []
+    monkeypatch.setattr(m, "_start_counter_clock", lambda ends: clocks.append(ReadAtEnds(ends)) or clocks[-1])
+    monkeypatch.setattr(runner.time, "sleep", lambda s: None)
+    seconds: list[dict] = []
+    m.run(seconds.append)
+    # one clock, for the six windows' ends, one second apart
+    assert len(clocks) == 1 and len(clocks[0].ends) == 6
+    assert {b - a for a, b in zip(clocks[0].ends, clocks[0].ends[1:])} == {NS}
+    assert [s["tcp"]["rto_timeouts"] for s in seconds] == [10] * 6
+    assert [s["qdisc_drops"]["tbf"] for s in seconds] == [100] * 6
+    assert [s["counters_late_s"] for s in seconds] == [0.002] * 6
+
+
+def test_the_counter_clock_reads_at_each_end_and_a_late_wake_up_serves_every_end_it_missed():
+    from incastlab.monitor.counter_clock import CounterClock
+
+    now = [0]
+    reads = []
+
+    def read():
+        reads.append(now[0])
+        return now[0]
+
+    c = CounterClock(read, [10, 20, 30, 40], clock=lambda: now[0])
+    assert c.step() and reads == []  # before the first end: nothing read
+    now[0] = 11
+    assert c.step() and reads == [11]
+    now[0] = 35  # asleep through 20 and 30
+    assert c.step() and reads == [11, 35]
+    assert c.at(10, 0) == (11, 11)
+    assert c.at(20, 0) == (35, 35) and c.at(30, 0) == (35, 35)  # no increase in 20, all in 30
+    assert c.at(40, 0) is None  # not yet read
+    now[0] = 40
+    assert not c.step() and c.at(40, 0) == (40, 40)  # the last end: the clock is done
+    assert c.at(10, 0) is None  # each end is given out once
+
+
+def test_the_loop_reads_the_counters_itself_when_the_clock_does_not_answer(monkeypatch):
+    m = runner.Monitor(runner.MonitorConfig(iface="fake0"))
+    monkeypatch.setattr(m, "_read_counters", lambda: ({"rto_timeouts": 5}, {}))
+
+    class Silent:
+        stopped = False
+
+        def at(self, end, timeout_s):
+            return None
+
+        def stop(self):
+            self.stopped = True
+
+    m.counter_clock = silent = Silent()
+    t = runner.time.monotonic_ns()
+    read_at, (tcp, qd) = m._counters_at(t)
+    assert tcp == {"rto_timeouts": 5} and read_at >= t
+    # from then on the loop reads itself, and says so
+    assert silent.stopped and m.counter_clock is None
+    assert "counters at each second's end" in m.unavailable
 
 
 def test_held_readings_are_trimmed_to_the_next_windows_context():

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import EnvironmentProblem, UsageError
 from . import flows, native, procnet, qdisc, senders, timescales, verdict
+from .counter_clock import CounterClock
 
 NS_PER_S = timescales.NS_PER_S
 # the achieved median may differ from the request by this much before we say we could not
@@ -21,6 +22,9 @@ NS_PER_S = timescales.NS_PER_S
 INTERVAL_TOLERANCE = 0.20
 # drain this long after a window ends, so a reading after its end exists to interpolate to
 DRAIN_LAG_NS = 5_000_000
+# how long the loop waits for the counter thread's reading of a window's end before it reads
+# the counters itself (and from then on, so that readings stay in time order)
+COUNTER_WAIT_S = 1.0
 SERIES = ("t_end_ns", "dt_ns", "rx_bytes", "tx_bytes", "rx_packets", "tx_packets")
 
 
@@ -134,6 +138,9 @@ class Monitor:
         self._previous_facts: verdict.SecondFacts | None = None
         self.millisampler = None  # a millisampler.MonitorWriter, when asked for
         self.qd = CounterDeltas()
+        # TCP and qdisc counters read at each window's end (counter_clock.py); None before the
+        # first window's end is known, and after a reading did not come in time
+        self.counter_clock: CounterClock | None = None
         self.unavailable: dict[str, str] = {}
         self.incast_seconds = 0
         self.seconds = 0
@@ -174,6 +181,26 @@ class Monitor:
         counters, unavailable = procnet.read_tcp_counters(self.cfg.tcp_netns)
         self.unavailable.update(unavailable)
         return counters
+
+    def _read_counters(self) -> tuple[dict[str, int | None], dict[str, int | None]]:
+        return self._read_tcp(), self._read_qdiscs()
+
+    def _start_counter_clock(self, ends: list[int]) -> CounterClock | None:
+        return CounterClock(self._read_counters, ends).start()
+
+    def _counters_at(self, end_ns: int) -> tuple[int, tuple[dict[str, int | None], dict[str, int | None]]]:
+        """The TCP and qdisc counters as read at the window's end, and when they were read."""
+        got = None if self.counter_clock is None else self.counter_clock.at(end_ns, COUNTER_WAIT_S)
+        if got is not None:
+            return got
+        if self.counter_clock is not None:
+            # the thread is behind or gone: read here from now on, so readings stay in order
+            self.counter_clock.stop()
+            self.counter_clock = None
+            self.unavailable["counters at each second's end"] = (
+                "the counter thread fell behind; TCP and qdisc counters are read when a second is judged "
+                "(see counters_late_s)")
+        return time.monotonic_ns(), self._read_counters()
 
     def _read_qdiscs(self) -> dict[str, int | None]:
         dev = self.cfg.qdisc_dev or self.cfg.iface
@@ -247,8 +274,9 @@ class Monitor:
         sampler = self._open_sampler()
         t0 = time.monotonic_ns()  # set again below, once the counters are read
         try:
-            self.tcp.update(self._read_tcp())
-            self.qd.update(self._read_qdiscs())
+            tcp_now, qd_now = self._read_counters()  # the first window's baseline
+            self.tcp.update(tcp_now)
+            self.qd.update(qd_now)
             self._watch_senders()
             # Windows are exact seconds [w0 + k s, w0 + (k+1) s) from the first reading; we
             # drain a little after each window's end so readings cover it, and hold every
@@ -276,6 +304,8 @@ class Monitor:
                                              "(the polling thread did not run)")
                 if w0 is None:
                     w0 = got["t_end_ns"][0] - got["dt_ns"][0]
+                    ends = list(range(w0 + NS_PER_S, w0 + cfg.duration_ns, NS_PER_S)) + [w0 + cfg.duration_ns]
+                    self.counter_clock = self._start_counter_clock(ends)
                 self._account(got, t0)
                 keys = SERIES + (("rx_ce", "tx_ce") if "rx_ce" in got else ())
                 held = {k: list(got[k]) for k in keys} if held is None else {k: held[k] + list(got[k]) for k in keys}
@@ -292,6 +322,8 @@ class Monitor:
             sampler.stop()
             if self.poller is not None:
                 self.poller.stop()
+            if self.counter_clock is not None:
+                self.counter_clock.stop()
         return self.summary()
 
     def _last_readings(self, sampler, t0: int) -> None:
@@ -364,8 +396,9 @@ class Monitor:
                 runs = timescales.burst_runs(t_end, dt, nbytes, start_ns, end_ns, 1_000_000,
                                              verdict.LINE_FRACTION * cfg.line_rate_bps)
             directions.append(verdict.DirectionFacts(d, avg, one_ms.peak_bps if one_ms else None, runs))
-        tcp = self.tcp.update(self._read_tcp())
-        qd = self.qd.update(self._read_qdiscs())
+        counters_read_ns, (tcp_now, qd_now) = self._counters_at(end_ns)
+        tcp = self.tcp.update(tcp_now)
+        qd = self.qd.update(qd_now)
         drops = {k[: -len(".drops")]: v for k, v in qd.items() if k.endswith(".drops") and v is not None}
         overlimits = {k[: -len(".overlimits")]: v for k, v in qd.items() if k.endswith(".overlimits") and v is not None}
         second_flows = self._read_flows(end_ns, series)
@@ -412,6 +445,8 @@ class Monitor:
             "tx": rates["tx"],
             "bursts_1ms": {d.name: d.burst_runs_ms for d in directions},
             "tcp": tcp,
+            # how long after the window's end its TCP and qdisc counters were read
+            "counters_late_s": round(max(0, counters_read_ns - end_ns) / NS_PER_S, 3),
             "ecn_ce": {d: int(sum(got[f"{d}_ce"])) for d in ("rx", "tx")} if "rx_ce" in got else None,
             "qdisc_drops": drops,
             "qdisc_overlimits": overlimits,
