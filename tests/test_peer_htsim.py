@@ -30,8 +30,9 @@ def test_the_references_name_htsims_commit_the_machine_and_every_runs_command():
     assert len(ids) == len(set(ids)), "ids are unique"
     for r in REFS.refs:
         assert r.title and r.date and re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\dZ", r.date), r.id
-        assert r.command.split()[0] in ("tcp_incast", "tcp_incast_diag"), r.id
-        assert ("SEED" in r.command.split()) and r.settings.protocol in ("tcp", "dctcp"), r.id
+        driver = "ndp_incast" if r.settings.protocol == "ndp" else ("tcp_incast", "tcp_incast_diag")
+        assert r.command.split()[0] in driver, r.id
+        assert ("SEED" in r.command.split()) and r.settings.protocol in ("tcp", "dctcp", "ndp"), r.id
         assert r.results and r.timing, r.id
         for t in r.timing:  # every timing names its load and its memory
             assert t["total_s"] > 0 and t["maxrss_kib"] > 0 and len(t["loadavg_before"]) == 3, r.id
@@ -46,10 +47,22 @@ def test_the_issues_must_show_settings_are_all_there():
             assert h.duration_s is None, "run until every flow is done"
     big = by["tcp-8192-1000-q100"].settings  # issue 28: 1000-to-1 x 270 KB on 8192 hosts
     assert (big.nodes, big.conns, big.flow_bytes, big.duration_s) == (8192, 1000, 270_000, None)
+    for n in (10, 100, 431):  # issue 29: htsim's NDP incast_shortflows, IW 23, with and without return-to-sender
+        for rts in ("-rts", ""):
+            h = by[f"ndp-driver{rts}-432-{n}"].settings
+            assert (h.protocol, h.nodes, h.conns, h.flow_bytes, h.packet_bytes, h.queue_packets, h.queue,
+                    h.iw_packets, h.return_to_sender) == ("ndp", 432, n, 450_000, 9000, 8, "composite", 23, rts == "-rts")
 
 
 def test_every_tcp_reference_has_several_seeds_with_their_last_flow_and_timeouts():
     for r in REFS.refs:
+        if r.settings.protocol == "ndp":
+            # htsim's NDP takes no timeout; its records are flows finished, NACKs, returned headers
+            assert len(r.seeds) >= 3, r.id
+            for res in r.results:
+                assert res["nacks"] > 0 and res["bounces"] >= 0 and 0 <= res["flows_finished"] <= r.settings.conns
+                assert (res["last_flow_s"] is None) == (res["flows_finished"] < r.settings.conns), r.id
+            continue
         # single runs are chaotic: at least 3 seeds, but dctcp-432-431 has 2 (its third was
         # stopped at a load of 17-24; peers/htsim/README.md)
         least = 2 if r.id == "dctcp-432-431" else 3
@@ -89,8 +102,9 @@ def test_every_aligned_field_is_a_scenario_field_and_says_where_htsim_does_it():
 
 @pytest.mark.parametrize("change, param, words", [
     ({"queue": "random"}, "queue", "drop only when full"),
-    ({"queue": "composite"}, "queue", "not modelled yet"),
-    ({"protocol": "ndp", "queue": "composite"}, "protocol", "not modelled yet"),
+    ({"queue": "composite"}, "queue", "composite with protocol ndp"),
+    ({"protocol": "ndp"}, "queue", "composite with protocol ndp"),
+    ({"protocol": "ndp", "queue": "composite"}, "iw_packets", "first window"),
     ({"diagnostic": "rtx_at_scan"}, "diagnostic", "not htsim's model"),
     ({"nodes": 400}, "nodes", "k^3/4"),
 ])
@@ -132,7 +146,7 @@ def _tiny_references(tmp_path, last_flow_s: float) -> str:
     return str(path)
 
 
-def test_a_small_comparison_runs_ours_on_every_seed_and_says_ndp_is_not_modelled_yet(tmp_path):
+def test_a_small_comparison_runs_ours_on_every_seed_tcp_and_ndp(tmp_path):
     refs = load_references(_tiny_references(tmp_path, last_flow_s=1.0))
     rows = htsim.compare(refs, refs.refs, seeds=None, timing_runs=2)
     tiny, ndp = (r.record() for r in rows)
@@ -141,9 +155,12 @@ def test_a_small_comparison_runs_ours_on_every_seed_and_says_ndp_is_not_modelled
     assert tiny["last_flow_ratio"] == pytest.approx(tiny["ours_last_flow_median_s"] / 1.0)
     assert tiny["speedup_fastest"] == pytest.approx(0.5 / tiny["ours_wall_fastest_s"])
     assert tiny["ours_max_rss_mib"] > 0 and tiny["same_machine"] is False
-    assert "not modelled yet" in ndp["ours_not_run"] and "ours_last_flow_s" not in ndp
+    assert ndp["ours_not_run"] is None and ndp["ours_flows_finished_median"] == 3, "NDP runs: every flow done"
+    assert ndp["ours_nacks_median"] == ndp["ours_trims_median"] > 0, "3 first windows of 23 overflow 8-packet ports"
+    assert ndp["htsim_nacks_median"] is None, "the made-up reference has no NACK count: shown as missing"
     text = htsim.render(rows, refs)
-    assert "tiny-ndp" in text and "not run" in text and "(other machine)" in text
+    assert "tiny-ndp" in text and "NACKs htsim -, ours" in text and "(other machine)" in text
+    assert "Model differences that remain, NDP" in text and "Model differences that remain, TCP" in text
 
 
 def test_the_command_line_compares_a_committed_reference_and_refuses_bad_input_in_one_line(capsys, tmp_path):
@@ -228,3 +245,47 @@ def test_the_8192_host_incast_ends_in_one_of_htsims_two_modes_with_its_median_fc
         assert min(abs(r["last_flow_s"] / t - 1) for t in theirs) <= 0.05, (r["last_flow_s"], theirs)
     mine = _median([r["fct_p50_s"] for r in ours])
     assert mine == pytest.approx(_median([r["fct_p50_s"] for r in ref.results]), rel=htsim.AGREEMENT)
+
+
+# --- NDP (issue 29): htsim's incast_shortflows setting ------------------------------------------
+
+
+@pytest.mark.parametrize("ref_id", ["ndp-driver-rts-432-10", "ndp-driver-rts-432-100", "ndp-driver-432-100"])
+def test_ndps_last_flow_and_nacks_agree_with_htsims(ref_id):
+    # Issue 29 asks "within 5 %" of htsim's completion; ours is held to 0.5 %. The one gap
+    # found is when a flow counts as done: htsim's driver at its source's last ACK, ours at
+    # the receiver's last byte, 6.3 us earlier across pods (0.17 % of the 10-to-1's 3.70 ms;
+    # measured 0.998 and 1.000). A pull pacer spaced by the payload (9000 B) instead of the
+    # packet (9064 B, htsim's _packet_drain_time) would move the 100-to-1 by 0.7 %: 0.5 %
+    # catches such a change. The NACKs are htsim's exactly at 10 and 100 senders (218 and
+    # 2,303 on every seed of both): the first windows overflow the last hop by a fixed count.
+    ref, ours = _ours_beside(ref_id, seeds=[1, 2])
+    n = ref.settings.conns
+    assert all(r["flows_completed"] == n and r["timeouts"] == 0 for r in ours)
+    theirs = _median([r["last_flow_s"] for r in ref.results])
+    mine = _median([r["last_flow_s"] for r in ours])
+    assert mine == pytest.approx(theirs, rel=0.005), (mine, theirs)
+    assert {r["nacks"] for r in ours} == {r["nacks"] for r in ref.results}
+
+
+def test_ndps_431_to_1_returns_the_headers_htsim_returns_and_ends_with_it():
+    # With return-to-sender the headers the last hop cannot queue go back to their senders:
+    # NACKs + returned headers are 9,950 on every seed in htsim (6,337-6,373 + 3,577-3,613)
+    # and must be in ours (the first windows' excess at the last hop, a count); the split
+    # between the two hangs on how the first windows were spread over the upstream paths,
+    # which sets when trimmed headers reach the last hop's header queue: htsim's per-source
+    # permutation of paths gives 6,347 NACKs (median of 5 seeds), ours 6,554 with each switch
+    # spraying at random and 5,674 with each switch in turn (peers/htsim/README.md). The
+    # check: htsim's count lies between ours with the two sprayings, and within 5 % of ours
+    # with random spraying (the aligned one: 3.3 % measured).
+    # The last flow, as for the smaller incasts, within 0.5 % (measured 1.000).
+    ref, ours = _ours_beside("ndp-driver-rts-432-431", seeds=[1])
+    r = ours[0]
+    assert r["flows_completed"] == 431 and r["timeouts"] == 0
+    assert {x["nacks"] + x["bounces"] for x in ref.results} == {9950}
+    assert r["nacks"] + r["bounces"] == 9950
+    theirs = _median([x["nacks"] for x in ref.results])
+    assert r["nacks"] == pytest.approx(theirs, rel=0.05)
+    _, rr = htsim.run_ours(ref.settings, [1], 1, {"load_balancing": "spray_rr"}, runner=htsim.run_here)
+    assert rr[0]["nacks"] < theirs < r["nacks"], (rr[0]["nacks"], theirs, r["nacks"])
+    assert r["last_flow_s"] == pytest.approx(_median([x["last_flow_s"] for x in ref.results]), rel=0.005)

@@ -156,6 +156,11 @@ pub struct SimResult {
     pub victim_goodput_mbps: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub victim_bytes_dropped: Option<u64>,
+    /// Payload bytes the bulk flows (and the victim) delivered in order to their receivers'
+    /// applications, when there are any: a long flow's goodput over a span is the difference
+    /// of two runs' values (runs differ only in where they stop).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bulk_bytes_delivered: Option<u64>,
     /// Application payload delivered to the client, in Mbit per simulated second (all
     /// clients together).
     pub goodput_mbps: f64,
@@ -353,6 +358,7 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         pause_xon_frames: net.pause_frames().map(|f| f.1),
         victim_goodput_mbps: w.victim_goodput_mbps(),
         victim_bytes_dropped: w.victim_goodput_mbps().map(|_| c.background_bytes_dropped),
+        bulk_bytes_delivered: w.bulk_bytes_delivered(),
         goodput_mbps: mbps(c.app_bytes),
         client_goodput_min_mbps: least.filter(|_| several).map(mbps),
         client_goodput_max_mbps: most.filter(|_| several).map(mbps),

@@ -1218,17 +1218,38 @@ impl ScenarioSpec {
             }
             return Ok(vec![]);
         }
-        // host numbers name a star's or a leaf-spine's hosts; a fat tree places its own, and
-        // the one-shot workloads have no clients to load
-        check(matches!(s.workload, Workload::SyncRead | Workload::Riak) && s.topology != TopologyKind::FatTree, || {
-            ScenarioError::new("bulk_flows", s.bulk_flows, "0 unless workload is sync_read or riak on a star or a leaf-spine")
-                .with_related(&["workload", "topology"])
+        // host numbers name a star's or a leaf-spine's hosts beside the reads or gets, or a fat
+        // tree's hosts beside its one-shot flows (the long flow next to an incast: NDP
+        // SIGCOMM'17 Fig. 19); on a fat tree both ends are given, it has no clients to default to
+        let fat_tree = s.topology == TopologyKind::FatTree;
+        let one_shot = matches!(s.workload, Workload::Incast | Workload::Shuffle | Workload::Permutation);
+        check(if fat_tree { one_shot } else { !one_shot }, || {
+            ScenarioError::new(
+                "bulk_flows",
+                s.bulk_flows,
+                "0 unless workload is sync_read or riak on a star or a leaf-spine, or incast, shuffle or permutation on a fat tree",
+            )
+            .with_related(&["workload", "topology"])
         })?;
-        let hosts = s.hosts();
+        if fat_tree {
+            for (name, v) in [("bulk_from", &s.bulk_from), ("bulk_to", &s.bulk_to)] {
+                check(v.is_some(), || {
+                    ScenarioError::new(name, "unset", "host numbers on a fat tree (it has no servers or clients to default to)")
+                        .with_related(&["bulk_flows", "topology"])
+                })?;
+            }
+        }
+        if let (Some(r), true) = (s.bulk_rate_bps, s.transport != Transport::Tcp) {
+            // a receiver-driven flow is one write: its length goes in every packet
+            let allowed = format!("unset with transport {} (a receiver-driven flow writes once, backlogged)", word(&s.transport));
+            return Err(ScenarioError::new("bulk_rate_bps", format_rate(r), allowed).with_related(&["transport"]));
+        }
+        let hosts = if fat_tree { s.fat_tree_k.map_or(0, |k| k * k * k / 4) } else { s.hosts() };
         for (name, v) in [("bulk_from", &s.bulk_from), ("bulk_to", &s.bulk_to)] {
             if let Some(l) = v {
                 check(!l.is_empty() && l.iter().all(|&h| h < hosts), || {
-                    let allowed = format!("host numbers from 0 to {} (servers, then clients, then the victim's two)", hosts - 1);
+                    let places = if fat_tree { "the fat tree's hosts" } else { "servers, then clients, then the victim's two" };
+                    let allowed = format!("host numbers from 0 to {} ({places})", hosts.max(1) - 1);
                     ScenarioError::new(name, list(v).unwrap_or_default(), allowed).with_related(&["servers", "clients"])
                 })?;
             }

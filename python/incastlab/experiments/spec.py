@@ -152,6 +152,8 @@ class Experiment:
         simulated time."""
         if self.base.get("blocks"):
             return plural(self.base["blocks"], "block")
+        if self.axis == "duration":
+            return "each stopped at its point's time"
         if self.base.get("workload") in ("incast", "shuffle", "permutation"):
             return "until its flows are delivered"
         return f"{self.point_duration(quick)} simulated"

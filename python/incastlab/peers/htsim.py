@@ -14,14 +14,15 @@ commit, the command line, the machine, the date and the load. This module
 - reads the references (``load_references``);
 - maps each reference's htsim settings onto a ``Scenario`` aligned with htsim's model field
   by field (``scenario_for``; ``ALIGNMENT`` says which field follows which part of htsim's
-  code), refusing by name what incastlab cannot express (htsim's random-drop queue, NDP
-  until issue 29) and, on our side, a ``--ours`` change of a field that defines the
-  reference;
+  code; TCP and DCTCP by ``ALIGNMENT``, NDP by ``NDP_ALIGNMENT``), refusing by name what
+  incastlab cannot express (htsim's random-drop queue) and, on our side, a ``--ours`` change
+  of a field that defines the reference;
 - runs incastlab here, each run in a fresh interpreter so that its peak memory is its own
   (``run_ours``), for the references' seeds and, on seed 1, for repeated timing runs;
 - prints both simulators' last-flow completion (median over seeds, with the range), the
   ratio, each one's wall time (fastest and median) and peak memory, and the speed-up, with
-  the model differences that remain named (``REMAINING_DIFFERENCES``).
+  the model differences that remain named (``REMAINING_DIFFERENCES``, NDP's
+  ``NDP_REMAINING_DIFFERENCES``), and for NDP the NACKs, returned headers and trims of both.
 
 A speed-up is a ratio of two times taken on one machine: against references measured on
 another CPU model it is shown, marked, and given no verdict (as ``incastlab bench`` does).
@@ -61,6 +62,9 @@ HTSIM_LINK_RATE = "10Gbps"  # the drivers' speedFromMbps(10000), as the stock ma
 # deadline past 2^64 ps (213 days) would not fit a picosecond clock: 10^6 s is above every
 # timeout these references reach (the slowest, 431-to-1, backs off to 131,072 s).
 OURS_RTO_MAX = "1000000s"
+# NDP (ndp.cpp, ndppacket.h at the same commit)
+HTSIM_NDP_HEADER = 64  # NdpPacket::ACKSIZE: a data packet is its payload + 64 B; a header, ACK, NACK, PULL 64 B
+HTSIM_NDP_END_S = 10.0  # the NDP mains' eventlist.setEndtime(timeFromSec(10))
 
 
 # --- the references ---------------------------------------------------------------------------
@@ -226,7 +230,37 @@ ALIGNMENT: tuple[Aligned, ...] = (
             "the run ends when every flow is acknowledged (or at the fixed span)"),
 )
 
-ALIGNED_FIELDS = frozenset(a.field for a in ALIGNMENT)
+# NDP's mapping (NdpSrc/NdpSink, CompositeQueue, NdpPullPacer: drivers/ndp_incast as
+# old_tests/main_ndp_incast_shortflows.cpp builds them). The fields shared with TCP's mapping
+# first, then NDP's own; TCP's knobs (cc, delayed ACKs, ...) stay unset: NDP refuses them.
+_SHARED = ("topology", "fat_tree_k", "servers", "placement", "sru", "rate", "rtt", "trunk_delay", "core_delay",
+           "buffer", "buffer_admission", "mss", "tie_break")
+NDP_ALIGNMENT: tuple[Aligned, ...] = (
+    Aligned("workload", lambda h: "incast", "one-shot flows, all from time 0 (NdpSrc::connect(..., 0))"),
+    *(a for a in ALIGNMENT if a.field in _SHARED),
+    Aligned("transport", lambda h: "ndp", "NdpSrc and NdpSink"),
+    Aligned("trimming", lambda h: True, "COMPOSITE queues on every switch port (CompositeQueue: a data packet that "
+            "does not fit is trimmed, the arrival or the queue's tail at random, drand() < 0.5)"),
+    Aligned("return_to_sender", lambda h: bool(h.return_to_sender),
+            "CompositeQueue::setRTS on every switch queue (-rts; htsim's default is off)"),
+    Aligned("header", lambda h: HTSIM_NDP_HEADER, "NdpPacket: set_size(payload + ACKSIZE), ACKSIZE = 64; a trimmed "
+            "packet, ACK, NACK and PULL are 64 B; the pull pacer's spacing is (9000 + 64) B at the link rate"),
+    Aligned("init_cwnd", lambda h: h.iw_packets, "NdpSrc::setCwnd(cwnd x 9000 B): the first window (-cwnd)"),
+    Aligned("load_balancing", lambda h: "spray", "SCATTER_PERMUTE: every packet (and every ACK, NACK, pull) on its "
+            "own path of the (k/2)^2 (ours: each switch picks the uplink at random)"),
+    Aligned("rto_min", lambda h: OURS_RTO_MAX, "NdpSrc::rtx_timer_hook returns at once (RESEND_ON_TIMEOUT is not "
+            "defined): htsim's NDP never times out; ours' timer is set past the run"),
+    Aligned("rto_max", lambda h: OURS_RTO_MAX, "(with rto_min: no timeout within the run)"),
+    Aligned("duration", lambda h: f"{h.duration_s if h.duration_s is not None else HTSIM_NDP_END_S:g}s",
+            "setEndtime(10 s): a flow not finished by then never is"),
+)
+
+ALIGNED_FIELDS = frozenset(a.field for a in ALIGNMENT + NDP_ALIGNMENT)
+
+
+def alignment_for(h: HtsimSettings) -> tuple[Aligned, ...]:
+    """The mapping that applies to ``h``'s protocol."""
+    return NDP_ALIGNMENT if h.protocol == "ndp" else ALIGNMENT
 
 # Fields that define a reference: --ours may not change them (pick another reference).
 DEFINED_BY_REFERENCE = {
@@ -237,10 +271,8 @@ DEFINED_BY_REFERENCE = {
 
 # What incastlab cannot express, by htsim setting: refused by name.
 REFUSED_SETTINGS: dict[tuple[str, Any], str] = {
-    ("protocol", "ndp"): "not modelled yet: NDP (trimming switch ports, pull pacing) is issue 29",
     ("queue", "random"): "htsim's RandomQueue drops an arriving packet with probability 0.1 once more than "
                          "(its size - 3 packets) would be held; incastlab's ports drop only when full",
-    ("queue", "composite"): "not modelled yet: CompositeQueue trims to headers (issue 29)",
 }
 
 # What remains different after the alignment: named, with the size of its effect where the
@@ -275,11 +307,33 @@ REMAINING_DIFFERENCES: tuple[tuple[str, str], ...] = (
 )
 
 
+# NDP's: what remains different after NDP_ALIGNMENT (peers/htsim/README.md, "NDP").
+NDP_REMAINING_DIFFERENCES: tuple[tuple[str, str], ...] = (
+    ("when a flow is done",
+     "htsim's driver records a flow when its source holds the last ACK (NdpSrc's 'finished at'); ours when the "
+     "receiver holds the last byte: ours is earlier by the ACK's trip back, 6 links x (1 us + 64 B at 10 Gbps) = "
+     "6.3 us across pods (0.17 % of the 10-to-1's 3.70 ms; 0.02 % of the 100-to-1's)"),
+    ("spraying", "htsim's source routes each packet on the next path of a shuffled list of all (k/2)^2 "
+     "(SCATTER_PERMUTE, reshuffled every round), its sink the ACKs, NACKs and pulls likewise; ours lets each "
+     "switch pick the uplink at random. Both send every packet on its own path, evenly on average"),
+    ("timeouts", "htsim's NdpSrc never times out (rtx_timer_hook returns before anything: RESEND_ON_TIMEOUT is "
+     "not defined); ours' timer is set past the run (rto_min 10^6 s). A header dropped at a full header queue "
+     "without return-to-sender strands its flow in both"),
+    ("header queue", "htsim's CompositeQueue serves the data queue once in 100,001 turns while both queues hold "
+     "packets; ours serves headers first always (docs/transports.md)"),
+)
+
+
 def refusal(h: HtsimSettings) -> UsageError | None:
     """Why incastlab cannot run ``h``, naming the htsim setting; None if it can."""
     for (name, value), why in REFUSED_SETTINGS.items():
         if getattr(h, name) == value:
             return UsageError(name, value, f"a setting incastlab can express: {why}")
+    if (h.protocol == "ndp") != (h.queue == "composite"):
+        return UsageError("queue", h.queue, "composite with protocol ndp, and ndp only with composite (NdpSrc needs "
+                                            "trimming queues; TcpSrc never reads a trimmed header)")
+    if h.protocol == "ndp" and not h.iw_packets:
+        return UsageError("iw_packets", h.iw_packets, "NDP's first window in packets, at least 1 (-cwnd)")
     if h.diagnostic:
         return UsageError("diagnostic", h.diagnostic, "none: a driver change for a diagnosis, not htsim's model")
     return None
@@ -293,7 +347,7 @@ def scenario_for(h: HtsimSettings, seed: int = 1, ours: dict[str, str] | None = 
     if why is not None:
         raise why
     kw: dict[str, Any] = {}
-    for a in ALIGNMENT:
+    for a in alignment_for(h):
         value = a.value(h)
         if value is not None:
             kw[a.field] = value
@@ -312,7 +366,8 @@ def scenario_for(h: HtsimSettings, seed: int = 1, ours: dict[str, str] | None = 
 # --- running ours ------------------------------------------------------------------------------
 
 # Runs in a fresh interpreter: one simulation, its result and the peak resident memory
-# before (imports only) and after it, in KiB (VmHWM: this process image's own high-water
+# before (imports, and a one-packet warm-up run that loads what simulate imports lazily) and
+# after it, in KiB (VmHWM: this process image's own high-water
 # mark, as `incastlab bench` measures it).
 _CHILD = """
 import json, sys
@@ -323,6 +378,7 @@ def peak_kib():
                 return int(line.split()[1])
 from incastlab.scenario import Scenario
 from incastlab.sim import simulate
+simulate(Scenario(servers=1, blocks=1))  # what simulate imports on first use (about 95 MiB) is not the run's
 before = peak_kib()
 r = simulate(Scenario(**json.loads(sys.argv[1])))
 print(json.dumps({"result": r.to_dict(), "rss_before_kib": before, "rss_after_kib": peak_kib()}))
@@ -361,6 +417,11 @@ def summary(s: Scenario, r: dict[str, Any]) -> dict[str, Any]:
         "fct_p99_s": since_zero(r.get("fct_p99_s")),
         "timeouts": r["timeouts"],
         "retransmits": r["retransmits"],
+        # trimming and NDP (0 without them)
+        "trims": r.get("trims", 0),
+        "header_drops": r.get("header_drops", 0),
+        "nacks": r.get("nacks", 0),
+        "bounces": r.get("bounces", 0),
         "drops": r["drops"],
         "events": r["events"],
         "wall_s": r["wall_seconds"],
@@ -402,6 +463,13 @@ def ratio(ours: float | None, theirs: float | None) -> float | None:
     return None if ours is None or theirs is None or theirs == 0 else ours / theirs
 
 
+# NDP's counters beside each other: htsim's NdpSrc counts NACKs and returned headers
+# (_nacks_received, _bounces_received); its drivers count no trims, and its NDP takes no
+# timeout (rtx_timer_hook returns at once).
+NDP_COUNTERS_HTSIM = ("nacks", "bounces")
+NDP_COUNTERS_OURS = ("nacks", "bounces", "trims", "header_drops", "timeouts")
+
+
 @dataclass
 class Row:
     """One reference beside ours (``ours`` empty when it cannot run here)."""
@@ -431,6 +499,7 @@ class Row:
             "htsim_last_flow_median_s": tm,
             "htsim_fct_p50_median_s": _median([r.get("fct_p50_s") for r in theirs]),
             "htsim_timeouts_median": _median([r.get("timeouts") for r in theirs]),
+            "htsim_flows_finished_median": _median([r.get("flows_finished", r.get("completed")) for r in theirs]),
             "htsim_wall_fastest_s": _fastest(t_wall),
             "htsim_wall_median_s": _median(t_wall),
             "htsim_max_rss_mib": _fastest([t["maxrss_kib"] / 1024 for t in ref.timing]),
@@ -439,6 +508,10 @@ class Row:
             "ours_not_run": self.not_run,
             "ours_changed": self.changed,
         }
+        if ref.settings.protocol == "ndp":
+            rec.update({f"htsim_{k}_median": _median([r.get(k) for r in theirs]) for k in NDP_COUNTERS_HTSIM})
+            if self.not_run is None:
+                rec.update({f"ours_{k}_median": _median([r.get(k) for r in self.ours]) for k in NDP_COUNTERS_OURS})
         if self.not_run is None:
             rec.update({
                 "ours_seeds": len(self.ours),
@@ -446,6 +519,7 @@ class Row:
                 "ours_last_flow_median_s": om,
                 "ours_fct_p50_median_s": _median([r.get("fct_p50_s") for r in self.ours]),
                 "ours_timeouts_median": _median([r.get("timeouts") for r in self.ours]),
+                "ours_flows_finished_median": _median([r.get("flows_completed") for r in self.ours]),
                 "ours_wall_fastest_s": _fastest(o_wall),
                 "ours_wall_median_s": _median(o_wall),
                 "ours_max_rss_mib": _fastest([t["max_rss_mib"] for t in self.ours_timing]),
@@ -530,6 +604,14 @@ def render(rows: Sequence[Row], refs: References) -> str:
             f"{_s(r['speedup_fastest'])}x{mark}", _s(r["htsim_max_rss_mib"]),
             f"{_s(r['ours_max_rss_mib'])} (+{_s(r['ours_sim_rss_mib'], 2)})",
         ]))
+        if row.ref.settings.protocol == "ndp":
+            n = row.ref.settings.conns
+            notes.append(f"{r['id']}: flows finished htsim {_s(r['htsim_flows_finished_median'])}/{n}, ours "
+                         f"{_s(r['ours_flows_finished_median'])}/{n}; NACKs htsim {_s(r['htsim_nacks_median'])}, ours "
+                         f"{_s(r['ours_nacks_median'])}; returned headers htsim {_s(r['htsim_bounces_median'])}, ours "
+                         f"{_s(r['ours_bounces_median'])}; ours trims {_s(r['ours_trims_median'])}, headers dropped "
+                         f"{_s(r['ours_header_drops_median'])}, timeouts {_s(r['ours_timeouts_median'])} (htsim's NDP "
+                         "has none); medians over seeds")
         if row.changed:
             notes.append(f"{r['id']}: ours changed ({', '.join(f'{k}={v}' for k, v in row.changed.items())}): "
                          "not the aligned model")
@@ -542,15 +624,28 @@ def render(rows: Sequence[Row], refs: References) -> str:
            "brackets what the simulation added to it).", "", *lines, ""]
     if notes:
         out += ["Notes:", *(f"- {n}" for n in notes), ""]
-    out += ["Model differences that remain (peers/htsim/README.md):",
-            *(f"- {name}: {text}" for name, text in REMAINING_DIFFERENCES)]
+    protocols = {row.ref.settings.protocol == "ndp" for row in rows}
+    for ndp in sorted(protocols):
+        which = "NDP" if ndp else "TCP and DCTCP"
+        diffs = NDP_REMAINING_DIFFERENCES if ndp else REMAINING_DIFFERENCES
+        out += [f"Model differences that remain, {which} (peers/htsim/README.md):",
+                *(f"- {name}: {text}" for name, text in diffs), ""]
+    if out[-1] == "":
+        out.pop()
     return "\n".join(out)
 
 
 def explain(h: HtsimSettings | None = None) -> str:
     """The alignment, field by field (with the values for ``h`` if given)."""
+    if h is None:
+        return "\n".join(["TCP and DCTCP (TcpSrc, DCTCPSrc):", _explain(ALIGNMENT, None), "",
+                          "NDP (NdpSrc, CompositeQueue):", _explain(NDP_ALIGNMENT, None)])
+    return _explain(alignment_for(h), h)
+
+
+def _explain(alignment: Sequence[Aligned], h: HtsimSettings | None) -> str:
     lines = []
-    for a in ALIGNMENT:
+    for a in alignment:
         value = "" if h is None else f" = {a.value(h)!s}"
         lines.append(f"{a.field}{value}: {a.why}")
     return "\n".join(lines)

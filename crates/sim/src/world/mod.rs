@@ -508,6 +508,11 @@ impl World {
         victim.map(|bytes| if secs > 0.0 { bytes as f64 * 8.0 / secs / 1e6 } else { 0.0 })
     }
 
+    /// Payload bytes the bulk flows delivered in order, when there are any.
+    pub fn bulk_bytes_delivered(&self) -> Option<u64> {
+        self.apps.bulk().map(|b| b.flows.iter().map(|f| f.app_bytes).sum())
+    }
+
     /// The measured flows' data payload bytes in packets still queued or on a link.
     pub fn data_bytes_in_flight(&self) -> u64 {
         self.conns.data_bytes_in_flight(&self.cx.pool)

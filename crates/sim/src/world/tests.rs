@@ -1432,6 +1432,50 @@ fn fabric_fields_are_refused_by_name_where_they_cannot_apply() {
     assert!(refused(big).contains("16 hosts"), "16 senders and a receiver do not fit 16 hosts");
 }
 
+#[test]
+fn a_long_flow_beside_a_fat_tree_incast_runs_the_scenarios_transport_and_counts_its_bytes_apart() {
+    // NDP SIGCOMM'17 Fig. 19's setting, small: a backlogged flow from host 2 (the next edge
+    // switch of pod 0) to host 1 (host 0's edge switch) beside a 4-to-1 incast into host 0
+    // from pod 3 that starts 100 us in. The long flow is an NDP flow like the incast's; its
+    // bytes are its own (bulk_bytes_delivered), not the incast's, and the run still ends when
+    // the incast's last flow is delivered
+    let spec = ScenarioSpec {
+        sru_bytes: Some(10 * 9000),
+        mss_bytes: 9000,
+        header_bytes: 64,
+        init_cwnd_segments: 23,
+        transport: crate::host::Transport::Ndp,
+        trimming: true,
+        buffer_packets: Some(8),
+        placement: Placement::Tail,
+        start_ps: 100 * PS_PER_US,
+        bulk_flows: 1,
+        bulk_from: Some(vec![2]),
+        bulk_to: Some(vec![1]),
+        ..fat_tree(Workload::Incast, 4, LoadBalancing::Spray)
+    };
+    let mut h = Harness::new(spec.clone());
+    h.run();
+    let bulk = h.w.apps.bulk().unwrap();
+    let long = bulk.flows[0].app_bytes;
+    let conn = h.conn(bulk.flows[0].flow);
+    assert_eq!(conn.hosts, (2, 1));
+    assert!(conn.pull.is_some() && !conn.measured, "an NDP flow, counted apart");
+    assert_eq!(h.counters().app_bytes, 4 * 10 * 9000, "only the incast's bytes are measured");
+    let r = crate::simulate(&spec.clone().validate().unwrap());
+    assert_eq!((r.flows_completed, r.bulk_bytes_delivered), (Some(4), Some(long)));
+    // alone for 100 us it has left slow start behind: 4 hops of store and forward (33 us),
+    // then one 9000 B packet per 7.25 us; stopped at the incast's start, a prefix of the run
+    let before = crate::simulate(&ScenarioSpec { duration_ps: Some(100 * PS_PER_US), ..spec.clone() }.validate().unwrap());
+    let b = before.bulk_bytes_delivered.unwrap();
+    assert!(b >= 9 * 9000 && b < long, "{b} then {long}");
+    // refused by name: no ends given on a fat tree, a paced NDP flow, a host that is not there
+    let refused = |spec: ScenarioSpec| spec.validate().unwrap_err().to_string();
+    assert!(refused(ScenarioSpec { bulk_from: None, ..spec.clone() }).starts_with("bulk_from"));
+    assert!(refused(ScenarioSpec { bulk_rate_bps: Some(1_000_000), ..spec.clone() }).starts_with("bulk_rate_bps"));
+    assert!(refused(ScenarioSpec { bulk_to: Some(vec![16]), ..spec }).contains("from 0 to 15"));
+}
+
 // ---- packet trimming and the receiver-driven transports (issue 29) ------------------------
 
 /// An NDP incast of `servers` flows of `packets` full packets each on the star at 10 Gbps,
