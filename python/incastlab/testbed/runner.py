@@ -95,6 +95,7 @@ def run_point(topo: Topology, n: int, work: Workload, on_blocks=None,
     trace = write_trace(capture, topo.names, n, f"{capture}.csv")
     row["trace"] = f"{capture}.csv"
     row["trace_unmatched_egress"] = trace.unmatched_egress
+    row["trace_control_drops"] = trace.control_drops
     return row
 
 
