@@ -17,8 +17,8 @@ would read as a drop at the switch. So is one that lost frames silently: a frame
 point saw and an earlier one did not (``missed_frames``). dumpcap's libpcap reads the ring in
 TPACKET_V3 blocks, which the kernel hands over when full or after the read timeout (250 ms);
 a frame in a block not yet handed over when dumpcap stops is lost without a trace in the
-capture's statistics, so the captures run ``SETTLE_S`` past the point's end. Where tracefs is writable, the servers' ``tcp_probe``
-tracepoint (every segment reaching a server socket: cwnd, ssthresh) and
+capture's statistics, so the captures run ``SETTLE_S`` past the point's end. Where tracefs
+is writable, the servers' ``tcp_probe`` tracepoint (every segment reaching a server socket: cwnd, ssthresh) and
 ``tcp_cong_state_set`` are recorded in a tracing instance of their own and become ``cwnd``,
 ``ssth`` and ``state`` events.
 
