@@ -108,6 +108,12 @@ def grid() -> list[tuple[str, dict, bool]]:
              duration="1s"))
     add(dict(clients=2, servers=8, duration="1s"), events=True)
     add(dict(workload="riak", servers=16, get_rate=125, duration="500ms"))
+    # the linux preset (what validate starts from) with both its congestion controls, where
+    # incast starts at 100 Mbit/s and a 5-packet buffer and beyond: a change to the preset
+    # shows here, by cc
+    for cc, n in itertools.product(("cubic", "newreno"), (1, 4, 8, 16)):
+        add(dict(preset="linux", cc=cc, servers=n, rate="100Mbps", buffer="8KiB", blocks=20, duration=None),
+            events=(n == 4))
     return points
 
 

@@ -307,3 +307,28 @@ def test_the_testbed_rows_put_the_rate_on_a_shaper_in_front_of_fast_links():
     assert (scn.rate, scn.shaper_rate, scn.buffer) == (4_000_000_000, 100_000_000, 8192)
     assert presets.scenario_fields(presets.testbed(rate_bps=10**8, buffer_bytes=8192, burst_bytes=6056,
                                                    timestamps=False))["header"] == 54
+
+
+def _cubic_params(tmp_path, **params):
+    d = tmp_path / "modules" / "tcp_cubic" / "parameters"
+    d.mkdir(parents=True)
+    for name, v in params.items():
+        (d / name).write_text(v + "\n")
+
+
+def test_hystart_follows_tcp_cubic_and_is_modelled_only_at_its_defaults(tmp_path):
+    # the testbed's kernel (6.18): hystart 1, detect 3, low window 16, ack delta 2000 us
+    k = fake_kernel(tmp_path)
+    _cubic_params(tmp_path, hystart="1", hystart_detect="3", hystart_low_window="16", hystart_ack_delta_us="2000")
+    it = row(presets.linux(cc="cubic", kernel=k), "CUBIC slow start")
+    assert it.is_modelled and it.fields == {"hystart": True} and "hystart_low_window = 16" in it.kernel
+    Scenario(servers=2, **presets.scenario_fields(presets.linux(cc="cubic", kernel=k)))
+    # hystart = 0: RFC 5681 slow start, modelled; another low window: not claimed
+    params = tmp_path / "modules" / "tcp_cubic" / "parameters"
+    for hystart, low, modelled, on in [("0", "16", True, False), ("1", "8", False, True)]:
+        (params / "hystart").write_text(hystart + "\n")
+        (params / "hystart_low_window").write_text(low + "\n")
+        it = row(presets.linux(cc="cubic", kernel=k), "CUBIC slow start")
+        assert it.is_modelled == modelled and it.fields == {"hystart": on}, (hystart, low, it)
+    # reno sockets run no HyStart: no row
+    assert not any(it.what.startswith("CUBIC slow start") for it in presets.linux(cc="reno", kernel=k))

@@ -151,6 +151,28 @@ def _newer_field(what: str, kernel: str, public: str, on: bool, kernel_on: bool,
     return Item(what, kernel, sim, "yes", {public: on})
 
 
+# tcp_cubic's HyStart parameters as the simulator's `hystart` runs them (tcp/congestion/hystart.rs)
+HYSTART_DEFAULTS = {"hystart_detect": "3", "hystart_low_window": "16", "hystart_ack_delta_us": "2000"}
+
+
+def hystart_item(k: Kernel, fields: Any = None) -> Item:
+    """CUBIC's slow-start exit: tcp_cubic's ``hystart`` module parameter and the three that
+    shape it; the simulator's ``hystart`` runs the module's defaults."""
+    what = "CUBIC slow start: HyStart"
+    on = k.module_param("tcp_cubic", "hystart")
+    params = {name: k.module_param("tcp_cubic", name) for name in HYSTART_DEFAULTS}
+    kernel = f"tcp_cubic hystart = {_value(on)}" + "".join(f", {n} = {_value(v)}" for n, v in params.items())
+    enabled = on != "0"
+    sim = f"hystart={enabled}"
+    if not in_this_build("hystart", fields):
+        return Item(what, kernel, "RFC 5681 slow start", "no: not in this build (no `hystart` in the scenario schema)")
+    differs = [f"{n} = {v}" for n, v in params.items() if enabled and v is not None and v != HYSTART_DEFAULTS[n]]
+    if differs:
+        return Item(what, kernel, sim, f"no: the simulator's HyStart has tcp_cubic's defaults, not {', '.join(differs)}",
+                    {"hystart": enabled})
+    return Item(what, kernel, sim, "yes", {"hystart": enabled})
+
+
 def _value(raw: str | None) -> str:
     return "unreadable" if raw is None else raw
 
@@ -178,9 +200,7 @@ def linux(*, cc: str | None, quickack: bool = False, rto_min_s: float | None = N
                   f"net.ipv4.tcp_congestion_control = {algo}",
                   f"cc={CC_OF_KERNEL[algo]}", "yes", {"cc": CC_OF_KERNEL[algo]})]
     if algo == "cubic":
-        hystart = k.module_param("tcp_cubic", "hystart")
-        items.append(Item("CUBIC slow start: HyStart", f"tcp_cubic hystart = {_value(hystart)}",
-                          "RFC 5681 slow start", "no: RFC 9438 §4.10 allows it; HyStart is not modelled"))
+        items.append(hystart_item(k, fields))
 
     sack = k.sysctl("tcp_sack")
     tcp = "sack" if sack != "0" else "newreno"

@@ -31,7 +31,7 @@ NEITHER_PEER_EXPRESSES = {
     "condition_i": "delivered", "udp": 0.001, "udp_packet": 500, "cc": "cubic", "ecn_threshold": 20,
     "topology": "two_switch", "trunk_rate": "10Gbps", "leaves": 3, "spines": 2, "oversubscription": 2.0,
     "pause": True, "pause_xoff": 6000, "pause_xon": 1000, "pause_quanta": 100, "victim": True,
-    "prr": True, "rack_tlp": True, "buffer_sharing": "dynamic", "buffer_pool": 1_000_000, "dt_alpha": 2.0,
+    "prr": True, "rack_tlp": True, "hystart": True, "buffer_sharing": "dynamic", "buffer_pool": 1_000_000, "dt_alpha": 2.0,
     "qos_classes": 2, "qos_scheduler": "wrr", "qos_weights": "3,1", "victim_class": 1, "pfc": True,
     "clients": 2, "workload": "riak", "get_rate": 50, "replicas": 2, "read_quorum": 1, "reply_bytes": 20_000,
     "reply_size_dist": "exponential",

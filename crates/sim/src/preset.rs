@@ -144,6 +144,8 @@ pub const PRESETS: &[Preset] = &[
             set("tcp", Word("sack"), "net.ipv4.tcp_sack = 1 (RFC 2018, RFC 6675)"),
             set("prr", On(true), "tcp_cwnd_reduction, always (RFC 6937; no knob)"),
             set("rack_tlp", On(true), "net.ipv4.tcp_recovery = 1 (RACK), tcp_early_retrans = 3 (TLP; RFC 8985)"),
+            set("hystart", On(true), "tcp_cubic's hystart = 1, hystart_detect = 3 (ACK train and delay; not \
+                RFC 9406's HyStart++)"),
             set("timestamps", On(true), "net.ipv4.tcp_timestamps = 1 (RFC 7323)"),
             set("mss_bytes", Whole(1448), "1500 - 40 B of TCP/IP headers - 12 B of timestamp option"),
             set("init_cwnd_segments", Whole(10), "TCP_INIT_CWND (RFC 6928)"),

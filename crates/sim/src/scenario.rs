@@ -251,6 +251,8 @@ pub struct ScenarioSpec {
     pub prr: bool,
     /// RFC 8985 RACK-TLP loss detection with SACK (`tcp::recovery::rack`).
     pub rack_tlp: bool,
+    /// Linux's HyStart in CUBIC's slow start (`tcp::congestion::hystart`); cubic only.
+    pub hystart: bool,
     pub slow_start: bool,
     pub slow_start_after_idle: bool,
     pub delayed_ack_ps: u64,
@@ -406,6 +408,8 @@ impl Default for ScenarioSpec {
             // RFC 6675's recovery and loss detection, as ns-2's Sack1 (Linux has both on)
             prr: false,
             rack_tlp: false,
+            // RFC 9438 §4.10 leaves slow start to RFC 5681 (Linux runs HyStart: the linux preset)
+            hystart: false,
             slow_start: true,
             // RFC 5681 §4.1 restart after idle: off as in ns-2 (Linux has it on by default)
             slow_start_after_idle: false,

@@ -210,6 +210,8 @@ pub const FIELDS: &[Field] = &[
     flag("limited_transmit", "RFC 3042 limited transmit (RFC 5681 §3.2 SHOULD; ns-2, ns-3 and Linux have it on)"),
     flag("prr", "RFC 6937 PRR-SSRB paces SACK recovery (Linux); off: RFC 6675's cwnd = ssthresh. tcp=sack only"),
     flag("rack_tlp", "RFC 8985 RACK loss detection and tail loss probes (Linux); off: DupThresh. tcp=sack only"),
+    flag("hystart", "Linux's HyStart: CUBIC leaves slow start at an ACK train or a delay increase (tcp_cubic \
+        hystart=1); off: RFC 5681 slow start. Other ccs ignore it"),
     flag("slow_start", "RFC 5681 slow start (FAST'08 Table 1: on); off: start in congestion avoidance"),
     flag("slow_start_after_idle", "RFC 5681 §4.1 restart from the initial window after an idle RTO (Linux: on; ns-2: off)"),
     because(field("delayed_ack_ps", "delayed_ack", Picoseconds, whole(0, 500 * PS_PER_MS),

@@ -198,6 +198,7 @@ INEXPRESSIBLE: dict[str, str] = {
     "ecn_threshold": "ECN marking (its DropTail queues drop, they never mark CE)",
     "prr": "PRR (RFC 6937; Agent/TCP/Sack1 recovers as RFC 6675 without it)",
     "rack_tlp": "RACK-TLP (RFC 8985; ns-2.35 has neither RACK nor tail-loss probes)",
+    "hystart": "Linux's HyStart (the script runs Agent/TCP's AIMD, no CUBIC)",
     **STAR_OF_FIFOS_LACKS,
     **ONE_SYNC_READ_CLIENT_LACKS,
 }

@@ -247,6 +247,7 @@ INEXPRESSIBLE: dict[str, str] = {
     "ecn_threshold": "ECN marking (its queues drop, they never mark CE: no RedQueueDisc, no ECN)",
     "prr": "PRR (the script could select TcpPrrRecovery with recovery=; not wired in or compared yet)",
     "rack_tlp": "RACK-TLP (ns-3.44's TCP has no RACK or tail-loss probes)",
+    "hystart": "Linux's HyStart (the script runs TcpNewReno; ns-3's TcpCubic is not wired in)",
     **STAR_OF_FIFOS_LACKS,
     **ONE_SYNC_READ_CLIENT_LACKS,
 }

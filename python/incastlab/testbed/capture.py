@@ -13,8 +13,12 @@ Where it looks (docs/testbed.md, "Capture and trace"):
 One ``dumpcap`` per interface (a 32 MiB ring each: one process for all of them lost
 packets here), 128 bytes of each frame, nanosecond stamps from the one clock every namespace
 shares. A capture the kernel dropped packets from is refused, not converted: a lost frame
-would read as a drop at the switch. Where tracefs is writable, the servers' ``tcp_probe``
-tracepoint (every segment reaching a server socket: cwnd, ssthresh) and
+would read as a drop at the switch. So is one that lost frames silently: a frame a later
+point saw and an earlier one did not (``missed_frames``). dumpcap's libpcap reads the ring in
+TPACKET_V3 blocks, which the kernel hands over when full or after the read timeout (250 ms);
+a frame in a block not yet handed over when dumpcap stops is lost without a trace in the
+capture's statistics, so the captures run ``SETTLE_S`` past the point's end. Where tracefs
+is writable, the servers' ``tcp_probe`` tracepoint (every segment reaching a server socket: cwnd, ssthresh) and
 ``tcp_cong_state_set`` are recorded in a tracing instance of their own and become ``cwnd``,
 ``ssth`` and ``state`` events.
 
@@ -44,6 +48,12 @@ from .names import CLIENT_ADDR, PORT, Names, server_addr
 SNAPLEN = 128        # Ethernet + IPv4 + TCP with 40 bytes of options fit in 114
 RING_MIB = 32        # per interface: 16 MiB was enough for 4 servers, one shared 2 MiB ring was not
 READY_TIMEOUT_S = 10
+# dumpcap opens its interface with a 250 ms read timeout, which libpcap makes the TPACKET_V3
+# block-retire timeout: frames captured in the last 250 ms before dumpcap stops were lost
+# (measured on lo: 3 frames 0.01 s before the stop lost 3 times of 3, 0.1-0.2 s before 2 of
+# 6, 0.3 s and more before 0 of 6), and the stop came about 0.2 s after a 2-server point's
+# last data frame, so its tail went missing at one interface or another in about 1 run of 3
+SETTLE_S = 0.6
 TRACEFS = Path("/sys/kernel/tracing")
 # cong_state_set's numbers are Linux's TCP_CA_*: 0 open, 1 disorder, 2 CWR, 3 recovery,
 # 4 loss; ns-3's TcpCongState and the simulator's trace use the same for 0, 1, 3 and 4
@@ -156,6 +166,8 @@ class Capture:
             pass
 
     def _stop(self) -> None:
+        if any(proc.poll() is None for proc in self.procs):
+            time.sleep(SETTLE_S)  # every frame handed over to dumpcap before it stops (SETTLE_S)
         if self.traced:
             try:
                 (self.instance / "tracing_on").write_text("0")
@@ -256,6 +268,9 @@ class Trace:
     first_ns: int = 0
     lost: dict[str, int] = field(default_factory=dict)
     unmatched_egress: int = 0
+    # frames without payload from a server (pure ACKs, FIN) that reached tbf and never left:
+    # tbf's drop counter counts them, the trace's data drops do not
+    control_drops: int = 0
 
     def add(self, t_ns: int, kind: str, flow: int, a: int, b: int, c: int | None = None) -> None:
         self.rows.append((t_ns, kind, flow, a, b, c))
@@ -315,6 +330,7 @@ def build_trace(frames: dict[str, list[Frame]], pts: list[Point], n: int, probe_
         for fr in frames[p.dev]:
             if fr.src == me and fr.length > 0 and not fr.syn:
                 arrivals[(me, fr.ip_id, fr.seq)] = (fr.time_ns, k, f.rel(fr.seq), fr.length)
+    trace.control_drops = control_drops(frames, by_role)
     departures: dict[tuple[str, int, int], int] = {}
     for p in by_role["egress"]:
         for fr in frames[p.dev]:
@@ -344,6 +360,49 @@ def build_trace(frames: dict[str, list[Frame]], pts: list[Point], n: int, probe_
     if probe_text:
         add_probe_events(trace, probe_text, n)
     return trace
+
+
+def frame_key(fr: Frame) -> tuple:
+    """A frame as every capture point sees it (Linux numbers a socket's packets: IP ID)."""
+    return (fr.src, fr.dst, fr.ip_id, fr.seq, fr.ack, fr.length, fr.syn)
+
+
+def control_drops(frames: dict[str, list[Frame]], by_role: dict[str, list[Point]]) -> int:
+    """Frames without payload a server sent that reached tbf and never left it."""
+    left = {frame_key(fr) for p in by_role["egress"] for fr in frames[p.dev] if fr.dst == CLIENT_ADDR}
+    return sum(1 for p in by_role["ingress"] for fr in frames[p.dev]
+               if fr.src == server_addr(p.server) and fr.length == 0 and frame_key(fr) not in left)
+
+
+def missed_frames(frames: dict[str, list[Frame]], pts: list[Point]) -> dict[str, int]:
+    """Per interface, the frames it must have seen because a later point on their path did,
+    and did not: a server's frames go server veth -> its bridge port -> (tbf) -> the client's
+    bridge port, the client's the other way, and nothing but tbf drops a frame on the way.
+    Anything here was lost by the capture, not by the network."""
+    from collections import Counter
+
+    by_role = defaultdict(list)
+    for p in pts:
+        by_role[p.role].append(p)
+    (egress,) = by_role["egress"]
+    seen = {p.dev: Counter(frame_key(fr) for fr in frames[p.dev]) for p in pts}
+    missed: dict[str, int] = {}
+
+    def check(upstream: str, downstream: str, src: str | None = None, dst: str | None = None) -> None:
+        need = Counter({k: c for k, c in seen[downstream].items()
+                        if (src is None or k[0] == src) and (dst is None or k[1] == dst)})
+        short = sum((need - seen[upstream]).values())
+        if short:
+            missed[upstream] = missed.get(upstream, 0) + short
+
+    servers = {p.server: p for p in by_role["server"]}
+    for ing in by_role["ingress"]:
+        me, srv = server_addr(ing.server), servers[ing.server]
+        check(srv.dev, ing.dev, src=me)          # a server's frames at its bridge port
+        check(ing.dev, egress.dev, src=me)       # ... and leaving tbf
+        check(egress.dev, ing.dev, src=CLIENT_ADDR, dst=me)   # the client's towards it
+        check(ing.dev, srv.dev, src=CLIENT_ADDR, dst=me)
+    return missed
 
 
 def add_probe_events(trace: Trace, text: str, n: int) -> None:
@@ -393,6 +452,11 @@ def write_trace(directory: str | os.PathLike, names: Names, n: int, out: str | o
         raise EnvironmentProblem(f"the capture in {d} lost packets ({bad}); the machine was too busy to capture "
                                  "every frame, run the point again")
     frames = {p.dev: read_frames(d / p.file) for p in pts}
+    missed = missed_frames(frames, pts)
+    if missed:
+        bad = ", ".join(f"{dev}: {k}" for dev, k in missed.items())
+        raise EnvironmentProblem(f"the capture in {d} missed frames that a later capture point saw ({bad}); "
+                                 "the machine was too busy to capture every frame, run the point again")
     probe = d / "tcp_probe.txt"
     trace = build_trace(frames, pts, n, probe.read_text() if probe.exists() else None)
     trace.lost = lost

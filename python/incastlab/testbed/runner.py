@@ -95,6 +95,7 @@ def run_point(topo: Topology, n: int, work: Workload, on_blocks=None,
     trace = write_trace(capture, topo.names, n, f"{capture}.csv")
     row["trace"] = f"{capture}.csv"
     row["trace_unmatched_egress"] = trace.unmatched_egress
+    row["trace_control_drops"] = trace.control_drops
     return row
 
 
@@ -163,6 +164,11 @@ def _run_point(topo: Topology, n: int, work: Workload, on_blocks=None) -> dict:
         "dsacks_received": mib_delta("TcpExt.TCPDSACKRecv"),
         "reorder_events": mib_delta("TcpExt.TCPSACKReorder") + mib_delta("TcpExt.TCPTSReorder")
         + mib_delta("TcpExt.TCPRenoReorder"),
+        # cubic's HyStart leaving slow start (tcp_cubic.c hystart_update): by an ACK train, by a
+        # delay increase, and the sum of cwnd (segments) at those exits
+        "hystart_train_exits": mib_delta("TcpExt.TCPHystartTrainDetect"),
+        "hystart_delay_exits": mib_delta("TcpExt.TCPHystartDelayDetect"),
+        "hystart_exit_cwnd_sum": mib_delta("TcpExt.TCPHystartTrainCwnd") + mib_delta("TcpExt.TCPHystartDelayCwnd"),
         "drops": q1["drops"] - q0["drops"],
         "max_queue_bytes": None,
         "max_queue_note": MAX_QUEUE_NOTE,

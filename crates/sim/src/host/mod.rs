@@ -172,6 +172,7 @@ impl Conns {
             cc: s.cc,
             prr: s.prr,
             rack_tlp: s.rack_tlp,
+            hystart: s.hystart,
         };
         let receiver_cfg = ReceiverConfig {
             delayed_ack: (s.delayed_ack_ps > 0).then_some(Time(s.delayed_ack_ps)),

@@ -11,6 +11,7 @@
 //! time its retransmission timer must fire (see [`TcpSender::take_timer_request`]).
 
 use crate::scenario::{RtoBackoff, TcpRules, TcpVariant};
+use crate::tcp::congestion::hystart::Sample;
 use crate::tcp::congestion::{AckClock, Cc, Congestion};
 use crate::tcp::recovery::rack::Rack;
 use crate::tcp::recovery::Recovery;
@@ -60,6 +61,8 @@ pub struct SenderConfig {
     pub prr: bool,
     /// RFC 8985 RACK-TLP with SACK (`tcp::recovery::rack`).
     pub rack_tlp: bool,
+    /// Linux's HyStart in CUBIC's slow start (`tcp::congestion::hystart`); other ccs ignore it.
+    pub hystart: bool,
 }
 
 /// A segment to put on the wire.
@@ -160,6 +163,9 @@ pub struct TcpSender {
     cwnd_limited: bool,
     /// The TSecr of the ACK being processed (timestamps on).
     pub(crate) echo: Option<Time>,
+    /// The RTT sample the ACK being processed gave, if it gave one, unrounded (the RTO
+    /// estimator's counts in `granularity` ticks; Linux's RTT samples are microseconds).
+    rtt_sample: Option<Time>,
     /// Duplicate ACKs received since `snd_una` last advanced (the DART of FAST'08 §5.1).
     pub dart: u32,
     /// End of the highest byte ever retransmitted: below it, data was sent twice.
@@ -208,6 +214,7 @@ impl TcpSender {
             last_activity: Time::ZERO,
             cwnd_limited: false,
             echo: None,
+            rtt_sample: None,
             dart: 0,
             retransmitted_end: 0,
             recovery: Recovery::new(&cfg),
@@ -500,6 +507,10 @@ impl TcpSender {
         self.last_activity = now;
         self.cwnd_limited = self.flight_size() + self.cfg.mss > self.cwnd;
         let acked = if ack > self.snd_una { self.advance_una(now, ack) } else { 0 };
+        if let Some(rtt) = self.rtt_sample.take() {
+            let sample = Sample { now, rtt, snd_una: self.snd_una, snd_max: self.snd_max, flight: self.flight_size() + acked };
+            self.congestion.on_sample(sample, self.cwnd, &mut self.ssthresh);
+        }
         let ece = std::mem::take(&mut self.ece);
         let recovering = self.in_recovery || self.snd_una < self.recover;
         self.congestion.on_ack_ecn(&mut self.cwnd, &mut self.ssthresh, acked, ece, self.snd_una, self.snd_nxt, recovering);
@@ -520,15 +531,18 @@ impl TcpSender {
         if let (true, Some(sent)) = (self.cfg.timestamps, self.echo) {
             let r = self.rto.measure(sent, now);
             self.rto.sample(r);
+            self.rtt_sample = Some(Time(now.0.saturating_sub(sent.0)));
         } else if self.cfg.rules == TcpRules::Ns3 {
             if let Some(sent) = self.rtt_history.on_ack(ack) {
                 let r = self.rto.measure(sent, now);
                 self.rto.sample(r);
+                self.rtt_sample = Some(Time(now.0.saturating_sub(sent.0)));
             }
         } else if let Some((end, sent)) = self.timed {
             if ack >= end {
                 let r = self.rto.measure(sent, now);
                 self.rto.sample(r);
+                self.rtt_sample = Some(Time(now.0.saturating_sub(sent.0)));
                 self.timed = None;
             }
         }
@@ -607,6 +621,7 @@ impl TcpSender {
         let in_flight = self.recovery.in_flight(self);
         let window = self.cwnd.min(self.rwnd);
         self.congestion.on_timeout(&mut self.cwnd, &mut self.ssthresh, in_flight, window, repeated);
+        self.congestion.on_timeout_state(now, self.snd_max);
         self.recovery.on_timeout();
         if let Some(r) = self.rack.as_deref_mut() {
             r.on_timeout();
@@ -678,6 +693,7 @@ pub(crate) mod tests {
             cc: Cc::Newreno,
             prr: false,
             rack_tlp: false,
+            hystart: false,
         }
     }
 

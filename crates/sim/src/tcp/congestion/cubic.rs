@@ -22,8 +22,10 @@
 //! 20 packets) would otherwise grow cwnd far past anything it sends, and remember that as
 //! W_max.
 //!
-//! Out of scope: HyStart++ (slow start stays RFC 5681 §3.1, which §4.10 allows), undoing
-//! spurious losses (§4.9), ECN.
+//! Slow start is RFC 5681 §3.1 (which §4.10 allows), or with `hystart` Linux's HyStart
+//! (`tcp::congestion::hystart`), which leaves it early at an ACK train or a delay increase.
+//! Out of scope: HyStart++ (RFC 9406; Linux does not run it), undoing spurious losses
+//! (§4.9), ECN.
 //!
 //! Units and exactness. The simulator counts bytes and picoseconds; the RFC counts
 //! segments and seconds (C = 0.4 segments/s^3). Time stays an exact integer until the
@@ -39,6 +41,7 @@
 //! W_max at a timeout (`bictcp_reset`). Its `tcp_friendliness` (on by default) is §4.3's
 //! region. At incast's tiny windows these differences are within a segment.
 
+use crate::tcp::congestion::hystart::{self, HyStart};
 use crate::tcp::congestion::AckClock;
 use crate::tcp::sender::SenderConfig;
 use crate::time::Time;
@@ -83,11 +86,43 @@ pub struct Cubic {
     epoch: Option<Epoch>,
     /// The next epoch follows a timeout: K = 0, W_max = cwnd_epoch (§4.8).
     after_timeout: bool,
+    /// Linux's HyStart, with `hystart` on (and slow start).
+    hystart: Option<HyStart>,
+    /// When the current epoch began as Linux keeps it (`epoch_start`), for HyStart's one-second
+    /// gate: moved on by idle time, not by application-limited ACKs (which move `Epoch::start`).
+    linux_epoch_start: Option<Time>,
 }
 
 impl Cubic {
     pub fn new(cfg: &SenderConfig) -> Self {
-        Cubic { mss: cfg.mss, slow_start: cfg.slow_start, w_max: None, cwnd_prior: 0, epoch: None, after_timeout: false }
+        Cubic {
+            mss: cfg.mss,
+            slow_start: cfg.slow_start,
+            w_max: None,
+            cwnd_prior: 0,
+            epoch: None,
+            after_timeout: false,
+            hystart: (cfg.hystart && cfg.slow_start).then(HyStart::new),
+            linux_epoch_start: None,
+        }
+    }
+
+    /// An ACK with an RTT sample, before it grows cwnd: HyStart may end slow start here
+    /// (ssthresh = cwnd), as Linux's `cubictcp_acked` does before `cong_avoid`.
+    #[inline]
+    pub fn on_sample(&mut self, s: hystart::Sample, cwnd: u64, ssthresh: &mut u64) {
+        if let Some(h) = &mut self.hystart {
+            if h.on_sample(s, self.linux_epoch_start, self.mss, cwnd, *ssthresh) {
+                *ssthresh = cwnd;
+            }
+        }
+    }
+
+    /// The retransmission timer fired (Linux's TCP_CA_Loss): HyStart starts over.
+    pub fn on_timeout_state(&mut self, now: Time, snd_max: u64) {
+        if let Some(h) = &mut self.hystart {
+            h.on_timeout(now, snd_max);
+        }
     }
 
     /// Start a congestion-avoidance epoch at `now` with cwnd_epoch = `cwnd` (§4.2). With
@@ -128,7 +163,10 @@ impl Cubic {
         }
         let mut epoch = match self.epoch {
             Some(e) => e,
-            None => self.start_epoch(clock.now, *cwnd),
+            None => {
+                self.linux_epoch_start = Some(clock.now);
+                self.start_epoch(clock.now, *cwnd)
+            }
         };
         epoch.last_ack = clock.now;
         // §4.3: W_est grows by alpha_cubic x segments acknowledged / cwnd, by 1 once it
@@ -159,6 +197,9 @@ impl Cubic {
             e.start = Time(e.start.0 + idle.0);
             e.last_ack = Time(e.last_ack.0 + idle.0); // taken out once, not again at the next ACK
         }
+        if let Some(t) = &mut self.linux_epoch_start {
+            *t = Time(t.0 + idle.0);
+        }
     }
 
     /// A loss with congestion window `cwnd` and FlightSize `in_flight`: remember W_max
@@ -172,6 +213,7 @@ impl Cubic {
         });
         self.cwnd_prior = cwnd;
         self.epoch = None;
+        self.linux_epoch_start = None;
         (in_flight * BETA_NUM / BETA_DEN).max(2 * self.mss)
     }
 
@@ -184,6 +226,7 @@ impl Cubic {
             *ssthresh = self.on_loss(*cwnd, in_flight);
         }
         self.epoch = None;
+        self.linux_epoch_start = None;
         self.after_timeout = true;
         *cwnd = self.mss;
         if !self.slow_start {
@@ -398,6 +441,34 @@ mod tests {
         c.on_idle(Time(1_000_000_000_000));
         c.on_ack(limited(1_000_000_000_000 + rtt, rtt), &mut cwnd, 0, MSS);
         assert_eq!(c.epoch.unwrap().start.0, 1_000_000_000_000 + rtt, "idle once, then the RTT since");
+    }
+
+    /// Slow start from 16 segments, one ACK of one segment every 100 us with RTT samples of
+    /// 400 us: (cwnd, ssthresh) after 20 ACKs.
+    fn slow_start_with(hystart: bool) -> (u64, u64) {
+        let mut c = Cubic::new(&SenderConfig { cc: Cc::Cubic, hystart, ..config() });
+        let (mut cwnd, mut ssthresh) = (16 * MSS, 1 << 30);
+        for i in 0..20u64 {
+            let now = Time(i * 100_000_000);
+            let una = 1 + (i + 1) * MSS;
+            let s = hystart::Sample { now, rtt: Time(400_000_000), snd_una: una, snd_max: una + cwnd, flight: cwnd };
+            c.on_sample(s, cwnd, &mut ssthresh);
+            c.on_ack(clock(now.0, 400_000_000), &mut cwnd, ssthresh, MSS);
+        }
+        (cwnd, ssthresh)
+    }
+
+    #[test]
+    fn hystart_ends_slow_start_where_the_ack_train_passes_its_threshold() {
+        // the round starts at the first ACK (0 us); the threshold is (400 us + 1 ms) / 2 (the
+        // cushion's cap: hystart::tests): the ACK at 800 us ends slow start with ssthresh = cwnd
+        // = 16 + 8 segments, and the 12 ACKs from it on grow cwnd in congestion avoidance, by less than
+        // a segment in all
+        let (cwnd, ssthresh) = slow_start_with(true);
+        assert_eq!(ssthresh, 24 * MSS);
+        assert!(cwnd >= 24 * MSS && cwnd < 25 * MSS, "{cwnd}");
+        // without HyStart, slow start runs on: 16 + 20 segments
+        assert_eq!(slow_start_with(false), (36 * MSS, 1 << 30));
     }
 
     #[test]

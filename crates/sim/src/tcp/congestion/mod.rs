@@ -10,6 +10,7 @@
 
 pub mod cubic;
 pub mod dctcp;
+pub mod hystart;
 pub mod newreno;
 
 use serde::{Deserialize, Serialize};
@@ -86,6 +87,22 @@ impl Congestion {
             // RFC 8257 §3.5: a loss is answered as conventional TCP answers it
             Congestion::Dctcp(c) => c.ssthresh_on_loss(in_flight, window),
             Congestion::Cubic(c) => c.on_loss(cwnd, in_flight),
+        }
+    }
+
+    /// An ACK that gave an RTT sample, before loss recovery and growth see it: CUBIC's
+    /// HyStart may end slow start (it sets ssthresh).
+    #[inline]
+    pub fn on_sample(&mut self, s: hystart::Sample, cwnd: u64, ssthresh: &mut u64) {
+        if let Congestion::Cubic(c) = self {
+            c.on_sample(s, cwnd, ssthresh);
+        }
+    }
+
+    /// The retransmission timer fired at `now` with `snd_max` sent (after `on_timeout`).
+    pub fn on_timeout_state(&mut self, now: Time, snd_max: u64) {
+        if let Congestion::Cubic(c) = self {
+            c.on_timeout_state(now, snd_max);
         }
     }
 
