@@ -86,7 +86,7 @@ def test_the_screen_is_n_times_window_against_buffer_plus_bdp():
 
 def test_bisection_finds_the_onset_a_sweep_of_the_same_points_finds():
     c = describe(**dict(FAST08, fan_in=8))
-    m = Measurer(c.fields())
+    m = Measurer(c.fields(), rto_min_s=c.setting("rto_min", 0.2))
     m.measure([(1, "cluster", {}), (8, "cluster", {})])
     s = screen(c)
     onset = find_onset(m, s.n_safe, s.n_burst, search_limit(8))

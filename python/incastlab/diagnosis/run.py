@@ -41,7 +41,8 @@ def diagnose(cluster: Cluster, *, jobs: int | None = None,
     t0 = time.monotonic()
     sc = screen(cluster)
     base = cluster.fields()
-    m = Measurer(base, jobs=jobs or min(2, available_cores()), progress=progress)
+    m = Measurer(base, rto_min_s=float(cluster.setting("rto_min", 0.2)), jobs=jobs or min(2, available_cores()),
+                 progress=progress)
     n = cluster.fan_in
     one, here = m.measure([(1, "cluster", {}), (n, "cluster", {})])
     ref = one.goodput_mbps
