@@ -3,7 +3,8 @@
 
 Draws COUNT random clusters (seeded; never used while the doctor was written): link rates
 1-100 Gbps, RTTs 10-500 us, per-port buffers or shared pools, responses 4 KiB-1 MiB,
-fan-ins 2-96, the fast08 and linux stacks. For each:
+fan-ins 2-96, the rfc and linux stacks (``rfc`` is what the doctor called ``fast08`` before the
+core's presets landed, so a seed draws the same clusters as the runs in docs/doctor.md). For each:
 
 - **the doctor**: ``diagnose`` as the CLI runs it (screen, bisection, fixes), timed;
 - **the full sweep**: every fan-in of the search grid up to the doctor's limit, each the
@@ -48,7 +49,7 @@ def draw(rng: random.Random) -> dict:
     rtt_us = round(log_uniform(rng, 10, 500))
     size_kib = lambda lo, hi: f"{max(1, round(log_uniform(rng, lo, hi)))}KiB"  # noqa: E731
     d = dict(rate=rate, rtt=f"{rtt_us}us", fan_in=rng.choice([g for g in GRID if 2 <= g <= 96]),
-             response=size_kib(4, 1024), stack=rng.choice(["fast08", "linux"]))
+             response=size_kib(4, 1024), stack=rng.choice(["rfc", "linux"]))
     if rng.random() < 0.2:
         d["pool"] = size_kib(256, 16384)
     else:

@@ -126,8 +126,11 @@ def _from_recording(args, desc: dict) -> tuple[dict, list[str]]:
     from .. import units
     from ..diagnosis.defaults import DEFAULTS
     from ..diagnosis.describe import cable_rtt_s, parse_cable
-    from ..diagnosis.recording import summarize
+    from ..diagnosis.recording import has_fan_in, summarize
 
+    if args.fan_in is None and not has_fan_in(args.record):
+        raise UsageError("--fan-in", None, "the servers answering one read (this recording has no fan-in per "
+                         "interval, a `monitor --record` file; required with it, or record with --millisampler)")
     rate = units.parse_rate(args.rate, "--rate") if args.rate is not None else None
     if args.cable is not None:
         rtt = cable_rtt_s(parse_cable(args.cable, "--cable"))
@@ -145,8 +148,8 @@ def _from_recording(args, desc: dict) -> tuple[dict, list[str]]:
     elif s.fan_in is not None:
         n = s.fan_in
     else:
-        raise UsageError("--fan-in", None, "the servers answering one read (this recording has no fan-in per "
-                         "interval, a `monitor --record` file; required with it, or record with --millisampler)")
+        raise UsageError("--fan-in", None, "the servers answering one read (no interval of this recording at line "
+                         "rate has its flows counted)")
     desc = dict(desc, rate=s.line_rate_bps, fan_in=n)
     if args.response is None:
         desc["response"] = max(1, s.burst_bytes_median // max(n, 1))

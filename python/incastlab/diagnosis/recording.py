@@ -19,7 +19,7 @@ From both: **bursts**, runs of intervals received above half the line rate (the 
 microbursts, ``003_a133663d5dbcfa75.txt``) merged across gaps shorter than one RTT, whose
 median size is taken as one read's block (the response per server is the block over the
 fan-in unless ``--response`` is given); **the line rate**, if not given, the fastest
-interval rounded up to a standard rate. A burst is cut where a loss recovery dips the rate
+millisecond rounded up to a standard rate (a 100 us bucket may hold a packet over its share). A burst is cut where a loss recovery dips the rate
 below half, so the median burst underestimates a block when the link drops (the Riak case
 in docs/doctor.md): give ``--response`` when the reply size is known.
 """
@@ -87,8 +87,19 @@ class RecordingSummary:
         return out
 
 
-def _standard_rate(peak_bps: float) -> int:
-    return next((r for r in STANDARD_RATES_BPS if r >= peak_bps * 0.99), STANDARD_RATES_BPS[-1])
+def _standard_rate(rx: np.ndarray, dt: np.ndarray) -> int:
+    """The line rate: the fastest 1 ms (or the interval, if coarser) rounded up to a standard
+    rate. Not the fastest fine interval: a 100 us bucket counts whole packets, so at line
+    rate one may hold a packet more than its share (1.1 Gbps at 1 Gbps)."""
+    k = max(1, int(round(1e-3 / max(float(np.median(dt)), 1e-9))))
+    if len(rx) >= k:
+        c = np.concatenate([[0.0], np.cumsum(rx)])
+        d = np.concatenate([[0.0], np.cumsum(dt)])
+        span = d[k:] - d[:-k]
+        peak = float(np.max(np.where(span > 0, (c[k:] - c[:-k]) * 8 / np.where(span > 0, span, 1), 0)))
+    else:
+        peak = float(np.max(np.where(dt > 0, rx * 8 / np.where(dt > 0, dt, 1), 0)))
+    return next((r for r in STANDARD_RATES_BPS if r >= peak * 0.99), STANDARD_RATES_BPS[-1])
 
 
 def _bursts(t_end: np.ndarray, dt: np.ndarray, rx: np.ndarray, hot: np.ndarray, rtt_s: float) -> list[float]:
@@ -117,6 +128,11 @@ def _is_millisampler(path: str) -> bool:
         return "scale_s" in pq.read_schema(path).names
     except Exception:  # noqa: BLE001 - not a Parquet file: monitor.record.read says why
         return False
+
+
+def has_fan_in(path: str) -> bool:
+    """Whether the file can give the fan-in per interval (a Millisampler file)."""
+    return _is_millisampler(path)
 
 
 def _millisampler(path: str):
@@ -182,7 +198,7 @@ def summarize(path: str, line_rate_bps: int | None, rtt_s: float) -> RecordingSu
     peak = float(rate.max())
     given = line_rate_bps is not None
     if line_rate_bps is None:
-        line_rate_bps = _standard_rate(peak)
+        line_rate_bps = _standard_rate(rx, dt)
     bursts = _bursts(t_end, dt, rx, rate >= BURST_SHARE * line_rate_bps, rtt_s)
     seconds = float(dt.sum())
     if not bursts:

@@ -25,7 +25,7 @@ by its own gets' replies, 5-90 %) whose point collapses, found by bisection from
 point, two probes a round (one per core), assuming the p99 grows with the load (it does
 in every run we made; docs/doctor.md). **A point** runs ``point_seconds``, one length for
 the cluster: at least five RTOmin and 200 gets per node at your rate, within
-``MAX_POINT_BYTES`` of replies at your rate; seed 1.
+``MAX_POINT_BYTES`` of replies at the grid's top load; seed 1.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ RTO_SHARE = 0.5            # p99 at or above this share of RTOmin: a get waited 
 LONE_GET_MULTIPLE = 10     # ... and at least this many lone gets' time
 RTO_SPAN = 5               # a point lasts at least this many RTOmin
 MIN_GETS_PER_NODE = 200    # ... and this many gets per node (a p99 over 200 x nodes gets)
-MAX_POINT_BYTES = 1 << 30  # ... within this many reply bytes in the whole cluster
+MAX_POINT_BYTES = 2 << 30  # ... within this many reply bytes in the whole cluster at the top load
 #: Fixes that apply to gets (serialization and OCS schedule a synchronized read's servers).
 RIAK_FIXES = ("rto_min", "dctcp", "buffer", "rwnd")
 
@@ -98,9 +98,10 @@ class RiakCluster:
     def point_seconds(self) -> float:
         """One length for every point of this cluster (so one sweep reproduces them): RTO_SPAN
         RTOmin and MIN_GETS_PER_NODE gets at your rate, within MAX_POINT_BYTES of replies at
-        your rate (points at higher rates carry proportionally more)."""
+        the grid's top load (the most any point of the search carries)."""
         want = max(RTO_SPAN * self.rto_min_s, MIN_GETS_PER_NODE / self.get_rate)
-        per_s = self.nodes * self.get_rate * self.n_val * self.reply_bytes
+        top = max(self.get_rate, self.rate_at(LOAD_GRID[-1]))
+        per_s = self.nodes * top * self.n_val * self.reply_bytes
         return round(max(0.05, min(want, MAX_POINT_BYTES / per_s)), 3)
 
     def inputs(self) -> list[tuple[str, str, bool]]:
