@@ -22,8 +22,10 @@ the bar). Fixes are ranked by p99 get latency, then goodput.
 
 **Onset** is the smallest get rate on ``LOAD_GRID`` (utilizations of a coordinator's link
 by its own gets' replies, 5-90 %) whose point collapses, found by bisection from your
-point, two probes a round (one per core), assuming the p99 grows with the load (it does
-in every run we made; docs/doctor.md). **A point** runs ``point_seconds``, one length for
+point, two probes a round (one per core), assuming the p99 grows with the load. Near the
+edge one seed's p99 is not monotone (whether one get in a hundred waited out a timeout is
+decided by a few timeouts; docs/doctor.md's Riak case), and the report says so when your
+point and the onset disagree. **A point** runs ``point_seconds``, one length for
 the cluster: at least five RTOmin and 200 gets per node at your rate, within
 ``MAX_POINT_BYTES`` of replies at the grid's top load; seed 1.
 """
@@ -416,6 +418,10 @@ def diagnose_riak(rc: RiakCluster, *, jobs: int | None = None,
     if not collapse and here.timeouts:
         notes.append(f"no collapse by the rule, but {here.timeouts} gets' replies waited out a timeout in "
                      f"{here.seconds:g} s: incast is present below the onset (the blog's drops at 25-35 %)")
+    if collapse != (onset.onset_get_rate is not None and rc.get_rate >= onset.onset_get_rate):
+        notes.append("your point and the onset search disagree: the p99 get is not monotone in the load here. "
+                     "Near the edge a p99 is decided by whether one get in a hundred waited out a timeout, which "
+                     "one seed's few hundred timeouts do or do not reach: read the cluster as at the edge")
     rule = (f"collapse = the p99 get latency at least max({RTO_SHARE:g} x RTOmin, {LONE_GET_MULTIPLE} x a lone "
             f"get's {_ms(rc.lone_get_s())}) = {_ms(thr)}; onset = the smallest load on the grid "
             f"{', '.join(f'{u:.0%}' for u in LOAD_GRID)} of a node's link that collapses; each point "
