@@ -160,9 +160,8 @@ def describe(*, rate: str | int | None = None, rtt: str | float | None = None, c
     if not 10**6 <= rate_bps <= 10**12:
         raise UsageError(name("rate"), val["rate"], "a link rate from 1Mbps to 1Tbps")
     rtt_ps = units.parse_duration_ps(val["rtt"], name("rtt"))
-    if cable_m:  # a round trip from 2 ns (0.1 m) up; the cables' bounds were checked
-        pass
-    elif not 10**6 <= rtt_ps <= 10**11:  # 1 us .. 100 ms
+    # 1 us .. 100 ms as given; from cables, down to 2 ns (0.1 m, checked by parse_cable)
+    if not cable_m and not 10**6 <= rtt_ps <= 10**11:
         raise UsageError(name("rtt"), val["rtt"], "a round trip from 1us to 100ms")
     if pool is not None and buffer is not None:
         raise UsageError(name("pool"), pool, f"either {name('buffer')} (per port) or {name('pool')} (shared), not both")
