@@ -3,7 +3,8 @@
 
 Draws COUNT random clusters (seeded; never used while the doctor was written): link rates
 1-100 Gbps, RTTs 10-500 us, per-port buffers or shared pools, responses 4 KiB-1 MiB,
-fan-ins 2-96, the fast08 and linux stacks. For each:
+fan-ins 2-96, the rfc and linux stacks (``rfc`` is what the doctor called ``fast08`` before the
+core's presets landed, so a seed draws the same clusters as the runs in docs/doctor.md). For each:
 
 - **the doctor**: ``diagnose`` as the CLI runs it (screen, bisection, fixes), timed;
 - **the full sweep**: every fan-in of the search grid up to the doctor's limit, each the
@@ -48,7 +49,7 @@ def draw(rng: random.Random) -> dict:
     rtt_us = round(log_uniform(rng, 10, 500))
     size_kib = lambda lo, hi: f"{max(1, round(log_uniform(rng, lo, hi)))}KiB"  # noqa: E731
     d = dict(rate=rate, rtt=f"{rtt_us}us", fan_in=rng.choice([g for g in GRID if 2 <= g <= 96]),
-             response=size_kib(4, 1024), stack=rng.choice(["fast08", "linux"]))
+             response=size_kib(4, 1024), stack=rng.choice(["rfc", "linux"]))
     if rng.random() < 0.2:
         d["pool"] = size_kib(256, 16384)
     else:
@@ -69,7 +70,7 @@ class SweepMeasurer(Measurer):
         for i, (n, lab, f) in enumerate(todo):
             rs = results[i * SWEEP_SEEDS:(i + 1) * SWEEP_SEEDS]
             g = tuple(r.goodput_mbps for r in rs)
-            out.append(Point(servers=n, label=lab, fields=dict(f), seeds=tuple(range(1, SWEEP_SEEDS + 1)),
+            out.append(Point(servers=n, label=lab, blocks=self.blocks(n), fields=dict(f), seeds=tuple(range(1, SWEEP_SEEDS + 1)),
                              goodput_mbps=sum(g) / len(g), goodput_per_seed=g,
                              block_time_p99_s=sum(r.block_time_p99_s for r in rs) / len(rs),
                              sim_seconds=sum(r.sim_seconds for r in rs), forensics=_forensics(rs)))
@@ -77,7 +78,7 @@ class SweepMeasurer(Measurer):
 
 
 def full_sweep(cluster) -> tuple[int | None, list[tuple[str, float, float]], int]:
-    m = SweepMeasurer(cluster.fields(), jobs=2)
+    m = SweepMeasurer(cluster.fields(), rto_min_s=float(cluster.setting("rto_min", 0.2)), jobs=2)
     grid = [g for g in GRID if g <= search_limit(cluster.fan_in)]
     pts = m.measure([(n, "cluster", {}) for n in grid])
     ref = pts[0].goodput_mbps
@@ -109,6 +110,9 @@ def main() -> int:
             reference = {int(r["case"]): r for r in csv.DictReader(fh)}
     rows, walls = [], []
     t_all = time.monotonic()
+    out_fh = writer = None
+    if args.out:  # written as the cases go, so an interrupted run keeps what it measured
+        out_fh = open(args.out, "w", newline="")
     for i in range(args.count):
         d = draw(rng)
         cluster = describe(**d)
@@ -136,6 +140,12 @@ def main() -> int:
                    wall_s=round(wall, 2), doctor_sims=rep.simulations, sweep_sims=sweep_sims,
                    load1=round(os.getloadavg()[0], 1))
         rows.append(row)
+        if out_fh is not None:
+            if writer is None:
+                writer = csv.DictWriter(out_fh, fieldnames=list(row))
+                writer.writeheader()
+            writer.writerow(row)
+            out_fh.flush()
         print(f"{i:3d} {d} onset {rep.verdict.onset} vs {true_onset} {'ok' if onset_ok else 'MISS'}; "
               f"top {top} vs {best_two} {'ok' if fix_ok else 'MISS' if fix_ok is False else 'n/a'}; "
               f"{wall:.1f} s, {rep.simulations} sims (sweep {sweep_sims}); load {row['load1']}", flush=True)
@@ -153,11 +163,8 @@ def main() -> int:
     print(f"wall per answer: median {statistics.median(walls):.1f} s, mean {statistics.mean(walls):.1f} s, "
           f"p90 {sorted(walls)[int(0.9 * (n - 1))]:.1f} s, max {max(walls):.1f} s; answers under 10 s: "
           f"{sum(w < 10 for w in walls)}/{n}; load average at the end {os.getloadavg()}")
-    if args.out:
-        with open(args.out, "w", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
+    if out_fh is not None:
+        out_fh.close()
         print(f"wrote {args.out}")
     return 0
 

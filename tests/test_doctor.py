@@ -60,7 +60,10 @@ def test_fast08_evidence_names_its_points_and_the_validation_in_this_regime(fast
     ev = fast08.evidence
     servers = {p.servers for p in ev.points if p.label == "cluster"}
     assert {1, 16, fast08.verdict.onset} <= servers
-    assert ev.sweep.startswith("incastlab sweep --grid servers=") and "buffer=32768" in ev.sweep
+    # a point's length depends on its fan-in (point_blocks): one sweep per fan-in in a loop
+    assert "incastlab sweep --grid servers=" in ev.sweep and "buffer=32768" in ev.sweep
+    assert all(f"{p.servers}:" in ev.sweep or f"servers={p.servers}" in ev.sweep
+               for p in ev.points if p.label == "cluster")
     peers = {d["peer"] for d in ev.validation}
     assert {"ns-3.44", "ns-2.35"} <= peers  # the RTOmin 200 ms tables of docs/model.md
     ns3 = next(d for d in ev.validation if d["peer"] == "ns-3.44")
@@ -86,7 +89,7 @@ def test_the_screen_is_n_times_window_against_buffer_plus_bdp():
 
 def test_bisection_finds_the_onset_a_sweep_of_the_same_points_finds():
     c = describe(**dict(FAST08, fan_in=8))
-    m = Measurer(c.fields())
+    m = Measurer(c.fields(), rto_min_s=c.setting("rto_min", 0.2))
     m.measure([(1, "cluster", {}), (8, "cluster", {})])
     s = screen(c)
     onset = find_onset(m, s.n_safe, s.n_burst, search_limit(8))
@@ -156,6 +159,17 @@ def test_a_recording_gives_the_block_from_its_bursts(tmp_path):
     (["--record", "run.txt", "--fan-in", "4"], "--record"),
     (["--record", "missing.parquet", "--fan-in", "4"], "--record"),
     (["--record", "run.csv"], "--fan-in"),
+    (["--cable", "2 parsecs"], "--cable"),
+    (["--cable", "0m"], "--cable"),
+    (["--cable", "2m", "--rtt", "100us"], "--cable"),
+    (["--get-rate", "125"], "--reply-size"),
+    (["--reply-size", "100KB"], "--get-rate"),
+    (["--get-rate", "often", "--reply-size", "100KB"], "--get-rate"),
+    (["--get-rate", "125", "--reply-size", "100KB", "--fan-in", "3"], "--fan-in"),
+    (["--get-rate", "125", "--reply-size", "100KB", "--nodes", "3"], "--n-val"),
+    (["--get-rate", "125", "--reply-size", "100KB", "--r", "4"], "--r"),
+    (["--get-rate", "5000", "--reply-size", "100KB", "--rate", "1Gbps"], "--get-rate"),
+    (["--get-rate", "125", "--reply-size", "100KB", "--record", "x.parquet"], "--record"),
 ])
 def test_bad_input_is_one_line_naming_the_parameter_exit_2(args, flag, tmp_path, monkeypatch, capsys):
     # in-process (the CLI's main, as the console script calls it): a subprocess per case
@@ -192,3 +206,117 @@ def test_same_description_same_report():
     b = incastlab.doctor(**dict(FAST08, fan_in=6)).to_dict()
     a.pop("wall_seconds"), b.pop("wall_seconds")
     assert a == b
+
+
+# -- point sizing (issue 30: a point lasts at least two RTOmin) ------------------------------
+
+def test_a_point_lasts_two_rto_min_at_line_rate_within_its_budget():
+    from incastlab.diagnosis.search import MAX_POINT_BYTES, MIN_BLOCKS, point_blocks
+
+    # docs/doctor.md's 10 Gbps case: 40 x 256 KiB is 8.4 ms at line rate, so 40 blocks were
+    # 336 ms; 2 x 200 ms asks ceil(400 / 8.39) = 48 blocks (the report's "48 blocks")
+    assert point_blocks(40, 256 * 1024, 10e9, 0.2) == 48
+    # at 4 servers (the old artefact's point) 477 blocks: 400 ms of transfer, not 34 ms
+    b = point_blocks(4, 256 * 1024, 10e9, 0.2)
+    assert b * 4 * 256 * 1024 * 8 / 10e9 >= 0.4 and b == 477
+    # FAST'08's 16 x 256 KiB at 1 Gbps already lasts 1.3 s in 40 blocks: the floor holds
+    assert point_blocks(16, 256 * 1024, 1e9, 0.2) == MIN_BLOCKS
+    # at 100 Gbps the budget binds: 512 MiB of responses, about 43 ms
+    b = point_blocks(2, 64 * 1024, 100e9, 0.2)
+    assert b * 2 * 64 * 1024 == MAX_POINT_BYTES
+
+
+# -- cable distances ---------------------------------------------------------------------------
+
+def test_cable_lengths_give_the_rtt_at_five_ns_a_metre_and_are_shown():
+    c = describe(cable="2m,30m", fan_in=4)
+    # up 2 m and 30 m, down again, and back: 4 x 32 m x 5 ns/m = 640 ns
+    assert c.rtt_s == pytest.approx(640e-9)
+    rtt = dict((k, v) for k, v, _ in c.inputs())["rtt"]
+    assert rtt.startswith("0.64 us") and "cables 2m,30m" in rtt and "5 ns/m" in rtt
+    assert describe(cable="1km", fan_in=4).rtt_s == pytest.approx(20e-6)  # 4 x 1000 m x 5 ns
+    assert "rtt" not in describe(cable="3m", fan_in=4).defaulted
+
+
+# -- a Riak-like cluster ---------------------------------------------------------------------
+
+# A small, fast Riak-like cluster (6 nodes, 20 KB replies, a 16 KiB port, RTOmin 20 ms so a
+# point is 0.16 s): a get's 3 x 20 KB replies overflow 16 KiB + 12.5 kB in flight
+SMALL_RIAK = dict(get_rate=1250, reply_size="20KB", nodes=6, rate="1Gbps", buffer="16KiB", rto_min="20ms")
+
+
+def test_riak_description_defaults_and_collapse_threshold():
+    from incastlab.diagnosis.riak import describe_riak
+
+    rc = describe_riak(get_rate="125/s", reply_size="100KB", rate="1Gbps")
+    assert (rc.nodes, rc.n_val, rc.r) == (20, 3, 2) and set(rc.defaulted) == {"nodes", "n_val", "r"}
+    # 125 gets/s x 3 x 100 kB x 8 / 1 Gbps: the blog's "25-35 %"
+    assert rc.utilization() == pytest.approx(0.30)
+    # half of the linux preset's 200 ms RTOmin (above 10 lone gets of 2.5 ms)
+    assert rc.threshold_s() == pytest.approx(0.1)
+    f = rc.fields(125)
+    assert f["workload"] == "riak" and f["riak_transport"] == "per_pair" and "sru" not in f
+
+
+def test_riak_collapse_grows_with_the_get_rate_and_the_fine_rto_lifts_it():
+    from incastlab.diagnosis.riak import GetMeasurer, describe_riak
+
+    rc = describe_riak(**SMALL_RIAK)
+    thr = rc.threshold_s()
+    assert thr == pytest.approx(0.010)           # max(20 ms / 2, 10 x 0.58 ms)
+    m = GetMeasurer(rc, jobs=2)
+    light, busy, fine = m.measure([(rc.rate_at(0.05), "cluster", {}), (rc.rate_at(0.6), "cluster", {}),
+                                   (rc.rate_at(0.6), "rto_min", {"rto_min": 0.004})])
+    # measured (docs/doctor.md): p99 1.0 ms at 5 %, 18.9 ms at 60 % with 9 timeouts; RTOmin
+    # 4 ms 5.2 ms. The margins are the threshold itself (10 ms), far from each value.
+    assert not light.collapsed(thr) and light.timeouts == 0
+    assert busy.collapsed(thr) and busy.timeouts > 0 and busy.drops > 0
+    assert not fine.collapsed(thr)
+
+
+def test_riak_report_names_the_onset_rate_and_ranks_fixes_by_p99():
+    r = incastlab.doctor(**SMALL_RIAK, jobs=2)
+    assert r.collapse                              # 60 % of the link: the test above
+    assert r.onset_get_rate is not None and r.onset_get_rate <= r.get_rate
+    assert r.last_good_get_rate is None or r.last_good_get_rate < r.onset_get_rate
+    assert [f.get_p99_s for f in r.fixes] == sorted(f.get_p99_s for f in r.fixes)
+    assert {f.key for f in r.fixes} <= {"rto_min", "dctcp", "buffer", "rwnd"}
+    text = r.text()
+    assert "gets/s" in text and "p99 get" in text and "incastlab sweep --grid servers=6 get_rate=" in text
+    assert r.to_dict()["workload"] == "riak"
+
+
+# -- recordings with the fan-in per interval ------------------------------------------------
+
+def test_a_millisampler_recording_gives_the_fan_in_per_interval(tmp_path):
+    from incastlab import millisampler as M
+    from incastlab.diagnosis.recording import summarize
+    from incastlab.sim import simulate
+
+    # a synchronized read from 6 servers at 1 Gbps: in the client's line-rate 100 us buckets
+    # the 6 flows' packets interleave in its port's queue, so 6 senders a bucket
+    r = simulate({"servers": 6, "blocks": 20, "sru": "64KiB", "buffer": "256KiB"}, port_util_interval="100us")
+    client = r.servers
+    path = M.write(M.from_port_util(r.port_util, [client]), tmp_path / "read.parquet")
+    s = summarize(str(path), None, 100e-6)
+    assert s.line_rate_bps == 10**9 and s.fan_in == 6 and s.fan_in_scale_s == pytest.approx(1e-4)
+    assert "fan-in 6" in s.text()
+
+
+def test_a_millisampler_file_without_in_flows_reads_it_as_not_measured(tmp_path):
+    import pyarrow.parquet as pq
+
+    from incastlab import millisampler as M
+    from incastlab.diagnosis.recording import summarize
+
+    rows = 200
+    df = __import__("pandas").DataFrame({
+        "source": "monitor", "host": "eth0", "scale_s": 1e-4, "t_s": np.arange(rows) * 1e-4,
+        "in_bytes": np.where(np.arange(rows) % 10 < 3, 12_500, 0).astype(np.uint64), "out_bytes": 0,
+        "active_flows": None, "in_flows": None, "in_retrans": None, "out_retrans": None, "ecn_ce": None})
+    path = M.write([df], tmp_path / "old.parquet")
+    t = pq.read_table(path).drop(["in_flows"])     # a file from before in_flows
+    pq.write_table(t, path)
+    assert M.read(path)["in_flows"].isna().all()
+    s = summarize(str(path), None, 100e-6)
+    assert s.fan_in is None and s.bursts == 20

@@ -66,6 +66,17 @@ BASE: dict[tuple[str, ...], list[list[str]]] = {
                   ["--quiet"]],
 }
 
+# Other valid invocations of a command that describe its input another way, drawn as often
+# as its BASE: the doctor's Riak-like cluster (--get-rate, --reply-size, --nodes, --n-val,
+# --r) and its RTT from cable lengths (--cable).
+VARIANTS: dict[tuple[str, ...], list[list[list[str]]]] = {
+    ("doctor",): [
+        [["--get-rate", "5"], ["--reply-size", "4KiB"], ["--nodes", "4"], ["--n-val", "3"], ["--r", "2"],
+         ["--rate", "1Gbps"], ["--quiet"]],
+        [["--cable", "2m,30m"], ["--fan-in", "2"], ["--rate", "1Gbps"], ["--response", "4KiB"], ["--quiet"]],
+    ],
+}
+
 # Values for options that take a file or directory: names inside the work directory
 # (fixtures that exist, missing directories, wrong extensions), never a path outside it.
 FIXTURES = ["existing.csv", "existing_dir", "rec.csv", "bad.csv", "short.csv", "zero_dt.csv", "nan_dt.csv",
@@ -148,7 +159,8 @@ def fuzzed_argv(draw, path: tuple[str, ...]) -> list[str]:
     duplicates, stray tokens)."""
     parser, _ = LEAVES[path]
     valid = draw(st.integers(0, 2)) == 0
-    groups = [g for g in BASE.get(path, []) if valid or draw(st.integers(0, 9)) != 0]  # 1 in 10 dropped
+    base = draw(st.sampled_from([BASE.get(path, []), *VARIANTS.get(path, [])]))
+    groups = [g for g in base if valid or draw(st.integers(0, 9)) != 0]  # 1 in 10 dropped
     actions = [a for a in parser._actions
                if not isinstance(a, (argparse._HelpAction, argparse._VersionAction, argparse._SubParsersAction))]
     forms = ["sep", "sep", "eq"] if valid else ["sep", "sep", "sep", "eq", "bare", "abbrev"]

@@ -14,12 +14,15 @@ write those columns, one row per host, timescale and bucket (:data:`SCHEMA`):
 | ``t_s`` | bucket start, s from the run's start | | |
 | ``in_bytes``, ``out_bytes`` | wire bytes received, sent | rx/tx counters (sysfs or eBPF) | the switch port towards it / its NIC |
 | ``active_flows`` | TCP connections that carried data | connections that delivered payload, per socket reading (10 ms; null finer) | distinct flows with data in or out |
+| ``in_flows`` | the fan-in: connections that delivered data to this host | the same readings (10 ms; null finer) | distinct flows with data on its downlink |
 | ``in_retrans`` | data segments received again | null (a stateless counter cannot tell) | on its downlink, below its flow's highest sequence |
 | ``out_retrans`` | segments sent again | ``tcpi_total_retrans`` per socket reading (10 ms; null finer) | on its NIC |
 | ``ecn_ce`` | CE-marked packets received | eBPF buckets (null with sysfs) | on its downlink |
 
 A null is "not measured at this scale", never zero. :func:`read` reads a file of either
-source, :func:`burstiness` is one analysis over both.
+source (a file from before ``in_flows`` was added reads it as null), :func:`burstiness` is
+one analysis over both. ``in_flows`` is what the doctor reads as the fan-in per interval
+(``diagnosis/recording.py``): ``active_flows`` counts a host's own sends too.
 """
 
 from __future__ import annotations
@@ -38,9 +41,11 @@ SCALES_S = (1e-4, 1e-3, 1e-2)
 SCHEMA = pa.schema([
     ("source", pa.string()), ("host", pa.string()), ("scale_s", pa.float64()), ("t_s", pa.float64()),
     ("in_bytes", pa.uint64()), ("out_bytes", pa.uint64()), ("active_flows", pa.uint32()),
-    ("in_retrans", pa.uint32()), ("out_retrans", pa.uint32()), ("ecn_ce", pa.uint32()),
+    ("in_flows", pa.uint32()), ("in_retrans", pa.uint32()), ("out_retrans", pa.uint32()), ("ecn_ce", pa.uint32()),
 ])
 COLUMNS = tuple(SCHEMA.names)
+#: Columns a file may lack (written before they were added): read as null.
+LATER_COLUMNS = ("in_flows",)
 PS_PER_S = 10**12
 
 
@@ -81,6 +86,9 @@ def read(path: str | os.PathLike) -> pd.DataFrame:
         table = pq.read_table(p)
     except (pa.ArrowInvalid, OSError) as e:
         raise UsageError("FILE", str(path), f"a Parquet file ({' '.join(str(e).split())})") from None
+    for c in LATER_COLUMNS:
+        if c not in table.column_names:
+            table = table.append_column(c, pa.nulls(len(table), SCHEMA.field(c).type))
     missing = [c for c in COLUMNS if c not in table.column_names]
     if missing:
         raise UsageError("FILE", str(path), f"Millisampler-style series (missing columns {', '.join(missing)})")
@@ -103,10 +111,12 @@ def from_port_util(u, hosts: list[int] | None = None) -> list[pd.DataFrame]:
         for h in hosts if hosts is not None else u.machines():
             d, nic = u.downlink(h), u.nic(h)
             active = None if flows is None else (flows[d, :n].astype(np.int64) + flows[nic, :n])
+            inbound = None if flows is None else flows[d, :n]
             out.append(pd.DataFrame({
                 "source": "simulator", "host": f"host {h}", "scale_s": scale, "t_s": np.arange(n) * scale,
                 "in_bytes": a["tx_bytes"][d, :n], "out_bytes": a["tx_bytes"][nic, :n],
                 "active_flows": active if active is not None else [None] * n,
+                "in_flows": inbound if inbound is not None else [None] * n,
                 "in_retrans": a["retrans_packets"][d, :n], "out_retrans": a["retrans_packets"][nic, :n],
                 "ecn_ce": a["ce_packets"][d, :n],
             }))
@@ -144,7 +154,7 @@ class MonitorWriter:
                                                   start_ns, ns, n)).astype(np.uint64),
                 "out_bytes": np.round(bucket_bytes(t_end, dt, np.asarray(series["tx_bytes"], np.float64),
                                                    start_ns, ns, n)).astype(np.uint64),
-                "active_flows": [None] * n, "in_retrans": [None] * n, "out_retrans": [None] * n,
+                "active_flows": [None] * n, "in_flows": [None] * n, "in_retrans": [None] * n, "out_retrans": [None] * n,
                 "ecn_ce": [None] * n,
             }
             if "rx_ce" in got and "rx_ce" in series:
@@ -157,7 +167,8 @@ class MonitorWriter:
                 active, retrans = np.zeros(n, np.int64), np.zeros(n, np.int64)
                 np.maximum.at(active, idx[ok], np.asarray(flows.active)[ok])
                 np.add.at(retrans, idx[ok], np.asarray(flows.retrans)[ok])
-                rows["active_flows"], rows["out_retrans"] = active, retrans
+                # the readings count connections that delivered payload to this host: its fan-in
+                rows["active_flows"], rows["in_flows"], rows["out_retrans"] = active, active, retrans
             self.frames.append(pd.DataFrame(rows))
 
     def close(self) -> Path:

@@ -5,7 +5,8 @@ The parts, each one job: ``describe`` (the user's terms -> a cluster, defaults s
 ``search`` (the measured point and the onset bisection), ``fixes`` (what to change, how,
 at what cost), ``mechanism`` (the forensics in one line), ``evidence`` (the sweep command,
 the validation distances), ``report`` (the typed report and its faces), ``recording``
-(a ``monitor --record`` file as a description), ``run`` (the doctor itself). docs/doctor.md.
+(a ``monitor --record`` or Millisampler file as a description), ``riak`` (a get rate and
+reply size instead of a fan-in: the Riak workload), ``run`` (the doctor itself). docs/doctor.md.
 
 Names are imported when first used (PEP 562), so ``incastlab doctor --help`` stays light.
 """
@@ -14,7 +15,8 @@ from __future__ import annotations
 
 _LAZY = {"doctor": "run", "diagnose": "run", "runnable_fixes": "run", "search_limit": "run",
          "describe": "describe", "Cluster": "describe", "DoctorReport": "report",
-         "DEFAULTS": "defaults", "MAX_FAN_IN": "defaults"}
+         "DEFAULTS": "defaults", "MAX_FAN_IN": "defaults", "describe_riak": "riak", "diagnose_riak": "riak",
+         "RiakReport": "riak"}
 
 __all__ = sorted(_LAZY)
 

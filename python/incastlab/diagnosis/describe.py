@@ -47,6 +47,7 @@ class Cluster:
     overrides: dict = field(default_factory=dict)  # rto_min, delayed_ack, cc the user set
     defaulted: tuple = ()            # the DEFAULTS keys the user did not give
     source: str = "description"      # or "recording FILE"
+    cable_m: tuple = ()              # --cable: metres per tier, when the RTT came from them
 
     # --- what the simulator and the screen need -----------------------------------
     def fields(self) -> dict[str, Any]:
@@ -72,7 +73,8 @@ class Cluster:
     def inputs(self) -> list[tuple[str, str, bool]]:
         """(name, value, was a default) for the report's first lines."""
         rows = [("rate", units.format_rate(self.rate_bps), "rate" in self.defaulted),
-                ("rtt", f"{self.rtt_s * 1e6:g} us", "rtt" in self.defaulted)]
+                ("rtt", f"{self.rtt_s * 1e6:.4g} us" + (f" ({cable_text(self.cable_m)})" if self.cable_m else ""),
+                 "rtt" in self.defaulted)]
         if self.pool_bytes is not None:
             rows.append(("shared pool", units.format_size(self.pool_bytes) + " (dynamic thresholds, alpha 1)", False))
         else:
@@ -85,11 +87,55 @@ class Cluster:
         return rows
 
 
+#: Propagation delay per metre of cable, fibre or copper: about 5 ns/m. Light in standard
+#: single-mode fibre travels at c / n_g, group index n_g about 1.468 (Corning SMF-28 Ultra's
+#: datasheet: 1.4676 at 1310 nm, 1.4682 at 1550 nm), i.e. 4.9 ns/m; a signal in twinax copper
+#: (DAC) travels at a velocity factor of about 0.7 of c, 4.8 ns/m. Rounded up to 5 ns/m.
+NS_PER_M = 5.0
+CABLE_TIERS_MAX = 8
+
+
+def cable_rtt_s(metres: tuple[float, ...]) -> float:
+    """The round trip over cables of ``metres`` per tier, from a server up to the switch
+    where its path meets the client's and down again (the star's 4 links when one tier):
+    each tier is crossed twice each way, so 4 x the sum x NS_PER_M. Propagation only."""
+    return 4 * sum(metres) * NS_PER_M * 1e-9
+
+
+def cable_text(metres: tuple[float, ...]) -> str:
+    tiers = ",".join(f"{m:g}m" for m in metres)
+    return (f"from cables {tiers}: 4 x {sum(metres):g} m x {NS_PER_M:g} ns/m, propagation only; "
+            "the hosts' stacks add to a measured RTT")
+
+
+def parse_cable(text: str, param: str) -> tuple[float, ...]:
+    """``2m,30m`` (one length per tier, server side first) or one value; m or km."""
+    allowed = (f"cable lengths per tier from the server up, e.g. 2m or 2m,30m (m or km, each 0.1m-10km, "
+               f"at most {CABLE_TIERS_MAX} tiers)")
+    parts = [p.strip().lower() for p in str(text).split(",")]
+    if not 1 <= len(parts) <= CABLE_TIERS_MAX:
+        raise UsageError(param, text, allowed)
+    out = []
+    for p in parts:
+        scale = 1000.0 if p.endswith("km") else 1.0 if p.endswith("m") else None
+        if scale is None:
+            raise UsageError(param, text, allowed)
+        try:
+            v = float(p[:-2] if scale == 1000.0 else p[:-1]) * scale
+        except ValueError:
+            raise UsageError(param, text, allowed) from None
+        if not 0.1 <= v <= 10_000 or v != v:
+            raise UsageError(param, text, allowed)
+        out.append(v)
+    return tuple(out)
+
+
 def _param(name: str, cli: bool) -> str:
     return "--" + name.replace("_", "-") if cli else name
 
 
-def describe(*, rate: str | int | None = None, rtt: str | float | None = None, buffer: str | int | None = None,
+def describe(*, rate: str | int | None = None, rtt: str | float | None = None, cable: str | None = None,
+             buffer: str | int | None = None,
              pool: str | int | None = None, fan_in: int | str | None = None,
              response: str | int | None = None, stack: str | None = None, this_host: bool = False,
              rto_min: str | float | None = None, delayed_ack: str | float | None = None,
@@ -98,6 +144,13 @@ def describe(*, rate: str | int | None = None, rtt: str | float | None = None, b
     """Parse a description; a bad value raises UsageError naming the parameter (``--rate``
     style when ``cli``). ``kernel`` stands in for this host's kernel in tests."""
     name = lambda p: _param(p, cli)  # noqa: E731
+    cable_m: tuple = ()
+    if cable is not None:
+        if rtt is not None:
+            raise UsageError(name("cable"), cable, f"either {name('rtt')} or {name('cable')} (the RTT from cable "
+                             "lengths), not both")
+        cable_m = parse_cable(cable, name("cable"))
+        rtt = f"{round(cable_rtt_s(cable_m) * 1e12)}ps"
     given = dict(rate=rate, rtt=rtt, buffer=buffer, fan_in=fan_in, response=response, stack=stack)
     defaulted = tuple(k for k, v in given.items() if v is None and not (k == "stack" and this_host)
                       and not (k == "buffer" and pool is not None))
@@ -107,7 +160,8 @@ def describe(*, rate: str | int | None = None, rtt: str | float | None = None, b
     if not 10**6 <= rate_bps <= 10**12:
         raise UsageError(name("rate"), val["rate"], "a link rate from 1Mbps to 1Tbps")
     rtt_ps = units.parse_duration_ps(val["rtt"], name("rtt"))
-    if not 10**6 <= rtt_ps <= 10**11:  # 1 us .. 100 ms
+    # 1 us .. 100 ms as given; from cables, down to 2 ns (0.1 m, checked by parse_cable)
+    if not cable_m and not 10**6 <= rtt_ps <= 10**11:
         raise UsageError(name("rtt"), val["rtt"], "a round trip from 1us to 100ms")
     if pool is not None and buffer is not None:
         raise UsageError(name("pool"), pool, f"either {name('buffer')} (per port) or {name('pool')} (shared), not both")
@@ -160,7 +214,8 @@ def describe(*, rate: str | int | None = None, rtt: str | float | None = None, b
     stack_fields = presets.scenario_fields(table) if this_host else {"preset": stack_name}
     cluster = Cluster(rate_bps=rate_bps, rtt_s=rtt_ps / 1e12, buffer_bytes=buffer_bytes, pool_bytes=pool_bytes,
                       fan_in=n, response_bytes=response_bytes, stack=stack_name, stack_fields=stack_fields,
-                      stack_table=tuple(table), overrides=overrides, defaulted=defaulted, source=source)
+                      stack_table=tuple(table), overrides=overrides, defaulted=defaulted, source=source,
+                      cable_m=cable_m)
     try:  # the core's own checks (e.g. a buffer below one packet of this MSS), and its resolved values
         s = Scenario(servers=n, blocks=1, duration=None, **cluster.fields())
     except UsageError as e:

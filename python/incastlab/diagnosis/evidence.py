@@ -12,7 +12,7 @@ from importlib import resources
 from typing import Any
 
 from .. import units
-from .search import BLOCKS, EXTRA_SEEDS, Point
+from .search import EXTRA_SEEDS, Point
 
 #: An RTOmin at or above this is "coarse" (the 200 ms family), below it "fine".
 COARSE_RTO_S = 0.010
@@ -67,12 +67,13 @@ def _value(v: Any) -> str:
 
 
 def sweep_command(base: dict, points: list[Point], extra: dict | None = None) -> str:
-    """One `incastlab sweep` reproducing `points` (same fields, same seeds: the doctor's
-    seed-1 rows, and at its chaotic points seeds 1-3 averaged)."""
+    """`incastlab sweep` commands reproducing `points` (same fields, same seeds: the doctor's
+    seed-1 rows, and at its chaotic points seeds 1-3 averaged). A point's length depends on
+    its fan-in (``search.point_blocks``), so points of different lengths are one sweep per
+    fan-in, in a shell loop over ``servers:blocks``."""
     fields = {**base, **(extra or {})}
-    servers = sorted({p.servers for p in points})
     seeds = max((len(p.seeds) for p in points), default=1)
-    parts = [f"servers={','.join(map(str, servers))}", f"blocks={BLOCKS}"]
+    common = []
     for k, v in fields.items():
         if k in ("servers", "blocks", "duration"):
             continue
@@ -80,6 +81,14 @@ def sweep_command(base: dict, points: list[Point], extra: dict | None = None) ->
             v = units.format_rate(int(v)).replace(" ", "")
         elif k in ("rtt", "rto_min", "delayed_ack", "timer_granularity") and isinstance(v, float):
             v = f"{round(v * 1e6, 3):g}us"
-        parts.append(f"{k}={_value(v)}")
+        common.append(f"{k}={_value(v)}")
     seeds_part = f" --seeds {1 + len(EXTRA_SEEDS)}" if seeds > 1 else ""
-    return "incastlab sweep --grid " + " ".join(parts) + seeds_part + " --out doctor-evidence"
+    blocks = sorted({(p.servers, p.blocks) for p in points})
+    tail = " ".join(common) + seeds_part + " --out doctor-evidence"
+    if len({b for _, b in blocks}) == 1:
+        return (f"incastlab sweep --grid servers={','.join(str(n) for n, _ in blocks)} blocks={blocks[0][1]} "
+                + tail)
+    # one sweep per fan-in, each with its own length, in one shell line
+    pairs = " ".join(f"{n}:{b}" for n, b in blocks)
+    return (f"for p in {pairs}; do incastlab sweep --grid servers=${{p%:*}} blocks=${{p#*:}} {tail} "
+            "--name doctor-${p%:*}; done")

@@ -41,7 +41,8 @@ def diagnose(cluster: Cluster, *, jobs: int | None = None,
     t0 = time.monotonic()
     sc = screen(cluster)
     base = cluster.fields()
-    m = Measurer(base, jobs=jobs or min(2, available_cores()), progress=progress)
+    m = Measurer(base, rto_min_s=float(cluster.setting("rto_min", 0.2)), jobs=jobs or min(2, available_cores()),
+                 progress=progress)
     n = cluster.fan_in
     one, here = m.measure([(1, "cluster", {}), (n, "cluster", {})])
     ref = one.goodput_mbps
@@ -94,12 +95,22 @@ def diagnose(cluster: Cluster, *, jobs: int | None = None,
         wall_seconds=time.monotonic() - t0, notes=notes)
 
 
-def doctor(*, jobs: int | None = None, progress: Callable[[str], None] | None = None, **description) -> DoctorReport:
+#: The keywords that make a description Riak-like (``diagnosis/riak.py``).
+RIAK_KEYWORDS = ("get_rate", "reply_size", "nodes", "n_val", "r")
+
+
+def doctor(*, jobs: int | None = None, progress: Callable[[str], None] | None = None, **description):
     """Diagnose a cluster described in its operator's terms (``describe``'s keywords:
-    rate, rtt, buffer or pool, fan_in, response, stack or this_host, rto_min, delayed_ack,
-    cc). Returns a :class:`DoctorReport`; bad input raises ``incastlab.UsageError``.
+    rate, rtt or cable, buffer or pool, fan_in, response, stack or this_host, rto_min,
+    delayed_ack, cc). Returns a :class:`DoctorReport`; bad input raises ``incastlab.UsageError``.
+    With ``get_rate`` and ``reply_size`` (and ``nodes``, ``n_val``, ``r``) the cluster is
+    Riak-like and the answer a :class:`riak.RiakReport` (docs/doctor.md).
 
     >>> r = incastlab.doctor(rate="1Gbps", buffer="32KiB", fan_in=16, stack="fast08")  # doctest: +SKIP
     >>> r.verdict.collapse, r.verdict.onset, r.fixes[0].key                              # doctest: +SKIP
     """
+    if any(description.get(k) is not None for k in RIAK_KEYWORDS):
+        from .riak import describe_riak, diagnose_riak
+
+        return diagnose_riak(describe_riak(**description), jobs=jobs, progress=progress)
     return diagnose(describe(**description), jobs=jobs, progress=progress)

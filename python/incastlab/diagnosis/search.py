@@ -1,6 +1,8 @@
 """The simulations that decide: one measured point, and the onset found by bisection.
 
-**A point** is the cluster at N servers reading ``BLOCKS`` blocks, the servers' think time
+**A point** is the cluster at N servers reading ``point_blocks`` blocks (at least
+``MIN_BLOCKS``, and enough that the transfer at line rate lasts ``RTO_SPAN`` minimum RTOs,
+within a budget of ``MAX_POINT_BYTES``; below), the servers' think time
 drawn uniformly from 0-3 us (``jitter``, as the reproductions and the ns-3 comparison do:
 with equal delays single runs near the edge are chaotic, docs/model.md, "Single runs are
 chaotic"), seed 1. A point whose goodput lands in the chaotic band (``CHAOS_BAND`` of the
@@ -14,10 +16,25 @@ until its low end holds and its high end collapses, then narrows it two points a
 (one per core) until the two ends are neighbours on the grid; then every grid point below
 that crossing not yet simulated is, in one batch, because goodput is not monotone at a few
 servers and the rule wants the first crossing.
+
+**Why a point lasts two minimum RTOs.** With a fixed 40 blocks, a point at 10 Gbps and up
+(or with small responses) transfers for a few milliseconds, shorter than one 200 ms RTO, so
+one start-up timeout (a first flight lost whole, before the flows have a window to recover
+with: FAST'08 §5.1) outweighs everything else and decides the point: at 10 Gbps, 4 x 256 KiB,
+40 blocks last 34 ms and two timeouts took goodput from 8 to 1.4 Gbps (docs/doctor.md).
+Sizing the run so its transfer at line rate lasts at least ``RTO_SPAN`` RTOmin means a
+point that never times out is measured over the same span in which a timeout would cost
+its whole RTO, and a single start-up timeout costs at most about a third of the point.
+The RTOmin is the cluster's (its stack's, or ``--rto-min``); every fix at a fan-in runs as
+many blocks as the cluster there, so the fixes are compared over the same work. The budget
+(``MAX_POINT_BYTES``, about 370,000 full packets) keeps an answer within seconds: it covers
+two 200 ms RTOs up to 10 Gbps; above, a point is the budget (at 100 Gbps 43 ms, a fifth of
+one RTO: still start-up-dominated, and the report's rule line says how long a point is).
 """
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -31,7 +48,9 @@ GRID: tuple[int, ...] = tuple(sorted({1, 2, 3} | {b * m for b in (2, 3) for m in
 COLLAPSE_SHARE = 0.5          # the demo's rule: below half of one server's goodput
 CHAOS_BAND = (0.3, 0.7)       # of one server's goodput: run more seeds
 EXTRA_SEEDS = (2, 3)
-BLOCKS = 40
+MIN_BLOCKS = 40
+RTO_SPAN = 2                  # a point's transfer at line rate lasts at least this many RTOmin
+MAX_POINT_BYTES = 512 * 2**20  # ... within this budget of response bytes per point
 JITTER = "3us"
 
 FORENSICS = ("timeouts", "timeouts_full_window", "timeouts_last_packet", "timeouts_lost_retransmit",
@@ -45,6 +64,7 @@ class Point:
 
     servers: int
     label: str                   # "cluster" or a fix's key
+    blocks: int
     fields: dict                 # the scenario keywords beyond the cluster's (a fix's)
     seeds: tuple[int, ...]
     goodput_mbps: float
@@ -66,11 +86,23 @@ def _forensics(results: list[SimResult]) -> dict:
     return out
 
 
-class Measurer:
-    """Runs points of one cluster, caches them, and counts simulations and their wall time."""
+def point_blocks(servers: int, response_bytes: int, rate_bps: float, rto_min_s: float) -> int:
+    """Blocks in a point at ``servers``: at least MIN_BLOCKS; enough that the transfer at line
+    rate (payload only) lasts RTO_SPAN x RTOmin; at most MAX_POINT_BYTES of responses (but
+    never fewer than MIN_BLOCKS). Module docstring: why."""
+    block_bytes = max(1, servers * response_bytes)
+    at_line_rate_s = block_bytes * 8 / rate_bps
+    wanted = math.ceil(RTO_SPAN * rto_min_s / at_line_rate_s)
+    return max(MIN_BLOCKS, min(wanted, MAX_POINT_BYTES // block_bytes))
 
-    def __init__(self, base_fields: dict[str, Any], *, jobs: int = 2,
+
+class Measurer:
+    """Runs points of one cluster, caches them, and counts simulations and their wall time.
+    ``rto_min_s`` is the cluster's RTOmin, which sizes every point (``point_blocks``)."""
+
+    def __init__(self, base_fields: dict[str, Any], *, rto_min_s: float, jobs: int = 2,
                  progress: Callable[[str], None] | None = None):
+        self.rto_min_s = float(rto_min_s)
         self.base = dict(base_fields)
         self.base.setdefault("jitter", JITTER)
         self.jobs = jobs
@@ -79,8 +111,12 @@ class Measurer:
         self.simulations = 0
         self.reference_mbps: float | None = None
 
+    def blocks(self, servers: int) -> int:
+        return point_blocks(servers, int(self.base["sru"]), float(self.base["rate"]), self.rto_min_s)
+
     def scenario(self, servers: int, fields: dict, seed: int) -> Scenario:
-        return Scenario(servers=servers, blocks=BLOCKS, duration=None, seed=seed, **{**self.base, **fields})
+        return Scenario(servers=servers, blocks=self.blocks(servers), duration=None, seed=seed,
+                        **{**self.base, **fields})
 
     def _run(self, jobs: list[tuple[int, dict, int]]) -> list[SimResult]:
         self.simulations += len(jobs)
@@ -110,7 +146,7 @@ class Measurer:
                 rs = results[key(n, f)]
                 g = tuple(r.goodput_mbps for r in rs)
                 self.cache[key(n, f)] = Point(
-                    servers=n, label=lab, fields=dict(f), seeds=(1,) + (EXTRA_SEEDS if len(rs) > 1 else ()),
+                    servers=n, label=lab, blocks=self.blocks(n), fields=dict(f), seeds=(1,) + (EXTRA_SEEDS if len(rs) > 1 else ()),
                     goodput_mbps=sum(g) / len(g), goodput_per_seed=g,
                     block_time_p99_s=sum(r.block_time_p99_s for r in rs) / len(rs),
                     sim_seconds=sum(r.sim_seconds for r in rs), forensics=_forensics(rs))
