@@ -265,7 +265,7 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
     let (net, conns) = (w.net(), w.conns());
     let by_kind = conns.sender_array_total(|t| t.stats.timeouts_by_kind);
     let busiest = net.busiest_port();
-    let pulled = (conns.transport() != Transport::Tcp).then(|| conns.pull_totals());
+    let pulled = conns.transport().pulls().then(|| conns.pull_totals());
     let trims = net.trim_counts();
     let one_shot: Option<Vec<FlowTime>> = w.apps().flow_set().map(|fs| {
         let time = |f: &crate::app::flows::OneShot| FlowTime {

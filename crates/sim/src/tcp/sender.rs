@@ -474,6 +474,11 @@ impl TcpSender {
 
     /// Send as much unsent (or, after a timeout, unacknowledged) data as the window allows.
     pub(crate) fn send_new_data(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if let Congestion::Swift(sw) = &self.congestion {
+            if let Some(gap) = sw.pacing_delay(self.cwnd, self.rto.srtt) {
+                return self.send_paced(now, gap, out);
+            }
+        }
         let window = self.cwnd.min(self.rwnd);
         while self.snd_nxt < self.app_limit {
             let len = self.cfg.mss.min(self.app_limit - self.snd_nxt);
@@ -485,6 +490,66 @@ impl TcpSender {
             self.snd_nxt += len;
             self.snd_max = self.snd_max.max(self.snd_nxt);
         }
+    }
+
+    /// Run Swift (`transport = swift`) in place of the configured congestion control, on a
+    /// path of `hops` hops: the window starts at the initial window and moves with every
+    /// ACK's delay from now on.
+    pub fn use_swift(&mut self, params: crate::tcp::congestion::swift::SwiftParams, hops: u32) {
+        let sw = crate::tcp::congestion::swift::Swift::new(params, hops, self.cfg.mss, self.cwnd);
+        self.congestion = Congestion::Swift(Box::new(sw));
+        self.ssthresh = self.cwnd; // no slow start: Swift alone moves the window
+    }
+
+    /// Swift's state, if the sender runs Swift.
+    pub fn swift(&self) -> Option<&crate::tcp::congestion::swift::Swift> {
+        match &self.congestion {
+            Congestion::Swift(sw) => Some(sw),
+            _ => None,
+        }
+    }
+
+    /// Swift below one packet (§3.3): one segment every `gap` (RTT / cwnd), new data or,
+    /// after a timeout, data sent before, whatever is in flight, as the receive window
+    /// allows; a pacing event (`take_pace_request`) brings the next.
+    fn send_paced(&mut self, now: Time, gap: Time, out: &mut Vec<Segment>) {
+        let Congestion::Swift(sw) = &self.congestion else { unreachable!("only Swift paces") };
+        let pace_at = sw.pace_at;
+        let mut sent = false;
+        if self.snd_nxt < self.app_limit && now >= pace_at {
+            let len = self.cfg.mss.min(self.app_limit - self.snd_nxt);
+            if self.snd_nxt + self.packet_bytes(len) <= self.snd_una + self.rwnd {
+                let seq = self.snd_nxt;
+                self.emit(now, seq, len, out);
+                self.snd_nxt += len;
+                self.snd_max = self.snd_max.max(self.snd_nxt);
+                sent = true;
+            }
+        }
+        let more = self.snd_nxt < self.app_limit;
+        let Congestion::Swift(sw) = &mut self.congestion else { unreachable!() };
+        if sent {
+            sw.pace_at = now + gap;
+        }
+        sw.request_pace(now, more);
+    }
+
+    /// A pacing event the owner must deliver (`on_pace_event`), if one is needed.
+    #[inline]
+    pub fn take_pace_request(&mut self) -> Option<Time> {
+        match &mut self.congestion {
+            Congestion::Swift(sw) => sw.pace_request.take(),
+            _ => None,
+        }
+    }
+
+    /// A pacing event fired at `now`: the next paced segment may go.
+    pub fn on_pace_event(&mut self, now: Time, out: &mut Vec<Segment>) {
+        let Congestion::Swift(sw) = &mut self.congestion else { return };
+        if !sw.pace_fired(now) {
+            return; // superseded
+        }
+        self.send_new_data(now, out);
     }
 
     /// Retransmit the segment at `snd_una` (fast retransmit, partial ACK).
@@ -501,6 +566,14 @@ impl TcpSender {
         self.cwnd_limited = self.flight_size() + self.cfg.mss > self.cwnd;
         let acked = if ack > self.snd_una { self.advance_una(now, ack) } else { 0 };
         let ece = std::mem::take(&mut self.ece);
+        if let Congestion::Swift(sw) = &mut self.congestion {
+            // Swift: every ACK's delay, from the send time its segment's echo carries
+            // (§3.1); in fast recovery the recovery holds the window (NewReno inflates it)
+            if !self.in_recovery {
+                let delay = self.echo.map(|sent| Time(now.0.saturating_sub(sent.0)));
+                sw.on_ack(now, acked, delay, &mut self.cwnd);
+            }
+        }
         let recovering = self.in_recovery || self.snd_una < self.recover;
         self.congestion.on_ack_ecn(&mut self.cwnd, &mut self.ssthresh, acked, ece, self.snd_una, self.snd_nxt, recovering);
         // the recovery acts on the sender that holds it: lend it out for the call
@@ -606,7 +679,7 @@ impl TcpSender {
         };
         let in_flight = self.recovery.in_flight(self);
         let window = self.cwnd.min(self.rwnd);
-        self.congestion.on_timeout(&mut self.cwnd, &mut self.ssthresh, in_flight, window, repeated);
+        self.congestion.on_timeout(now, &mut self.cwnd, &mut self.ssthresh, in_flight, window, repeated);
         self.recovery.on_timeout();
         if let Some(r) = self.rack.as_deref_mut() {
             r.on_timeout();
