@@ -42,6 +42,7 @@ REGISTRY: dict[str, str] = {
     "dctcp-background": "dctcp_background",
     "fattree-incast": "fattree_incast",
     "ndp-incast": "ndp_incast",
+    "swift-incast": "swift_incast",
 }
 
 

@@ -860,6 +860,13 @@ impl Conns {
         pool.live_packets().filter(|p| carries(p.kind) && self.get(p.flow).measured).map(|p| p.len as u64).sum()
     }
 
+    /// Swift: the least window a measured flow reached, packets; `None` without Swift.
+    pub fn swift_min_cwnd(&self) -> Option<f64> {
+        self.swift?;
+        let least = self.measured().filter_map(|c| c.sender.swift()).map(|s| s.min_cwnd_seen);
+        least.reduce(f64::min)
+    }
+
     /// Every receiver-driven sender's counters, summed over the measured flows.
     pub fn pull_totals(&self) -> ndp::PullStats {
         let mut t = ndp::PullStats::default();

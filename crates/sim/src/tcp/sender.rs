@@ -534,6 +534,20 @@ impl TcpSender {
         sw.request_pace(now, more);
     }
 
+    /// Swift below one packet: a timeout's retransmission is the paced packet of now (§3.3
+    /// paces every packet), so the next may go only a pacing delay later. Without this,
+    /// a thousand flows timing out together would each send two packets at once.
+    fn paced_retransmission(&mut self, now: Time) {
+        let srtt = self.rto.srtt;
+        if let Congestion::Swift(sw) = &mut self.congestion {
+            if let Some(gap) = sw.pacing_delay(self.cwnd, srtt) {
+                sw.pace_at = now + gap;
+                let more = self.snd_nxt < self.app_limit;
+                sw.request_pace(now, more);
+            }
+        }
+    }
+
     /// A pacing event the owner must deliver (`on_pace_event`), if one is needed.
     #[inline]
     pub fn take_pace_request(&mut self) -> Option<Time> {
@@ -697,6 +711,7 @@ impl TcpSender {
         let seq = self.snd_una;
         self.emit_flagged(now, seq, len, true, out);
         self.snd_nxt = self.snd_una + len;
+        self.paced_retransmission(now);
         self.send_new_data(now, out);
         self.arm_timer(now);
         true
