@@ -205,7 +205,6 @@ impl Conns {
             sack: s.tcp == TcpVariant::Sack,
             window: sc.rwnd_bytes,
             dctcp_echo: s.cc == Cc::Dctcp,
-            echo_each: s.transport == Transport::Swift,
         };
         let swift = (s.transport == Transport::Swift).then(|| SwiftSettings {
             base_target: s.swift_base_target_ps.map(Time),
@@ -607,7 +606,11 @@ impl Conns {
             self.conns[f].receiver.ce_flushed();
         }
         let receiver = &mut self.conns[f].receiver;
-        receiver.note_timestamp(p.seq, p.ts);
+        if !LEAN && self.swift.is_some() {
+            receiver.echo_own(p.ts);
+        } else {
+            receiver.note_timestamp(p.seq, p.ts);
+        }
         let got = receiver.on_segment(cx.now, p.seq, p.len);
         if got.ack_now {
             self.send_ack::<LEAN>(cx, net, p.flow);

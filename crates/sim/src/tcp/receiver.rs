@@ -21,10 +21,6 @@ pub struct ReceiverConfig {
     pub window: u64,
     /// Echo CE marks as DCTCP's receiver does (RFC 8257 §3.2).
     pub dctcp_echo: bool,
-    /// Echo every segment's own send time, in order or not (Swift §3.1: the per-packet
-    /// delay NIC timestamps give), where RFC 7323 has a duplicate ACK echo the last
-    /// in-order segment's.
-    pub echo_each: bool,
 }
 
 /// What the receiver did with a segment.
@@ -221,9 +217,16 @@ impl TcpReceiver {
     /// sent, so a retransmission that fills the hole is echoed (a valid RTT sample) and
     /// an out-of-order segment is not (dupACKs echo the older timestamp).
     pub fn note_timestamp(&mut self, seq: u64, ts: Time) {
-        if self.cfg.echo_each || (ts >= self.ts_recent && seq <= self.last_ack_sent) {
+        if ts >= self.ts_recent && seq <= self.last_ack_sent {
             self.ts_recent = ts;
         }
+    }
+
+    /// Swift: the next ACK echoes `ts`, the send time of the segment that brings it, in
+    /// order or not (the per-packet delay NIC timestamps give, §3.1), where RFC 7323
+    /// has a duplicate ACK echo the last in-order segment's.
+    pub fn echo_own(&mut self, ts: Time) {
+        self.ts_recent = ts;
     }
 
     /// The timestamp the next ACK echoes (TSecr).
@@ -279,15 +282,15 @@ mod tests {
     use super::*;
 
     fn immediate() -> TcpReceiver {
-        TcpReceiver::new(ReceiverConfig { delayed_ack: None, sack: true, window: 1 << 20, dctcp_echo: false, echo_each: false })
+        TcpReceiver::new(ReceiverConfig { delayed_ack: None, sack: true, window: 1 << 20, dctcp_echo: false })
     }
 
     fn delayed() -> TcpReceiver {
-        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)), sack: false, window: 1 << 20, dctcp_echo: false, echo_each: false })
+        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)), sack: false, window: 1 << 20, dctcp_echo: false })
     }
 
     fn dctcp_delayed() -> TcpReceiver {
-        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)), sack: false, window: 1 << 20, dctcp_echo: true, echo_each: false })
+        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)), sack: false, window: 1 << 20, dctcp_echo: true })
     }
 
     /// Deliver in-order segment `i` (1000 bytes) with CE bit `ce` as the world does; returns
@@ -334,7 +337,7 @@ mod tests {
     #[test]
     fn dctcp_state_changes_without_an_extra_ack_when_nothing_is_delayed() {
         // every segment acknowledged at once: each ACK's ECE is its own segment's CE
-        let mut r = TcpReceiver::new(ReceiverConfig { delayed_ack: None, sack: false, window: 1 << 20, dctcp_echo: true, echo_each: false });
+        let mut r = TcpReceiver::new(ReceiverConfig { delayed_ack: None, sack: false, window: 1 << 20, dctcp_echo: true });
         assert_eq!(deliver(&mut r, 0, true), vec![(1001, true)]);
         assert_eq!(deliver(&mut r, 1, false), vec![(2001, false)]);
         // and without DCTCP's echo, marks are not echoed

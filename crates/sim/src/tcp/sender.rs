@@ -315,6 +315,7 @@ impl TcpSender {
 
     /// RFC 6298 §5.2-5.3: after an ACK of new data, restart the timer, or stop it when
     /// nothing is outstanding.
+    #[inline]
     pub(crate) fn restart_timer(&mut self, now: Time) {
         if self.snd_una >= self.snd_max && !self.timer_runs_when_idle() {
             self.timer.cancel();
@@ -344,6 +345,7 @@ impl TcpSender {
     /// `ts`, SACK blocks `sack`. If it changes the window and acknowledges nothing new, it
     /// is a window update, never a duplicate ACK (RFC 5681 §2, condition (e)): it only
     /// lets more data go.
+    #[inline]
     pub fn on_ack_segment(
         &mut self,
         now: Time,
@@ -474,10 +476,10 @@ impl TcpSender {
 
     /// Send as much unsent (or, after a timeout, unacknowledged) data as the window allows.
     pub(crate) fn send_new_data(&mut self, now: Time, out: &mut Vec<Segment>) {
-        if let Congestion::Swift(sw) = &self.congestion {
-            if let Some(gap) = sw.pacing_delay(self.cwnd, self.rto.srtt) {
-                return self.send_paced(now, gap, out);
-            }
+        // only Swift's window falls below a packet (TCP's floor is one MSS): a compare on
+        // the window, not on the controller, keeps TCP's per-ACK path as it was
+        if self.cwnd < self.cfg.mss && self.send_paced_if_swift(now, out) {
+            return;
         }
         let window = self.cwnd.min(self.rwnd);
         while self.snd_nxt < self.app_limit {
@@ -507,6 +509,30 @@ impl TcpSender {
             Congestion::Swift(sw) => Some(sw),
             _ => None,
         }
+    }
+
+    /// Swift: every ACK's delay, from the send time its segment's echo carries (§3.1); in
+    /// fast recovery the recovery holds the window (NewReno inflates it). Out of line, so
+    /// that TCP's `on_ack` keeps its size (and what the compiler inlines into it).
+    #[cold]
+    #[inline(never)]
+    fn swift_on_ack(&mut self, now: Time, acked: u64) {
+        let Congestion::Swift(sw) = &mut self.congestion else { return };
+        if !self.in_recovery {
+            let delay = self.echo.map(|sent| Time(now.0.saturating_sub(sent.0)));
+            sw.on_ack(now, acked, delay, &mut self.cwnd);
+        }
+    }
+
+    /// Swift below one packet: pace (`send_paced`); false if the sender does not run Swift
+    /// or has no RTT to pace by yet.
+    #[cold]
+    #[inline(never)]
+    fn send_paced_if_swift(&mut self, now: Time, out: &mut Vec<Segment>) -> bool {
+        let Congestion::Swift(sw) = &self.congestion else { return false };
+        let Some(gap) = sw.pacing_delay(self.cwnd, self.rto.srtt) else { return false };
+        self.send_paced(now, gap, out);
+        true
     }
 
     /// Swift below one packet (§3.3): one segment every `gap` (RTT / cwnd), new data or,
@@ -580,16 +606,14 @@ impl TcpSender {
         self.cwnd_limited = self.flight_size() + self.cfg.mss > self.cwnd;
         let acked = if ack > self.snd_una { self.advance_una(now, ack) } else { 0 };
         let ece = std::mem::take(&mut self.ece);
-        if let Congestion::Swift(sw) = &mut self.congestion {
-            // Swift: every ACK's delay, from the send time its segment's echo carries
-            // (§3.1); in fast recovery the recovery holds the window (NewReno inflates it)
-            if !self.in_recovery {
-                let delay = self.echo.map(|sent| Time(now.0.saturating_sub(sent.0)));
-                sw.on_ack(now, acked, delay, &mut self.cwnd);
-            }
-        }
         let recovering = self.in_recovery || self.snd_una < self.recover;
-        self.congestion.on_ack_ecn(&mut self.cwnd, &mut self.ssthresh, acked, ece, self.snd_una, self.snd_nxt, recovering);
+        match &mut self.congestion {
+            Congestion::Dctcp(c) => {
+                c.on_ack_ecn(&mut self.cwnd, &mut self.ssthresh, acked, ece, self.snd_una, self.snd_nxt, recovering)
+            }
+            Congestion::Swift(_) => self.swift_on_ack(now, acked),
+            _ => {}
+        }
         // the recovery acts on the sender that holds it: lend it out for the call
         let sent_before = self.snd_max;
         let mut recovery = std::mem::take(&mut self.recovery);

@@ -28,7 +28,7 @@
 //!
 //! The delay (§3.1 splits it into fabric and endpoint parts, each with its own window):
 //! here one delay, now - the send time the ACK echoes (TSecr of the segment that brought
-//! the ACK, every segment's own: `ReceiverConfig::echo_each`). It holds the sender's NIC
+//! the ACK, every segment's own: `TcpReceiver::echo_own`). It holds the sender's NIC
 //! queue, the fabric's propagation, serialization and queues and the ACK's way back; the
 //! simulated hosts add no processing or remote-queuing time, so the paper's endpoint
 //! delay (t3 - t2 and the host's own queues) is zero and its endpoint window never
