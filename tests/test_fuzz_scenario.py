@@ -52,6 +52,8 @@ CONFLICTS = {
     "bulk_from": {"bulk_flows", "bulk_to", "servers", "clients"}, "bulk_to": {"bulk_flows", "bulk_from", "servers", "clients"},
     "bulk_rate": {"bulk_flows", "rate"},
     "riak_transport": {"workload"}, "dist_buf_busy_limit": {"workload", "riak_transport"},
+    # Swift's flow-based scaling needs fs_min_cwnd below fs_max_cwnd: the refusal names the min
+    "swift_fs_max_cwnd": {"swift_fs_min_cwnd"},
 }
 
 ANY_VALUE = st.one_of(
@@ -181,6 +183,10 @@ PLAUSIBLE = {
     "transport": st.sampled_from(BY_PUBLIC["transport"].choices), "trimming": st.booleans(),
     "trim_bytes": st.one_of(st.none(), SIZES), "trim_header_queue": st.one_of(st.none(), SIZES),
     "return_to_sender": st.booleans(),
+    # Swift (docs/transports.md)
+    **{f: st.one_of(st.none(), TIMES) for f in ("swift_base_target", "swift_h", "swift_fs_range")},
+    **{f: st.one_of(FRACTIONS, st.floats(0, 20_000)) for f in ("swift_fs_min_cwnd", "swift_fs_max_cwnd")},
+    **{f: st.one_of(FRACTIONS, st.floats(0, 200)) for f in ("swift_ai", "swift_beta", "swift_max_mdf")},
     # bulk flows and Riak's transport (issue 26)
     "bulk_flows": st.integers(0, 5000),
     "bulk_from": st.one_of(st.none(), st.lists(st.integers(-1, 40), max_size=5), st.text(",0123456789 ", max_size=8)),

@@ -179,6 +179,8 @@ events! {
     SynTimer(FlowId) = 11 in Conn,
     /// A receiving host's pull pacer may send its next pull or credit (`host::pacer`).
     PullTimer(u32) = 13 in Conn,
+    /// A Swift sender below one packet may send its next paced packet (`tcp::congestion::swift`).
+    PaceTimer(FlowId) = 14 in Conn,
     /// A timer of an application: `timer` names the application and the timer's kind
     /// ([`AppTimer`]); `arg` is the application's own operand (a flow, a node).
     App { timer: u8, arg: u32 } = 12 in App,

@@ -109,6 +109,10 @@ pub struct SimResult {
     pub nacks: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pulls: Option<u64>,
+    /// Swift: the least window any measured flow reached, packets (below 1: it paced,
+    /// §3.3). Left out for the other transports.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub swift_min_cwnd: Option<f64>,
     /// One-shot flows (incast, shuffle, permutation): how many, how many delivered whole,
     /// their completion times and slowdowns (FCT over the idle fabric's: `fct`), nearest-
     /// rank over the completed ones; and an incast's last flow's completion (the slowest
@@ -270,7 +274,7 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
     let (net, conns) = (w.net(), w.conns());
     let by_kind = conns.sender_array_total(|t| t.stats.timeouts_by_kind);
     let busiest = net.busiest_port();
-    let pulled = (conns.transport() != Transport::Tcp).then(|| conns.pull_totals());
+    let pulled = conns.transport().pulls().then(|| conns.pull_totals());
     let trims = net.trim_counts();
     let one_shot: Option<Vec<FlowTime>> = w.apps().flow_set().map(|fs| {
         let time = |f: &crate::app::flows::OneShot| FlowTime {
@@ -339,6 +343,7 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         header_drops: trims.map(|t| t.1),
         bounces: trims.map(|t| t.2),
         nacks: pulled.as_ref().map(|p| p.nacks),
+        swift_min_cwnd: conns.swift_min_cwnd(),
         pulls: pulled.as_ref().map(|p| p.pulls),
         flows: flows.map(|f| f.flows),
         flows_completed: flows.map(|f| f.completed),

@@ -329,6 +329,22 @@ pub struct ScenarioSpec {
     pub trim_header_queue_bytes: Option<u64>,
     /// A header that finds the header queue full goes back to its sender (NDP §3.1).
     pub return_to_sender: bool,
+    /// Swift (`transport = swift`; Kumar et al., SIGCOMM 2020 §3.2, §3.4): the target's
+    /// fixed part; unset: each flow's unloaded round trip.
+    pub swift_base_target_ps: Option<u64>,
+    /// Swift: target per hop of a flow's path (topology-based scaling, the paper's h);
+    /// unset: one full packet's time on the sending host's link.
+    pub swift_h_ps: Option<u64>,
+    /// Swift: the flow-based scaling's range; unset: ten h.
+    pub swift_fs_range_ps: Option<u64>,
+    /// Swift: the windows (packets) at which the flow-based scaling adds fs_range and 0.
+    pub swift_fs_min_cwnd: f64,
+    pub swift_fs_max_cwnd: f64,
+    /// Swift: additive increment per RTT (packets), multiplicative decrease constant and
+    /// the largest decrease per RTT (§3.2).
+    pub swift_ai: f64,
+    pub swift_beta: f64,
+    pub swift_max_mdf: f64,
     /// Long-lived background flows between chosen hosts (`app::bulk`).
     pub bulk_flows: u32,
     pub bulk_from: Option<Vec<u32>>,
@@ -466,6 +482,14 @@ impl Default for ScenarioSpec {
             background_cdf: FlowSizeCdf::WebSearch,
             background_hosts: 0,
             transport: Transport::Tcp,
+            swift_base_target_ps: None,
+            swift_h_ps: None,
+            swift_fs_range_ps: None,
+            swift_fs_min_cwnd: 0.1,
+            swift_fs_max_cwnd: 100.0,
+            swift_ai: 1.0,
+            swift_beta: 0.8,
+            swift_max_mdf: 0.5,
             // drop-tail ports, as every result before trimming existed
             trimming: false,
             trim_bytes: None,
@@ -661,6 +685,34 @@ impl ScenarioSpec {
         })
     }
 
+    /// Swift's fields: set only with `transport = swift`, and a flow-based scaling whose
+    /// window range is not empty (its alpha divides by 1/sqrt(fs_min) - 1/sqrt(fs_max)).
+    fn check_swift(&self) -> Result<(), ScenarioError> {
+        let (s, d) = (self, ScenarioSpec::default());
+        if s.transport != Transport::Swift {
+            let fields = [
+                ("swift_base_target_ps", s.swift_base_target_ps.is_some(), format_ps(s.swift_base_target_ps.unwrap_or(0))),
+                ("swift_h_ps", s.swift_h_ps.is_some(), format_ps(s.swift_h_ps.unwrap_or(0))),
+                ("swift_fs_range_ps", s.swift_fs_range_ps.is_some(), format_ps(s.swift_fs_range_ps.unwrap_or(0))),
+                ("swift_fs_min_cwnd", s.swift_fs_min_cwnd != d.swift_fs_min_cwnd, s.swift_fs_min_cwnd.to_string()),
+                ("swift_fs_max_cwnd", s.swift_fs_max_cwnd != d.swift_fs_max_cwnd, s.swift_fs_max_cwnd.to_string()),
+                ("swift_ai", s.swift_ai != d.swift_ai, s.swift_ai.to_string()),
+                ("swift_beta", s.swift_beta != d.swift_beta, s.swift_beta.to_string()),
+                ("swift_max_mdf", s.swift_max_mdf != d.swift_max_mdf, s.swift_max_mdf.to_string()),
+            ];
+            for (name, set, value) in fields {
+                check(!set, || {
+                    ScenarioError::new(name, value, "its default unless transport is swift").with_related(&["transport"])
+                })?;
+            }
+            return Ok(());
+        }
+        check(s.swift_fs_min_cwnd < s.swift_fs_max_cwnd, || {
+            let allowed = format!("below swift_fs_max_cwnd ({}): the flow-based scaling falls from fs_range at fs_min_cwnd to 0 at fs_max_cwnd", s.swift_fs_max_cwnd);
+            ScenarioError::new("swift_fs_min_cwnd", s.swift_fs_min_cwnd.to_string(), allowed).with_related(&["swift_fs_max_cwnd"])
+        })
+    }
+
     /// The transport and the trimming ports agree with the rest: NDP and receiver credit
     /// carry one-shot flows (the synchronized reads' requests and Riak's are TCP's) with no
     /// TCP-only knob set; trimming ports have one static data queue (no pool, classes or
@@ -684,6 +736,7 @@ impl ScenarioSpec {
                 })?;
             }
         }
+        s.check_swift()?;
         if s.return_to_sender {
             check(s.transport == Transport::Ndp, || {
                 ScenarioError::new("return_to_sender", "on", "off unless transport is ndp (its sender answers a returned header)")

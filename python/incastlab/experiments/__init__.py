@@ -43,6 +43,7 @@ REGISTRY: dict[str, str] = {
     "fattree-incast": "fattree_incast",
     "ndp-incast": "ndp_incast",
     "ndp-collateral": "ndp_collateral",
+    "swift-incast": "swift_incast",
 }
 
 

@@ -14,7 +14,9 @@ RIAK = "003_a133663d5dbcfa75.txt"     # Fritchie, the Riak blog
 DCTCP_PAPER = "Alizadeh et al., Data Center TCP (DCTCP), SIGCOMM 2010"
 NDP_PAPER = ("Handley et al., Re-architecting datacenter networks and stacks for low latency and high "
              "performance (NDP), SIGCOMM 2017")
-LATER_PAPERS = (DCTCP_PAPER, NDP_PAPER)
+SWIFT_PAPER = ("Kumar et al., Swift: Delay is Simple and Effective for Congestion Control in the Datacenter, "
+               "SIGCOMM 2020")
+LATER_PAPERS = (DCTCP_PAPER, NDP_PAPER, SWIFT_PAPER)
 
 # What a reader calls each source. What a user reads (lists, figures, the report) cites
 # both, "FAST'08 Fig. 4 (000_315d806dde942a9f.txt)"; the data (CSV, checks.json, --json)

@@ -29,6 +29,7 @@ use crate::event::{Event, FlowId, PktId};
 use crate::net::{Fabric, HostId};
 use crate::packet::{Kind, Packet, PacketPool, CE, ECE, ECT, MAX_SACK_BLOCKS};
 use crate::scenario::{Scenario, TcpVariant};
+use crate::tcp::congestion::swift::SwiftParams;
 use crate::tcp::congestion::Cc;
 use crate::tcp::{ReceiverConfig, Segment, SenderConfig, TcpReceiver, TcpSender};
 use crate::time::Time;
@@ -50,6 +51,17 @@ pub enum Transport {
     /// Receiver credit (EQDS, NSDI 2022; UEC): an unscheduled window, then credit paced
     /// by the receiver (`host::credit`).
     Credit,
+    /// Swift (Kumar et al., SIGCOMM 2020): TCP's connection with Swift's delay-based
+    /// window in place of `cc`, paced below one packet (`tcp::congestion::swift`).
+    Swift,
+}
+
+impl Transport {
+    /// Receiver-driven: every flow has its [`PullFlow`] (NDP, credit).
+    #[inline(always)]
+    pub fn pulls(self) -> bool {
+        matches!(self, Transport::Ndp | Transport::Credit)
+    }
 }
 
 /// The connections' counters (of measured flows, but for `background_bytes_dropped`).
@@ -124,6 +136,21 @@ pub struct Conns {
     first_window: u32,
     /// Each receiving host's pull pacer (receiver-driven transports), by host.
     pacers: Vec<Option<pacer::PullPacer>>,
+    /// Swift's settings (`transport = swift`); a flow's unset ones come from its path.
+    swift: Option<SwiftSettings>,
+}
+
+/// The scenario's `swift_*` fields; `None`: derived from each flow's path (`Conns::add`).
+#[derive(Clone, Copy, Debug)]
+struct SwiftSettings {
+    base_target: Option<Time>,
+    h: Option<Time>,
+    fs_range: Option<Time>,
+    fs_min_cwnd: f64,
+    fs_max_cwnd: f64,
+    ai: f64,
+    beta: f64,
+    max_mdf: f64,
 }
 
 /// The ACK receiver `r` of `flow` sends now: cumulative, TSecr, window, ECE (DCTCP's echo)
@@ -180,6 +207,16 @@ impl Conns {
             window: sc.rwnd_bytes,
             dctcp_echo: s.cc == Cc::Dctcp,
         };
+        let swift = (s.transport == Transport::Swift).then(|| SwiftSettings {
+            base_target: s.swift_base_target_ps.map(Time),
+            h: s.swift_h_ps.map(Time),
+            fs_range: s.swift_fs_range_ps.map(Time),
+            fs_min_cwnd: s.swift_fs_min_cwnd,
+            fs_max_cwnd: s.swift_fs_max_cwnd,
+            ai: s.swift_ai,
+            beta: s.swift_beta,
+            max_mdf: s.swift_max_mdf,
+        });
         Conns {
             conns: Vec::new(),
             ect: sender_cfg.cc.uses_ecn(),
@@ -197,6 +234,7 @@ impl Conns {
             transport: s.transport,
             first_window: s.init_cwnd_segments,
             pacers: Vec::new(),
+            swift,
         }
     }
 
@@ -219,10 +257,14 @@ impl Conns {
         let mut sender = self.new_sender(f, 0);
         let one_way = net.topology().one_way(src, dst, self.header as u64);
         sender.rto.sample(Time(2 * one_way.0));
+        if let Some(sw) = self.swift {
+            let (params, hops) = self.swift_params(net, sw, src, dst);
+            sender.use_swift(params, hops);
+        }
         let state = if self.handshake && measured { ConnState::Closed } else { ConnState::Open };
         let receiver = TcpReceiver::new(self.receiver_cfg.clone());
         let nics = net.add_flow(src, dst, class);
-        let pull = (self.transport != Transport::Tcp).then(|| {
+        let pull = self.transport.pulls().then(|| {
             self.pacer_for(net, dst);
             let mut rto = crate::tcp::rto::RtoEstimator::new(self.sender_cfg.rto_min, self.sender_cfg.rto_max, self.sender_cfg.granularity);
             rto.sample(Time(2 * one_way.0));
@@ -252,6 +294,28 @@ impl Conns {
         f
     }
 
+    /// Swift's parameters for a flow from `src` to `dst` and its path's hops (switches
+    /// crossed: the TTL's count, §3.4). Unset, `base_target` is the path's unloaded round
+    /// trip (a full data packet out, an ACK back, store and forward), `h` one full packet's
+    /// time on the sending host's link (a packet of queue per hop) and `fs_range` ten `h`.
+    fn swift_params(&self, net: &Fabric, sw: SwiftSettings, src: HostId, dst: HostId) -> (SwiftParams, u32) {
+        let topo = net.topology();
+        let full = self.header as u64 + self.sender_cfg.mss;
+        let base = topo.one_way(src, dst, full) + topo.one_way(dst, src, self.header as u64);
+        let h = sw.h.unwrap_or_else(|| crate::time::serialization_time(full, topo.ports[topo.nic(src) as usize].rate_bps));
+        let params = SwiftParams {
+            base_target: sw.base_target.unwrap_or(base),
+            h,
+            fs_range: sw.fs_range.unwrap_or(Time(10 * h.0)),
+            fs_min_cwnd: sw.fs_min_cwnd,
+            fs_max_cwnd: sw.fs_max_cwnd,
+            ai: sw.ai,
+            beta: sw.beta,
+            max_mdf: sw.max_mdf,
+        };
+        (params, topo.hops(src, dst) - 1)
+    }
+
     /// A fresh sender for connection `conn` of `flow`; its random draws derive from the
     /// run's seed, the flow and the connection.
     fn new_sender(&self, flow: FlowId, conn: u32) -> TcpSender {
@@ -268,7 +332,7 @@ impl Conns {
     /// The flows run a receiver-driven transport (NDP, credit), not TCP.
     #[inline(always)]
     fn pulls(&self) -> bool {
-        self.transport != Transport::Tcp
+        self.transport.pulls()
     }
 
     /// What the flows run.
@@ -347,10 +411,22 @@ impl Conns {
             self.send_data::<LEAN>(cx, net, flow, pkt);
         }
         self.scratch.clear();
-        if let Some(t) = self.conns[flow as usize].sender.take_timer_request() {
+        let sender = &mut self.conns[flow as usize].sender;
+        if let Some(t) = sender.take_timer_request() {
             cx.queue.push(t, Event::RtoTimer(flow));
         }
+        if !LEAN && self.swift.is_some() {
+            if let Some(t) = sender.take_pace_request() {
+                cx.queue.push(t, Event::PaceTimer(flow));
+            }
+        }
         sent_any
+    }
+
+    /// Flow `f`'s pacing event (Swift below one packet) may fire; true if it transmitted.
+    pub(crate) fn on_pace_timer(&mut self, cx: &mut Ctx, net: &mut Fabric, f: FlowId) -> bool {
+        self.conns[f as usize].sender.on_pace_event(cx.now, &mut self.scratch);
+        self.transmit::<false>(cx, net, f)
     }
 
     /// Flow `f`'s TCP sends `pkt`: it enters the NIC now, or up to `send_jitter` later
@@ -531,7 +607,11 @@ impl Conns {
             self.conns[f].receiver.ce_flushed();
         }
         let receiver = &mut self.conns[f].receiver;
-        receiver.note_timestamp(p.seq, p.ts);
+        if !LEAN && self.swift.is_some() {
+            receiver.echo_own(p.ts);
+        } else {
+            receiver.note_timestamp(p.seq, p.ts);
+        }
         let got = receiver.on_segment(cx.now, p.seq, p.len);
         if got.ack_now {
             self.send_ack::<LEAN>(cx, net, p.flow);
@@ -782,6 +862,13 @@ impl Conns {
     pub fn data_bytes_in_flight(&self, pool: &PacketPool) -> u64 {
         let carries = |k: Kind| matches!(k, Kind::Data | Kind::Header | Kind::Bounced);
         pool.live_packets().filter(|p| carries(p.kind) && self.get(p.flow).measured).map(|p| p.len as u64).sum()
+    }
+
+    /// Swift: the least window a measured flow reached, packets; `None` without Swift.
+    pub fn swift_min_cwnd(&self) -> Option<f64> {
+        self.swift?;
+        let least = self.measured().filter_map(|c| c.sender.swift()).map(|s| s.min_cwnd_seen);
+        least.reduce(f64::min)
     }
 
     /// Every receiver-driven sender's counters, summed over the measured flows.

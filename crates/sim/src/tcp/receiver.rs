@@ -222,6 +222,13 @@ impl TcpReceiver {
         }
     }
 
+    /// Swift: the next ACK echoes `ts`, the send time of the segment that brings it, in
+    /// order or not (the per-packet delay NIC timestamps give, §3.1), where RFC 7323
+    /// has a duplicate ACK echo the last in-order segment's.
+    pub fn echo_own(&mut self, ts: Time) {
+        self.ts_recent = ts;
+    }
+
     /// The timestamp the next ACK echoes (TSecr).
     pub fn ts_echo(&self) -> Time {
         self.ts_recent

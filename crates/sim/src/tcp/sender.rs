@@ -322,6 +322,7 @@ impl TcpSender {
 
     /// RFC 6298 §5.2-5.3: after an ACK of new data, restart the timer, or stop it when
     /// nothing is outstanding.
+    #[inline]
     pub(crate) fn restart_timer(&mut self, now: Time) {
         if self.snd_una >= self.snd_max && !self.timer_runs_when_idle() {
             self.timer.cancel();
@@ -351,6 +352,7 @@ impl TcpSender {
     /// `ts`, SACK blocks `sack`. If it changes the window and acknowledges nothing new, it
     /// is a window update, never a duplicate ACK (RFC 5681 §2, condition (e)): it only
     /// lets more data go.
+    #[inline]
     pub fn on_ack_segment(
         &mut self,
         now: Time,
@@ -481,6 +483,11 @@ impl TcpSender {
 
     /// Send as much unsent (or, after a timeout, unacknowledged) data as the window allows.
     pub(crate) fn send_new_data(&mut self, now: Time, out: &mut Vec<Segment>) {
+        // only Swift's window falls below a packet (TCP's floor is one MSS): a compare on
+        // the window, not on the controller, keeps TCP's per-ACK path as it was
+        if self.cwnd < self.cfg.mss && self.send_paced_if_swift(now, out) {
+            return;
+        }
         let window = self.cwnd.min(self.rwnd);
         while self.snd_nxt < self.app_limit {
             let len = self.cfg.mss.min(self.app_limit - self.snd_nxt);
@@ -492,6 +499,104 @@ impl TcpSender {
             self.snd_nxt += len;
             self.snd_max = self.snd_max.max(self.snd_nxt);
         }
+    }
+
+    /// Run Swift (`transport = swift`) in place of the configured congestion control, on a
+    /// path of `hops` hops: the window starts at the initial window and moves with every
+    /// ACK's delay from now on.
+    pub fn use_swift(&mut self, params: crate::tcp::congestion::swift::SwiftParams, hops: u32) {
+        let sw = crate::tcp::congestion::swift::Swift::new(params, hops, self.cfg.mss, self.cwnd);
+        self.congestion = Congestion::Swift(Box::new(sw));
+        self.ssthresh = self.cwnd; // no slow start: Swift alone moves the window
+    }
+
+    /// Swift's state, if the sender runs Swift.
+    pub fn swift(&self) -> Option<&crate::tcp::congestion::swift::Swift> {
+        match &self.congestion {
+            Congestion::Swift(sw) => Some(sw),
+            _ => None,
+        }
+    }
+
+    /// Swift: every ACK's delay, from the send time its segment's echo carries (§3.1); in
+    /// fast recovery the recovery holds the window (NewReno inflates it). Out of line, so
+    /// that TCP's `on_ack` keeps its size (and what the compiler inlines into it).
+    #[cold]
+    #[inline(never)]
+    fn swift_on_ack(&mut self, now: Time, acked: u64) {
+        let Congestion::Swift(sw) = &mut self.congestion else { return };
+        if !self.in_recovery {
+            let delay = self.echo.map(|sent| Time(now.0.saturating_sub(sent.0)));
+            sw.on_ack(now, acked, delay, &mut self.cwnd);
+        }
+    }
+
+    /// Swift below one packet: pace (`send_paced`); false if the sender does not run Swift
+    /// or has no RTT to pace by yet.
+    #[cold]
+    #[inline(never)]
+    fn send_paced_if_swift(&mut self, now: Time, out: &mut Vec<Segment>) -> bool {
+        let Congestion::Swift(sw) = &self.congestion else { return false };
+        let Some(gap) = sw.pacing_delay(self.cwnd, self.rto.srtt) else { return false };
+        self.send_paced(now, gap, out);
+        true
+    }
+
+    /// Swift below one packet (§3.3): one segment every `gap` (RTT / cwnd), new data or,
+    /// after a timeout, data sent before, whatever is in flight, as the receive window
+    /// allows; a pacing event (`take_pace_request`) brings the next.
+    fn send_paced(&mut self, now: Time, gap: Time, out: &mut Vec<Segment>) {
+        let Congestion::Swift(sw) = &self.congestion else { unreachable!("only Swift paces") };
+        let pace_at = sw.pace_at;
+        let mut sent = false;
+        if self.snd_nxt < self.app_limit && now >= pace_at {
+            let len = self.cfg.mss.min(self.app_limit - self.snd_nxt);
+            if self.snd_nxt + self.packet_bytes(len) <= self.snd_una + self.rwnd {
+                let seq = self.snd_nxt;
+                self.emit(now, seq, len, out);
+                self.snd_nxt += len;
+                self.snd_max = self.snd_max.max(self.snd_nxt);
+                sent = true;
+            }
+        }
+        let more = self.snd_nxt < self.app_limit;
+        let Congestion::Swift(sw) = &mut self.congestion else { unreachable!() };
+        if sent {
+            sw.pace_at = now + gap;
+        }
+        sw.request_pace(now, more);
+    }
+
+    /// Swift below one packet: a timeout's retransmission is the paced packet of now (§3.3
+    /// paces every packet), so the next may go only a pacing delay later. Without this,
+    /// a thousand flows timing out together would each send two packets at once.
+    fn paced_retransmission(&mut self, now: Time) {
+        let srtt = self.rto.srtt;
+        if let Congestion::Swift(sw) = &mut self.congestion {
+            if let Some(gap) = sw.pacing_delay(self.cwnd, srtt) {
+                sw.pace_at = now + gap;
+                let more = self.snd_nxt < self.app_limit;
+                sw.request_pace(now, more);
+            }
+        }
+    }
+
+    /// A pacing event the owner must deliver (`on_pace_event`), if one is needed.
+    #[inline]
+    pub fn take_pace_request(&mut self) -> Option<Time> {
+        match &mut self.congestion {
+            Congestion::Swift(sw) => sw.pace_request.take(),
+            _ => None,
+        }
+    }
+
+    /// A pacing event fired at `now`: the next paced segment may go.
+    pub fn on_pace_event(&mut self, now: Time, out: &mut Vec<Segment>) {
+        let Congestion::Swift(sw) = &mut self.congestion else { return };
+        if !sw.pace_fired(now) {
+            return; // superseded
+        }
+        self.send_new_data(now, out);
     }
 
     /// Retransmit the segment at `snd_una` (fast retransmit, partial ACK).
@@ -513,7 +618,13 @@ impl TcpSender {
         }
         let ece = std::mem::take(&mut self.ece);
         let recovering = self.in_recovery || self.snd_una < self.recover;
-        self.congestion.on_ack_ecn(&mut self.cwnd, &mut self.ssthresh, acked, ece, self.snd_una, self.snd_nxt, recovering);
+        match &mut self.congestion {
+            Congestion::Dctcp(c) => {
+                c.on_ack_ecn(&mut self.cwnd, &mut self.ssthresh, acked, ece, self.snd_una, self.snd_nxt, recovering)
+            }
+            Congestion::Swift(_) => self.swift_on_ack(now, acked),
+            _ => {}
+        }
         // the recovery acts on the sender that holds it: lend it out for the call
         let sent_before = self.snd_max;
         let mut recovery = std::mem::take(&mut self.recovery);
@@ -620,7 +731,7 @@ impl TcpSender {
         };
         let in_flight = self.recovery.in_flight(self);
         let window = self.cwnd.min(self.rwnd);
-        self.congestion.on_timeout(&mut self.cwnd, &mut self.ssthresh, in_flight, window, repeated);
+        self.congestion.on_timeout(now, &mut self.cwnd, &mut self.ssthresh, in_flight, window, repeated);
         self.congestion.on_timeout_state(now, self.snd_max);
         self.recovery.on_timeout();
         if let Some(r) = self.rack.as_deref_mut() {
@@ -639,6 +750,7 @@ impl TcpSender {
         let seq = self.snd_una;
         self.emit_flagged(now, seq, len, true, out);
         self.snd_nxt = self.snd_una + len;
+        self.paced_retransmission(now);
         self.send_new_data(now, out);
         self.arm_timer(now);
         true

@@ -323,6 +323,10 @@ impl World {
             Event::DelAckTimer(f) => conns.on_delack::<LEAN>(cx, net, f),
             Event::SynTimer(f) => conns.on_syn_timer(cx, net, f),
             Event::PullTimer(host) => conns.on_pull_timer(cx, net, host),
+            Event::PaceTimer(f) => {
+                let sent = conns.on_pace_timer(cx, net, f);
+                self.sent::<LEAN>(f, sent);
+            }
             // the applications'
             Event::App { timer, arg } => {
                 let AppTimer { app, kind } = AppTimer::of(timer);

@@ -1556,3 +1556,105 @@ fn the_receivers_pulls_are_paced_one_full_packet_time_apart_ndp_3_2() {
     assert!(exact * 10 >= gaps.len() * 9, "backlogged, the pacer runs at the link rate: {exact} of {}", gaps.len());
     assert_eq!(h.counters().app_bytes, 8 * 40 * h.mss());
 }
+
+// ---- Swift (issue 29) ----------------------------------------------------------------------
+
+/// A Swift incast of `servers` flows of `packets` full packets each on the star at 10 Gbps
+/// (10 us of propagation round trip) into a switch port of `queue` packets.
+fn swift_incast(servers: u32, packets: u64, queue: u32) -> ScenarioSpec {
+    let spec = ScenarioSpec {
+        servers,
+        workload: Workload::Incast,
+        rate_bps: 10_000_000_000,
+        rtt_ps: 10 * PS_PER_US,
+        transport: crate::host::Transport::Swift,
+        tcp: crate::scenario::TcpVariant::Sack,
+        buffer_packets: Some(queue),
+        duration_ps: Some(PS_PER_S),
+        ..ScenarioSpec::default()
+    };
+    ScenarioSpec { sru_bytes: Some(packets * spec.mss_bytes as u64), ..spec }
+}
+
+#[test]
+fn a_swift_incast_completes_every_flow_and_holds_the_queue_near_its_target_swift_3_4() {
+    // 100 senders x 50 packets into one 10 Gbps host, on a port of 400 packets (room for
+    // the first windows, 100 x 2). Swift's target here: base (the unloaded round trip,
+    // 12.5 us) + 1 hop x h (1.2 us: a packet's time) + the flow-based scaling, which at
+    // 100 flows' windows (well below fs_max_cwnd's 100 packets) adds most of fs_range
+    // (12 us): a queue of at most h + fs_range = 13.2 us, 11 packets, is the target.
+    let spec = swift_incast(100, 50, 400);
+    let mut h = Harness::traced(spec);
+    h.run();
+    let mss = h.mss();
+    assert_eq!(h.counters().app_bytes, 100 * 50 * mss, "every flow delivered whole");
+    assert_eq!(h.w.conns.unacked_measured(), 0, "every flow acknowledged");
+    assert_eq!(h.port(h.downlink(0)).drops, 0, "no loss at the port");
+    assert_eq!(h.w.conns.sender_total(|s| s.stats.timeouts), 0);
+    // the queue each data packet finds at the client's port (packets waiting)
+    let found: Vec<u64> = h.events(EventKind::Enq).iter().map(|e| e.c.unwrap_or(0)).collect();
+    let sw = h.conn(0).sender.swift().expect("a Swift sender");
+    let fixed = sw.target().0 as f64 - sw.flow_scaling_now();
+    let (h_ps, fs_range) = (1.2e6, 12e6);
+    assert!((fixed - 12.5e6 - h_ps).abs() < 0.2e6, "base + 1 hop x h: {fixed} ps");
+    // after the first windows drain (the first 10 % of the arrivals), the queue's median is
+    // within a factor of two of the target's queue part, h plus the flow-based scaling at
+    // the windows 100 flows share (11 packets at most, fs_range's full 12 us at the least
+    // windows): an AIMD around the target swings by beta x the excess, hence the margin
+    let steady = &found[found.len() / 10..];
+    let mut sorted = steady.to_vec();
+    sorted.sort();
+    let median = sorted[sorted.len() / 2] as f64;
+    let most = (h_ps + fs_range) / 1.2e6;
+    assert!(median > 1.0 && median < 2.0 * most, "median queue {median} packets, target's queue at most {most}");
+    // the link stays busy: an arriving packet rarely finds the queue empty
+    let empty = steady.iter().filter(|&&b| b == 0).count();
+    assert!(empty * 10 < steady.len(), "{empty} of {} arrivals found it empty", steady.len());
+}
+
+#[test]
+fn under_a_1000_flow_incast_swifts_window_falls_below_one_packet_and_every_flow_completes() {
+    // 1000 senders x 10 packets into one 10 Gbps host: a bandwidth-delay product of about
+    // 10 packets shared by 1000 flows leaves each a hundredth of a packet, so the windows
+    // must fall below one packet (§3.3) and the senders pace; the port (3000 packets)
+    // holds the first windows (1000 x 2), so no flow should need a timeout
+    let spec = swift_incast(1000, 10, 3000);
+    let mut h = Harness::new(spec);
+    h.run();
+    let least = (0..1000).map(|f| h.conn(f).sender.swift().unwrap().min_cwnd_seen).fold(f64::MAX, f64::min);
+    assert!(least < 1.0, "least window {least} packets");
+    assert_eq!(h.counters().app_bytes, 1000 * 10 * h.mss(), "every flow delivered whole");
+    assert_eq!(h.port(h.downlink(0)).drops, 0);
+}
+
+#[test]
+fn a_swift_sender_below_one_packet_sends_a_packet_every_rtt_over_cwnd() {
+    // one flow whose window is set to a quarter packet: its packets leave 4 RTTs apart
+    // (§3.3), not clocked by ACKs
+    let spec = swift_incast(1, 6, 100);
+    let mut h = Harness::traced(spec);
+    h.w.conns.get_mut(0).sender.use_swift(
+        crate::tcp::congestion::swift::SwiftParams {
+            base_target: Time(PS_PER_MS), // far above the delay: the window only grows
+            h: Time::ZERO,
+            fs_range: Time::ZERO,
+            fs_min_cwnd: 0.1,
+            fs_max_cwnd: 100.0,
+            ai: 0.0, // and here it stays
+            beta: 0.8,
+            max_mdf: 0.5,
+        },
+        1,
+    );
+    h.w.conns.get_mut(0).sender.cwnd = h.mss() / 4;
+    h.run();
+    let sends: Vec<u64> = h.events(EventKind::Tx).iter().map(|e| e.time.0).collect();
+    assert_eq!(sends.len(), 6);
+    let rtt = h.conn(0).sender.swift().unwrap().rtt().expect("a delay sample").0;
+    let gaps: Vec<u64> = sends.windows(2).map(|w| w[1] - w[0]).collect();
+    // the pacing gap is 4 x the smoothed delay at the send: the first before any delay
+    // sample (the path's RTT stands in), then the samples', all the same unloaded RTT
+    for g in &gaps[1..] {
+        assert_eq!(*g, 4 * rtt, "gaps {gaps:?}, rtt {rtt}");
+    }
+}

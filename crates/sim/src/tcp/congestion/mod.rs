@@ -4,6 +4,8 @@
 //! and hands them here; loss recovery (`tcp::recovery`) asks for ssthresh when it detects
 //! a loss. One file per algorithm, one arm each: `newreno` (RFC 5681 AIMD), `dctcp`
 //! (RFC 8257), `cubic` (RFC 9438). [`Cc`] names them for the scenario's `cc` field.
+//! `swift` (SIGCOMM 2020) is the scenario's `transport = swift`, not a `cc`: its window
+//! moves with every ACK's delay (`TcpSender::on_ack` calls it), below one packet too.
 //!
 //! An enum rather than a trait object: the calls sit on the per-ACK hot path, and a match
 //! on one arm costs nothing.
@@ -12,6 +14,7 @@ pub mod cubic;
 pub mod dctcp;
 pub mod hystart;
 pub mod newreno;
+pub mod swift;
 
 use serde::{Deserialize, Serialize};
 
@@ -57,6 +60,8 @@ pub enum Congestion {
     Dctcp(Box<dctcp::Dctcp>),
     /// RFC 9438 CUBIC. Boxed for the same reason.
     Cubic(Box<cubic::Cubic>),
+    /// Swift (`transport = swift`): set by `TcpSender::use_swift`. Boxed.
+    Swift(Box<swift::Swift>),
 }
 
 impl Congestion {
@@ -75,6 +80,8 @@ impl Congestion {
             Congestion::NewReno(c) => c.on_ack(cwnd, ssthresh, acked),
             Congestion::Dctcp(c) => c.on_ack(cwnd, ssthresh, acked),
             Congestion::Cubic(c) => c.on_ack(clock, cwnd, ssthresh, acked),
+            // every ACK's delay moved the window already (`TcpSender::on_ack`)
+            Congestion::Swift(_) => {}
         }
     }
 
@@ -87,6 +94,7 @@ impl Congestion {
             // RFC 8257 §3.5: a loss is answered as conventional TCP answers it
             Congestion::Dctcp(c) => c.ssthresh_on_loss(in_flight, window),
             Congestion::Cubic(c) => c.on_loss(cwnd, in_flight),
+            Congestion::Swift(c) => c.on_fast_recovery(cwnd),
         }
     }
 
@@ -111,18 +119,23 @@ impl Congestion {
     #[inline]
     pub fn on_idle(&mut self, idle: Time) {
         match self {
-            Congestion::NewReno(_) | Congestion::Dctcp(_) => {}
+            Congestion::NewReno(_) | Congestion::Dctcp(_) | Congestion::Swift(_) => {}
             Congestion::Cubic(c) => c.on_idle(idle),
         }
     }
 
-    /// The retransmission timer expired: set `cwnd` and `ssthresh`. `repeated`: the
-    /// segment had already been retransmitted by a timeout.
-    pub fn on_timeout(&mut self, cwnd: &mut u64, ssthresh: &mut u64, in_flight: u64, window: u64, repeated: bool) {
+    /// The retransmission timer expired at `now`: set `cwnd` and `ssthresh`. `repeated`:
+    /// the segment had already been retransmitted by a timeout.
+    #[allow(clippy::too_many_arguments)]
+    pub fn on_timeout(&mut self, now: Time, cwnd: &mut u64, ssthresh: &mut u64, in_flight: u64, window: u64, repeated: bool) {
         match self {
             Congestion::NewReno(c) => c.on_timeout(cwnd, ssthresh, in_flight, window, repeated),
             Congestion::Dctcp(c) => c.on_timeout(cwnd, ssthresh, in_flight, window, repeated),
             Congestion::Cubic(c) => c.on_timeout(cwnd, ssthresh, in_flight, repeated),
+            Congestion::Swift(c) => {
+                c.on_timeout(now, cwnd);
+                *ssthresh = *cwnd; // no slow start after it: Swift alone moves the window
+            }
         }
     }
 

@@ -1,0 +1,59 @@
+"""Swift (`transport = swift`, docs/transports.md) from the Python front: impossible
+combinations are refused naming the field, and a Swift incast reports its least window
+(the cwnd rules and the pacing are pinned in crates/sim/src/tcp/congestion/swift.rs and
+crates/sim/src/world/tests.rs)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from incastlab import Scenario, UsageError, simulate
+
+SWIFT = {"transport": "swift", "workload": "incast", "tcp": "sack"}
+
+
+@pytest.mark.parametrize("given, blamed", [
+    # Swift's own knobs mean nothing to another transport
+    ({"workload": "incast", "swift_ai": 2.0}, "swift_ai"),
+    ({"workload": "incast", "transport": "ndp", "trimming": True, "swift_base_target": "20us"}, "swift_base_target"),
+    ({"workload": "incast", "swift_fs_range": "10us"}, "swift_fs_range"),
+    # the flow-based scaling falls from fs_range at fs_min_cwnd to 0 at fs_max_cwnd
+    ({**SWIFT, "swift_fs_min_cwnd": 50.0, "swift_fs_max_cwnd": 10.0}, "swift_fs_min_cwnd"),
+    # (given alone, the maximum is the field named: the user's, not the default it meets)
+    ({**SWIFT, "swift_fs_max_cwnd": 0.05}, "swift_fs_max_cwnd"),
+    # Swift is the window: TCP's congestion control cannot run beside it
+    ({**SWIFT, "cc": "dctcp"}, "cc"),
+    # one-shot flows only (as NDP and credit): the field given is named
+    ({"transport": "swift"}, "transport"),
+    # the schema's ranges
+    ({**SWIFT, "swift_max_mdf": 1.0}, "swift_max_mdf"),
+    ({**SWIFT, "swift_beta": 0}, "swift_beta"),
+])
+def test_impossible_swift_combinations_are_refused_naming_the_field(given, blamed):
+    with pytest.raises(UsageError) as e:
+        Scenario(servers=4, **given)
+    assert e.value.param == blamed, e.value
+
+
+def test_the_cli_refuses_a_swift_field_without_swift_in_one_line_exit_2():
+    r = subprocess.run([sys.executable, "-m", "incastlab.cli.main", "simulate", "--servers", "4", "--workload",
+                        "incast", "--swift-beta", "0.5"], capture_output=True, text=True)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "--swift-beta" in r.stderr and "transport is swift" in r.stderr
+
+
+def test_a_swift_incast_delivers_every_flow_and_reports_its_least_window():
+    # 64 senders x 64 KB into one 10 Gbps host of a k = 8 fat tree: a base BDP of about
+    # 10 packets shared by 64 flows leaves each well under one packet (Swift §3.3)
+    s = Scenario(servers=64, topology="fat_tree", fat_tree_k=8, rate="10Gbps", rtt="4us", sru="64KB",
+                 buffer_packets=200, **SWIFT)
+    r = simulate(s).to_dict()
+    assert r["transport"] == "swift"
+    assert r["flows_completed"] == r["flows"] == 64
+    assert r["swift_min_cwnd"] < 1.0
+    # TCP's results carry no Swift field
+    tcp = simulate(Scenario(servers=4, workload="incast", sru="16KB")).to_dict()
+    assert "swift_min_cwnd" not in tcp
