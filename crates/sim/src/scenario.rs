@@ -263,6 +263,8 @@ pub struct ScenarioSpec {
     pub blocks: Option<u64>,
     pub seed: u64,
     pub handshake: bool,
+    /// Record where each flow's time went (`host::flowtime`); off: nothing per ACK.
+    pub time_breakdown: bool,
     pub syn_timeout_ps: u64,
     pub mitigation: Scheme,
     pub nccs_k: u32,
@@ -422,6 +424,7 @@ impl Default for ScenarioSpec {
             blocks: None,
             seed: 1,
             handshake: false,
+            time_breakdown: false,
             syn_timeout_ps: 3 * PS_PER_S,
             mitigation: Scheme::Ntcp,
             nccs_k: 4,
