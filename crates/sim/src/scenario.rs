@@ -667,6 +667,10 @@ impl ScenarioSpec {
     fn check_transport(&self, admission: Admission, buffer_packets: u32) -> Result<Option<TrimConfig>, ScenarioError> {
         let (s, d) = (self, ScenarioSpec::default());
         let transport = word(&s.transport);
+        check(!s.time_breakdown || s.workload == Workload::SyncRead, || {
+            let allowed = "off unless workload is sync_read (it splits the synchronized reads' parts, over TCP)";
+            ScenarioError::new("time_breakdown", "on", allowed).with_related(&["workload"])
+        })?;
         if s.transport != Transport::Tcp {
             check(s.workload.is_flows(), || {
                 let allowed = format!("incast, shuffle or permutation with transport {transport} (one-shot flows; the synchronized reads' requests and Riak's gets are TCP's)");

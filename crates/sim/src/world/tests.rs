@@ -1658,3 +1658,12 @@ fn in_a_collapse_every_part_adds_up_and_the_blocks_last_parts_make_the_block_tim
     assert_eq!(strip(&with), strip(&without));
     assert!((with.time_block_s.unwrap() - with.block_time_mean_s).abs() < 1e-12);
 }
+
+#[test]
+fn the_time_breakdown_is_refused_by_name_outside_the_synchronized_reads() {
+    for workload in [Workload::Riak, Workload::Incast] {
+        let spec = ScenarioSpec { servers: 4, workload, time_breakdown: true, ..ScenarioSpec::default() };
+        let e = spec.validate().err().expect("refused").to_string();
+        assert!(e.contains("time_breakdown") && e.contains("sync_read"), "{e}");
+    }
+}
