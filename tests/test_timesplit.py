@@ -103,3 +103,11 @@ def test_the_doctor_shows_where_the_time_went_in_text_json_and_html(doctor_repor
     assert "waiting out RTO timers" in text
     assert json.loads(json.dumps(doctor_report.to_dict()))["verdict"]["time_split"]["rows"][0]["component"] == "transmission"
     assert "Where the time went at 16 servers" in doctor_report.html()
+
+
+def test_the_breakdown_outside_the_synchronized_reads_is_one_line_exit_2():
+    p = subprocess.run([sys.executable, "-m", "incastlab.cli.main", "simulate", "--servers", "4", "--workload", "riak",
+                        "--time-breakdown"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2
+    assert "time_breakdown" in p.stderr and "sync_read" in p.stderr and "Traceback" not in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1, p.stderr
