@@ -26,9 +26,15 @@ def search_limit(fan_in: int) -> int:
 
 def time_split_at(m: Measurer, n: int) -> TimeSplit | None:
     """Where the blocks' time went at the user's point: its seed-1 run again with the
-    breakdown on (which changes no result: docs/simulate.md, "Where the time went")."""
+    breakdown on (which changes no result: docs/simulate.md, "Where the time went").
+    None where the core has no breakdown (a workload other than synchronized reads)."""
+    try:
+        sc = m.scenario(n, {"time_breakdown": True}, 1)
+    except UsageError:
+        return None
+    m.progress(f"where the time went: cluster@{n} again with the breakdown on")
     m.simulations += 1
-    (r,) = run_points([m.scenario(n, {"time_breakdown": True}, 1)], jobs=1)
+    (r,) = run_points([sc], jobs=1)
     return where_the_time_went(r, over="block")
 
 
