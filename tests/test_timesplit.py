@@ -109,5 +109,5 @@ def test_the_breakdown_outside_the_synchronized_reads_is_one_line_exit_2():
     p = subprocess.run([sys.executable, "-m", "incastlab.cli.main", "simulate", "--servers", "4", "--workload", "riak",
                         "--time-breakdown"], capture_output=True, text=True, timeout=120)
     assert p.returncode == 2
-    assert "time_breakdown" in p.stderr and "sync_read" in p.stderr and "Traceback" not in p.stderr
+    assert "time-breakdown" in p.stderr and "sync_read" in p.stderr and "Traceback" not in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1, p.stderr
