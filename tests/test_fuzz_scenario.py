@@ -34,7 +34,10 @@ CONFLICTS = {
     # Riak's fields need workload riak; riak refuses what belongs to synchronized reads;
     # replicas fit the servers, the quorum the replicas
     "workload": {"blocks", "sru", "block", "active_servers", "clients", "handshake", "mitigation", "udp", "jitter",
-                 "victim", "replicas", "get_rate", "read_quorum", "reply_bytes", "reply_size_dist"},
+                 "victim", "replicas", "get_rate", "read_quorum", "reply_bytes", "reply_size_dist",
+                 "time_breakdown"},
+    # the time breakdown splits the synchronized reads' parts only
+    "time_breakdown": {"workload"},
     "get_rate": {"workload"}, "reply_bytes": {"workload"}, "reply_size_dist": {"workload"},
     "replicas": {"workload", "servers", "read_quorum"}, "read_quorum": {"workload", "replicas"},
     "rto_max": {"rto_min"}, "rto_min": {"rto_max"}, "mitigation": {"rto_min", "rwnd", "rtt", "clients"},
@@ -152,6 +155,7 @@ PLAUSIBLE = {
     "cc": st.sampled_from(BY_PUBLIC["cc"].choices), "ecn_threshold": st.one_of(st.none(), st.integers(0, 300)),
     "tie_break": st.sampled_from(TIE_BREAKS), "header": st.integers(0, 121),
     "active_servers": st.one_of(st.none(), st.integers(0, 100)), "handshake": st.booleans(), "syn_timeout": TIMES,
+    "time_breakdown": st.booleans(),
     "mitigation": st.sampled_from(MITIGATIONS), "nccs_k": st.integers(0, 16),
     "condition_i": st.sampled_from(CONDITION_I), "udp": FRACTIONS, "udp_packet": SIZES,
     "topology": st.sampled_from(BY_PUBLIC["topology"].choices),

@@ -252,6 +252,50 @@ pub struct SimResult {
     /// grows with these (and with N), not with simulated time.
     pub peak_packets: u64,
     pub peak_events: u64,
+    /// Where the time went (`time_breakdown`; docs/simulate.md, "Where the time went"):
+    /// `time_flows` parts finished (a flow's part of a block, from the client's request to
+    /// its last byte delivered), their mean completion time `time_flow_s`, and its mean
+    /// split: the request's trip, transmission at the flow's fair share of the host link,
+    /// queueing (the rest of its loss-free time), waiting out RTO timers, loss recovery
+    /// rounds, its sender's NIC held by PAUSE/PFC, and any remainder (`other`, zero unless
+    /// an interval escaped). `time_blocks` and `time_block_*` the same over each block's
+    /// last part (the one that ended the block). Left out when off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_flows: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_flow_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_flow_request_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_flow_transmission_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_flow_queueing_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_flow_rto_wait_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_flow_recovery_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_flow_pause_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_flow_other_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_blocks: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_block_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_block_request_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_block_transmission_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_block_queueing_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_block_rto_wait_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_block_recovery_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_block_pause_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_block_other_s: Option<f64>,
 }
 
 /// Build the result of a finished world.
@@ -302,7 +346,7 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
     });
     let (flows, background) = (flows.as_ref(), background.as_ref());
     let field = |x: Option<&FctSummary>, f: fn(&FctSummary) -> Option<f64>| x.and_then(f);
-    SimResult {
+    let mut r = SimResult {
         servers: s.servers,
         clients: s.clients,
         workload: s.workload,
@@ -412,7 +456,32 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         app_bytes: c.app_bytes,
         peak_packets: w.high_water_marks().0 as u64,
         peak_events: w.high_water_marks().1 as u64,
+        ..SimResult::default()
+    };
+    if let Some(clocks) = &conns.clocks {
+        set_time_split(&mut r, clocks);
     }
+    r
+}
+
+/// The time breakdown's fields: means over the finished parts, seconds.
+fn set_time_split(r: &mut SimResult, clocks: &crate::host::flowtime::FlowClocks) {
+    use crate::host::flowtime::Totals;
+    let mean = |t: &Totals, ps: i128| (t.parts > 0).then(|| ps as f64 / t.parts as f64 / crate::time::PS_PER_S as f64);
+    let each = |t: &Totals| {
+        let s = &t.split;
+        let other = t.time as i128 - s.sum() as i128;
+        let ps = [t.time, s.request, s.transmission, s.queueing, s.rto_wait, s.recovery, s.pause].map(|x| x as i128);
+        (t.parts, ps.map(|x| mean(t, x)), mean(t, other))
+    };
+    let (n, [all, request, transmission, queueing, rto_wait, recovery, pause], other) = each(&clocks.all);
+    r.time_flows = Some(n);
+    (r.time_flow_s, r.time_flow_request_s, r.time_flow_transmission_s, r.time_flow_queueing_s) = (all, request, transmission, queueing);
+    (r.time_flow_rto_wait_s, r.time_flow_recovery_s, r.time_flow_pause_s, r.time_flow_other_s) = (rto_wait, recovery, pause, other);
+    let (n, [all, request, transmission, queueing, rto_wait, recovery, pause], other) = each(&clocks.blocks);
+    r.time_blocks = Some(n);
+    (r.time_block_s, r.time_block_request_s, r.time_block_transmission_s, r.time_block_queueing_s) = (all, request, transmission, queueing);
+    (r.time_block_rto_wait_s, r.time_block_recovery_s, r.time_block_pause_s, r.time_block_other_s) = (rto_wait, recovery, pause, other);
 }
 
 #[cfg(test)]

@@ -265,6 +265,8 @@ pub struct ScenarioSpec {
     pub blocks: Option<u64>,
     pub seed: u64,
     pub handshake: bool,
+    /// Record where each flow's time went (`host::flowtime`); off: nothing per ACK.
+    pub time_breakdown: bool,
     pub syn_timeout_ps: u64,
     pub mitigation: Scheme,
     pub nccs_k: u32,
@@ -442,6 +444,7 @@ impl Default for ScenarioSpec {
             blocks: None,
             seed: 1,
             handshake: false,
+            time_breakdown: false,
             syn_timeout_ps: 3 * PS_PER_S,
             mitigation: Scheme::Ntcp,
             nccs_k: 4,
@@ -720,6 +723,10 @@ impl ScenarioSpec {
     fn check_transport(&self, admission: Admission, buffer_packets: u32) -> Result<Option<TrimConfig>, ScenarioError> {
         let (s, d) = (self, ScenarioSpec::default());
         let transport = word(&s.transport);
+        check(!s.time_breakdown || s.workload == Workload::SyncRead, || {
+            let allowed = "off unless workload is sync_read (it splits the synchronized reads' parts, over TCP)";
+            ScenarioError::new("time_breakdown", "on", allowed).with_related(&["workload"])
+        })?;
         if s.transport != Transport::Tcp {
             check(s.workload.is_flows(), || {
                 let allowed = format!("incast, shuffle or permutation with transport {transport} (one-shot flows; the synchronized reads' requests and Riak's gets are TCP's)");

@@ -27,6 +27,9 @@ class Verdict:
     mechanism: str
     cheapest_fix: str | None     # the cheapest fix (by what it changes) that lifts the point out of collapse
     rule: str = RULE
+    # where the blocks' time went at the user's point (seed 1; incastlab.timesplit): over,
+    # parts, mean_s, rows (component, what, seconds, share), sentence; None if not measured
+    time_split: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,9 @@ class DoctorReport:
         else:
             held = f" (holds at {v.last_good})" if v.last_good else ""
             out.append(f"onset: {v.onset} servers{held}")
+        if v.time_split:
+            out.append(f"where the time went: {v.time_split['sentence']}")
+        out.extend(_split_table(v))
         out.append(f"mechanism: {v.mechanism}")
         if v.collapse:
             out.append(f"cheapest fix that works: {v.cheapest_fix or 'none of those tried'}")
@@ -155,7 +161,7 @@ table{{border-collapse:collapse}}.bad{{color:#b00}}.ok{{color:#070}}</style></he
 <table>{rows}</table>
 <h2 class="{'bad' if v.collapse else 'ok'}">{'Collapse' if v.collapse else 'No collapse'} at {v.fan_in} servers</h2>
 <p>{v.goodput_mbps:.0f} Mbps of one server's {v.one_server_mbps:.0f}; p99 block time {_ms(v.block_time_p99_s)};
-onset {onset} servers.</p><p>Mechanism: {e(v.mechanism)}</p><p><small>{e(v.rule)}</small></p>
+onset {onset} servers.</p>{_split_html(v)}<p>Mechanism: {e(v.mechanism)}</p><p><small>{e(v.rule)}</small></p>
 <h2>Fixes at {v.fan_in} servers</h2>
 <table><tr><th>#</th><th>fix</th><th>Mbps</th><th>p99</th><th>takes</th><th>setting</th><th>side effects</th></tr>{fixes}</table>
 <h2>Evidence</h2><p>{e(self.evidence.screen)}</p>
@@ -164,6 +170,28 @@ onset {onset} servers.</p><p>Mechanism: {e(v.mechanism)}</p><p><small>{e(v.rule)
 <ul>{val}</ul>
 <p><small>{self.simulations} simulations in {self.wall_seconds:.1f} s</small></p></body></html>
 """
+
+
+def _split_table(v: Verdict) -> list[str]:
+    """The terminal table of where the time went (empty without one)."""
+    t = v.time_split
+    if not t:
+        return []
+    out = [f"  where the time went at {v.fan_in} servers (mean over the {t['parts']} blocks' last flows, "
+           f"block {_ms(t['mean_s'])}, seed 1):"]
+    out += [f"    {r['share']:>4.0%}  {_ms(r['seconds']):>10}  {r['what']}" for r in t["rows"] if r["seconds"] > 0]
+    return out
+
+
+def _split_html(v: Verdict) -> str:
+    t = v.time_split
+    if not t:
+        return ""
+    rows = "".join(f"<tr><td>{html.escape(r['what'])}</td><td>{r['share']:.0%}</td><td>{_ms(r['seconds'])}</td></tr>"
+                   for r in t["rows"] if r["seconds"] > 0)
+    return (f"<h3>Where the time went at {v.fan_in} servers</h3><p>{html.escape(t['sentence'])} "
+            f"<small>(mean over the {t['parts']} blocks' last flows, block {_ms(t['mean_s'])}, seed 1)</small></p>"
+            f"<table><tr><th>component</th><th>share</th><th>mean</th></tr>{rows}</table>")
 
 
 def _ms(s: float) -> str:

@@ -7,7 +7,8 @@ import time
 from typing import Callable
 
 from ..errors import UsageError
-from ..sim import available_cores
+from ..sim import available_cores, run_points
+from ..timesplit import TimeSplit, where_the_time_went
 from .defaults import MAX_FAN_IN
 from .describe import Cluster, describe
 from .evidence import distances, sweep_command
@@ -21,6 +22,20 @@ from .search import Measurer, find_onset
 def search_limit(fan_in: int) -> int:
     """How far the onset is searched: twice the user's fan-in, at least 64 (FAST'08's range)."""
     return min(MAX_FAN_IN, max(64, 2 * fan_in))
+
+
+def time_split_at(m: Measurer, n: int) -> TimeSplit | None:
+    """Where the blocks' time went at the user's point: its seed-1 run again with the
+    breakdown on (which changes no result: docs/simulate.md, "Where the time went").
+    None where the core has no breakdown (a workload other than synchronized reads)."""
+    try:
+        sc = m.scenario(n, {"time_breakdown": True}, 1)
+    except UsageError:
+        return None
+    m.progress(f"where the time went: cluster@{n} again with the breakdown on")
+    m.simulations += 1
+    (r,) = run_points([sc], jobs=1)
+    return where_the_time_went(r, over="block")
 
 
 def runnable_fixes(cluster: Cluster, sc, m: Measurer) -> tuple[list, list[str]]:
@@ -56,11 +71,14 @@ def diagnose(cluster: Cluster, *, jobs: int | None = None,
     rto = float(cluster.setting("rto_min", 0.2))
     delack = float(cluster.setting("delayed_ack", 0) or 0)
     collapse = here.collapsed(ref)
+    split = time_split_at(m, n)
     verdict = Verdict(
         collapse=collapse, fan_in=n, goodput_mbps=here.goodput_mbps, one_server_mbps=ref,
         block_time_p99_s=here.block_time_p99_s, onset=onset.onset, last_good=onset.last_good,
         searched_up_to=onset.n_max, cheapest_fix=working[0][2] if working else None,
-        mechanism=mechanism(here.forensics, rto, delack, collapse))
+        mechanism=mechanism(here.forensics, rto, delack, collapse),
+        time_split=None if split is None else {"over": split.over, "parts": split.parts, "mean_s": split.mean_s,
+                                               "rows": split.rows(), "sentence": split.sentence()})
     cluster_points = [p for p in m.points() if p.label == "cluster"]
     ranked_fixes = [RankedFix(rank=i + 1, key=f.key, name=f.name, goodput_mbps=p.goodput_mbps,
                               block_time_p99_s=p.block_time_p99_s, collapse=p.collapsed(ref), takes=f.takes,

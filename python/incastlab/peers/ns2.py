@@ -135,6 +135,8 @@ def _seed(s: Scenario) -> list[str]:
 # the script's own defaults (ns-2's) never leak into a Scenario's run. ``block`` and
 # ``buffer_packets`` are expressed through ``sru`` and ``buffer`` (their mappers read them).
 MAPPED: dict[str, ToArgs] = {
+    # a measurement of our run only (it changes no result): nothing to tell the peer
+    "time_breakdown": lambda s: [],
     "servers": lambda s: _flag("servers", s.servers),
     # fixed-block mode is a fixed SRU of block // N per server (Scenario.block_part_bytes)
     "sru": lambda s: _flag("sru", s.block_part_bytes()),

@@ -201,6 +201,8 @@ def _seed(s: Scenario) -> list[str]:
 MAPPED: dict[str, ToArgs] = {
     # a preset names where the fields not given came from; the peer gets those fields
     "preset": lambda s: [],
+    # a measurement of our run only (it changes no result): nothing to tell the peer
+    "time_breakdown": lambda s: [],
     "servers": lambda s: [f"--servers={s.servers}"],
     "sru": lambda s: [f"--sru={s.sru}"],
     "buffer": lambda s: [f"--buffer={s.buffer}"],

@@ -45,8 +45,9 @@ pub enum Action {
     Window { flow: FlowId, window: u64, may_update: bool },
     /// The flow's sending end writes this many bytes to its socket.
     Write(FlowId, u64),
-    /// The flow's part of the block is done (a per-block connection closes).
-    Close(FlowId),
+    /// The flow's part of the block is done (a per-block connection closes); true: it was
+    /// the block's last part (the time breakdown sums the blocks' last parts apart).
+    Close(FlowId, bool),
     /// A datagram of this many bytes from the flow's sending host, on its path.
     Datagram(FlowId, u32),
     /// Call [`App::on_timer`] with `kind` and `arg` at `at`.

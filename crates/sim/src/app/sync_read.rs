@@ -373,7 +373,7 @@ impl SyncReads {
     #[inline(never)]
     fn on_progress(&mut self, cx: &mut Ctx, conns: &Conns, f: FlowId, c: usize, progress: Progress, out: &mut Actions) {
         if progress == Progress::BlockDone {
-            self.flow_done(f, out);
+            self.flow_done(f, true, out);
             return self.block_done(cx, conns, c, out);
         }
         let mut steps = std::mem::take(&mut self.steps);
@@ -385,7 +385,7 @@ impl SyncReads {
                 self.scheduler.on_progress(f, remaining, remaining_of, &mut steps);
             }
             Progress::FlowDone => {
-                self.flow_done(f, out);
+                self.flow_done(f, false, out);
                 self.scheduler.on_progress(f, 0, |_| 0, &mut steps);
                 self.scheduler.on_done(f, &mut steps);
             }
@@ -395,11 +395,11 @@ impl SyncReads {
         self.steps = steps;
     }
 
-    fn flow_done(&mut self, f: FlowId, out: &mut Actions) {
+    fn flow_done(&mut self, f: FlowId, last_of_block: bool, out: &mut Actions) {
         if let Some(ictcp) = &mut self.ictcp {
             ictcp.close(f);
         }
-        out.push(Action::Close(f));
+        out.push(Action::Close(f, last_of_block));
     }
 
     /// Client `c` has its block. In blocks mode each client reads `blocks` blocks; the

@@ -15,6 +15,7 @@
 
 pub mod conn;
 pub mod credit;
+pub mod flowtime;
 pub mod ndp;
 pub mod pacer;
 mod pull;
@@ -136,6 +137,8 @@ pub struct Conns {
     first_window: u32,
     /// Each receiving host's pull pacer (receiver-driven transports), by host.
     pacers: Vec<Option<pacer::PullPacer>>,
+    /// Where each flow's time went (`time_breakdown`, TCP only); `None`: not kept.
+    pub clocks: Option<Box<flowtime::FlowClocks>>,
     /// Swift's settings (`transport = swift`); a flow's unset ones come from its path.
     swift: Option<SwiftSettings>,
 }
@@ -235,6 +238,9 @@ impl Conns {
             first_window: s.init_cwnd_segments,
             pacers: Vec::new(),
             swift,
+            clocks: (s.time_breakdown && s.transport == Transport::Tcp).then(|| {
+                Box::new(flowtime::FlowClocks::new(s.rate_bps, s.mss_bytes as u64, s.header_bytes as u64))
+            }),
         }
     }
 
@@ -326,7 +332,30 @@ impl Conns {
     /// Nothing per packet needs the paths a lean world skips: no ECN-capable senders, no
     /// send jitter, no background flow, TCP.
     pub(crate) fn is_lean(&self) -> bool {
-        !self.ect && self.send_jitter == 0 && self.all_measured && self.transport == Transport::Tcp
+        !self.ect && self.send_jitter == 0 && self.all_measured && self.transport == Transport::Tcp && self.clocks.is_none()
+    }
+
+    /// Account flow `f` up to now in its sender's state (the time breakdown, when kept).
+    #[inline(never)]
+    fn clock_tick(&mut self, cx: &Ctx, net: &Fabric, f: FlowId) {
+        if let Some(c) = &mut self.clocks {
+            c.tick(f, &self.conns[f as usize].sender, cx.now, net.held_through(f, cx.now));
+        }
+    }
+
+    /// Flow `f` made progress now (the time breakdown, when kept).
+    #[inline(never)]
+    fn clock_progress(&mut self, cx: &Ctx, net: &Fabric, f: FlowId) {
+        if let Some(c) = &mut self.clocks {
+            c.progress(f, &self.conns[f as usize].sender, cx.now, net.held_through(f, cx.now));
+        }
+    }
+
+    /// Flow `f` begins a part now, unless it is in one (the time breakdown, when kept).
+    fn clock_begin(&mut self, cx: &Ctx, f: FlowId) {
+        if let Some(c) = &mut self.clocks {
+            c.begin(f, self.conns[f as usize].hosts.1, cx.now);
+        }
     }
 
     /// The flows run a receiver-driven transport (NDP, credit), not TCP.
@@ -378,6 +407,11 @@ impl Conns {
         if !LEAN && self.pulls() {
             return self.write_pull(cx, net, f, bytes);
         }
+        if !LEAN && self.clocks.is_some() {
+            let held = net.held_through(f, cx.now);
+            let c = self.clocks.as_mut().expect("kept");
+            c.written(f, &self.conns[f as usize].sender, cx.now, held, bytes);
+        }
         self.conns[f as usize].sender.write(cx.now, bytes, &mut self.scratch);
         self.trace::<false>(cx, f, TraceEvent::Write);
         self.transmit::<LEAN>(cx, net, f)
@@ -411,6 +445,9 @@ impl Conns {
             self.send_data::<LEAN>(cx, net, flow, pkt);
         }
         self.scratch.clear();
+        if !LEAN && sent_any && self.clocks.is_some() {
+            self.clock_progress(cx, net, flow);
+        }
         let sender = &mut self.conns[flow as usize].sender;
         if let Some(t) = sender.take_timer_request() {
             cx.queue.push(t, Event::RtoTimer(flow));
@@ -491,7 +528,13 @@ impl Conns {
         if !LEAN && self.pulls() {
             return self.on_pull_rto(cx, net, f);
         }
+        if !LEAN && self.clocks.is_some() {
+            self.clock_tick(cx, net, f);
+        }
         if self.conns[f as usize].sender.on_timer_event(cx.now, &mut self.scratch) {
+            if let Some(c) = self.clocks.as_mut().filter(|_| !LEAN) {
+                c.timeout(f);
+            }
             self.trace::<LEAN>(cx, f, TraceEvent::Timeout);
             net.note_timeout(cx, f);
             if cx.recorder.losses {
@@ -521,6 +564,11 @@ impl Conns {
             let payload = if p.kind == Kind::Request { REQUEST_PAYLOAD_BYTES as u64 } else { 0 };
             cx.recorder.event(cx.now, EventKind::Ack, p.flow, p.ack, payload, None);
         }
+        let clocked = !LEAN && self.clocks.is_some();
+        let una = self.conns[f].sender.snd_una;
+        if clocked {
+            self.clock_tick(cx, net, p.flow);
+        }
         let fl = &mut self.conns[f];
         let s = &mut fl.sender;
         match p.kind {
@@ -529,6 +577,9 @@ impl Conns {
                 s.set_ece(p.has(ECE));
                 s.on_ack_segment(cx.now, p.ack, p.wnd as u64, p.ts, &p.sack_blocks(), &mut self.scratch);
                 let all_acked = was_unacked && s.all_acked() && (LEAN || fl.measured);
+                if clocked && s.snd_una != una {
+                    self.clock_progress(cx, net, p.flow);
+                }
                 self.trace::<LEAN>(cx, p.flow, TraceEvent::Ack);
                 let sent = self.transmit::<LEAN>(cx, net, p.flow);
                 Arrival::Acked { flow: p.flow, sent, all_acked }
@@ -536,6 +587,9 @@ impl Conns {
             Kind::Request => {
                 // its piggybacked ACK first
                 s.on_data_segment_ack(cx.now, p.ack, p.wnd as u64, p.ts, &mut self.scratch);
+                if clocked && s.snd_una != una {
+                    self.clock_progress(cx, net, p.flow);
+                }
                 let sent = self.transmit::<LEAN>(cx, net, p.flow);
                 Arrival::Request { flow: p.flow, number: p.seq, sent }
             }
@@ -668,6 +722,7 @@ impl Conns {
         let mut receiver = TcpReceiver::new(ReceiverConfig { window: fl.window, ..self.receiver_cfg.clone() });
         receiver.stats = std::mem::take(&mut fl.receiver.stats);
         fl.receiver = receiver;
+        self.clock_begin(cx, f);
         self.send_syn(cx, net, f);
     }
 
@@ -700,6 +755,7 @@ impl Conns {
     /// connection: it carries the cumulative ACK and window, so nothing is left waiting
     /// for the delayed-ACK timer.
     pub(crate) fn send_request(&mut self, cx: &mut Ctx, net: &mut Fabric, f: FlowId, number: u64) {
+        self.clock_begin(cx, f);
         let wire = self.header + REQUEST_PAYLOAD_BYTES;
         let fl = &mut self.conns[f as usize];
         fl.receiver.on_ack_sent();
@@ -740,8 +796,16 @@ impl Conns {
         }
     }
 
-    /// Flow `f`'s part of the block is done: a per-block connection closes.
-    pub(crate) fn close(&mut self, f: FlowId) {
+    /// Flow `f`'s part of the block is done (`last_of_block`: the block's last): a
+    /// per-block connection closes, and the part's time breakdown (when kept) is summed.
+    pub(crate) fn close(&mut self, cx: &Ctx, net: &Fabric, f: FlowId, last_of_block: bool) {
+        if let Some(c) = &mut self.clocks {
+            let fl = &self.conns[f as usize];
+            let (src, dst) = fl.hosts;
+            let held = net.held_through(f, cx.now);
+            let one_way = |wire| net.topology().one_way(src, dst, wire);
+            c.end(f, &fl.sender, dst, cx.now, held, last_of_block, one_way);
+        }
         if self.handshake {
             self.conns[f as usize].state = ConnState::Closed;
         }

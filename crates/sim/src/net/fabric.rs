@@ -23,7 +23,7 @@ use crate::ctx::Ctx;
 use crate::event::{key_time, Event, Key, PktId, PortId};
 use crate::net::balance::{Balancer, LoadBalancing};
 use crate::net::buffer::SwitchBuffers;
-use crate::net::pause::{frame_times, pause_time, Frame, IngressPause, PauseConfig, CONTROL_WIRE_BYTES};
+use crate::net::pause::{frame_times, pause_time, Frame, HeldClock, IngressPause, PauseConfig, CONTROL_WIRE_BYTES};
 use crate::net::shaper::Shaper;
 use crate::net::topology::LeafSpine;
 use crate::net::trim::{Offered, Verdict};
@@ -70,6 +70,10 @@ pub struct Fabric {
     track_ingress: bool,
     /// 802.3x PAUSE (or PFC) at every switch ingress (`net::pause`), when on.
     pause: Option<IngressPause>,
+    /// How long each port (in each class, under PFC) has been held by PAUSE frames, at
+    /// `port * classes + class`; empty without PAUSE.
+    held: Vec<HeldClock>,
+    held_classes: usize,
     /// Each flow's (sender host, receiver host): a packet travelling its flow's forward
     /// direction (data, SYN-ACKs, datagrams) goes to the receiver, the rest to the sender.
     ends: Vec<(HostId, HostId)>,
@@ -187,6 +191,8 @@ impl Fabric {
                 false => IngressPause::new(cfg, topo.ports.len()),
             }
         });
+        let held_classes = if s.pfc { s.qos_classes as usize } else { 1 };
+        let held = if s.pause { vec![HeldClock::default(); topo.ports.len() * held_classes] } else { Vec::new() };
         let track_ingress = pause.is_some() || topo.switches > 1;
         let plain = pause.is_none() && !watched && ports.iter().all(OutputPort::is_plain);
         let flows = (n * clients + 1) as usize;
@@ -203,6 +209,8 @@ impl Fabric {
             via: Vec::new(),
             track_ingress,
             pause,
+            held,
+            held_classes,
             ends: Vec::with_capacity(flows),
             class: Vec::with_capacity(flows),
             star_egress: Vec::with_capacity(flows),
@@ -729,9 +737,11 @@ impl Fabric {
         if xoff {
             let until = cx.now + pause_time(pause.cfg.quanta, self.topo.ports[port as usize].rate_bps);
             self.ports[port as usize].pause_class_until(class, until);
+            self.held[port as usize * self.held_classes + class].hold(cx.now, until);
             cx.queue.push(until, Event::PauseEnd(port));
         } else {
             self.ports[port as usize].pause_class_until(class, cx.now);
+            self.held[port as usize * self.held_classes + class].hold(cx.now, cx.now);
             self.resume(cx, port);
         }
     }
@@ -742,11 +752,24 @@ impl Fabric {
         if xoff {
             let until = cx.now + pause_time(pause.cfg.quanta, self.topo.ports[port as usize].rate_bps);
             self.ports[port as usize].pause_until(until);
+            self.held[port as usize].hold(cx.now, until);
             cx.queue.push(until, Event::PauseEnd(port));
         } else {
             self.ports[port as usize].pause_until(cx.now);
+            self.held[port as usize].hold(cx.now, cx.now);
             self.resume(cx, port);
         }
+    }
+
+    /// How long flow `f`'s sending NIC has held its class, by PAUSE or PFC, up to `now`
+    /// (zero without PAUSE).
+    pub fn held_through(&self, f: crate::event::FlowId, now: crate::time::Time) -> crate::time::Time {
+        if self.held.is_empty() {
+            return crate::time::Time::ZERO;
+        }
+        let nic = self.topo.nic(self.ends[f as usize].0) as usize;
+        let class = if self.held_classes > 1 { self.class[f as usize] as usize } else { 0 };
+        self.held[nic * self.held_classes + class].through(now)
     }
 
     /// `port`'s pause may have ended: start its next packet if its link is idle.

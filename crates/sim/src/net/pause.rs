@@ -82,6 +82,34 @@ pub struct IngressPause {
     pub xon_frames: u64,
 }
 
+/// How long a port (or one class of it, under PFC) has been held by PAUSE frames, up to
+/// an instant: what a flow's time breakdown reads as its sender's PAUSE time
+/// (`host::flowtime`). A new XOFF before the last one's quanta ran out, or an XON, cuts
+/// the last hold short.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct HeldClock {
+    /// Held time before `from`.
+    before: Time,
+    /// The last frame's arrival, and the instant it holds the port to.
+    from: Time,
+    until: Time,
+}
+
+impl HeldClock {
+    /// A frame at `now` holds the port until `until` (`now`: an XON, it resumes).
+    pub fn hold(&mut self, now: Time, until: Time) {
+        self.before = self.through(now);
+        self.from = now;
+        self.until = until;
+    }
+
+    /// Held time up to `now` (not before the last frame).
+    #[inline]
+    pub fn through(&self, now: Time) -> Time {
+        Time(self.before.0 + now.min(self.until).0.saturating_sub(self.from.0))
+    }
+}
+
 /// How long `quanta` pause a link of `rate_bps`.
 pub fn pause_time(quanta: u16, rate_bps: u64) -> Time {
     serialization_time(quanta as u64 * QUANTUM_BITS / 8, rate_bps)
@@ -234,5 +262,20 @@ mod tests {
         assert_eq!(p.enqueued(2, 0, 1500, t(0), pause), None);
         assert_eq!(p.enqueued(2, 1, 1500, t(0), pause), None);
         assert_eq!(p.enqueued(2, 1, 1500, t(0), pause), Some(Frame::Xoff));
+    }
+
+    #[test]
+    fn held_time_counts_each_hold_to_its_end_or_to_the_frame_that_cut_it() {
+        let mut c = HeldClock::default();
+        assert_eq!(c.through(Time(50)), Time::ZERO, "never paused");
+        c.hold(Time(100), Time(300)); // XOFF at 100 for 200
+        assert_eq!(c.through(Time(150)), Time(50));
+        assert_eq!(c.through(Time(400)), Time(200), "the quanta ran out at 300");
+        c.hold(Time(500), Time(700)); // XOFF at 500 ...
+        c.hold(Time(550), Time(550)); // ... cut by an XON at 550
+        assert_eq!(c.through(Time(1000)), Time(250));
+        c.hold(Time(1000), Time(1100)); // XOFF, refreshed before it ran out
+        c.hold(Time(1050), Time(1150));
+        assert_eq!(c.through(Time(2000)), Time(400));
     }
 }

@@ -437,7 +437,7 @@ impl World {
                     let sent = conns.write::<false>(cx, net, f, bytes);
                     self.sent::<false>(f, sent);
                 }
-                Action::Close(f) => conns.close(f),
+                Action::Close(f, last) => conns.close(cx, net, f, last),
                 Action::Datagram(f, bytes) => conns.send_datagram(cx, net, f, bytes),
                 Action::Timer { at, kind, arg } => {
                     cx.queue.push(at, Event::App { timer: AppTimer { app, kind }.byte(), arg })

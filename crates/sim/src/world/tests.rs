@@ -95,7 +95,8 @@ fn a_world_with_any_feature_of_a_part_is_not_lean() {
     let bulk = ScenarioSpec { servers: 4, victim: true, ..ScenarioSpec::default() };
     let ictcp = ScenarioSpec { servers: 4, mitigation: crate::scenario::Scheme::Ictcp, ..ScenarioSpec::default() };
     let shaper = ScenarioSpec { servers: 4, shaper_rate_bps: Some(100_000_000), ..ScenarioSpec::default() };
-    for spec in [two_switches, ecn, jitter, bulk, ictcp, shaper] {
+    let breakdown = ScenarioSpec { servers: 4, time_breakdown: true, ..ScenarioSpec::default() };
+    for spec in [two_switches, ecn, jitter, bulk, ictcp, shaper, breakdown] {
         assert!(!lean(spec.clone()), "{spec:?}");
     }
 }
@@ -1656,5 +1657,157 @@ fn a_swift_sender_below_one_packet_sends_a_packet_every_rtt_over_cwnd() {
     // sample (the path's RTT stands in), then the samples', all the same unloaded RTT
     for g in &gaps[1..] {
         assert_eq!(*g, 4 * rtt, "gaps {gaps:?}, rtt {rtt}");
+
+// ---- where the time went (host::flowtime) -------------------------------------------------
+
+/// The finished parts of a run with the time breakdown on.
+fn parts(h: &Harness) -> Vec<crate::host::flowtime::PartTime> {
+    h.w.conns.clocks.as_ref().expect("time_breakdown on").finished.clone()
+}
+
+/// One server, one block of `segments` full segments, the breakdown on.
+fn lone(segments: u64, init_cwnd: u32) -> ScenarioSpec {
+    ScenarioSpec {
+        servers: 1,
+        sru_bytes: Some(segments * 1460),
+        blocks: Some(1),
+        init_cwnd_segments: init_cwnd,
+        time_breakdown: true,
+        ..ScenarioSpec::default()
+    }
+}
+
+#[test]
+fn a_lone_flow_without_loss_whose_window_covers_its_part_is_all_transmission() {
+    // 8 segments, an initial window of 8: the request reaches the server at 51.024 us (64
+    // B: 0.512 us a link, 25 us each), its segments leave back to back, and the last
+    // arrives 7 x 12 us after the first's 74 us: the part is the request's trip and its
+    // transmission at the whole link (its fair share alone), nothing else
+    let mut h = Harness::new(lone(8, 8));
+    h.run();
+    let p = parts(&h);
+    assert_eq!(p.len(), 1);
+    let s = p[0].split;
+    assert_eq!(s.request, us(51.024).0);
+    assert_eq!(s.transmission, us(74.0 + 7.0 * 12.0).0);
+    assert_eq!((s.queueing, s.rto_wait, s.recovery, s.pause), (0, 0, 0, 0));
+    assert_eq!(p[0].end - p[0].start, Time(s.sum()), "the components add up");
+    let block = h.w.apps.sync_reads().unwrap().clients[0].block_times[0];
+    assert_eq!(block, s.sum());
+}
+
+#[test]
+fn a_lone_flow_ramping_up_in_slow_start_counts_the_ramp_beyond_its_share_as_queueing() {
+    // the same 8 segments from an initial window of 2: the window, not the link, paces the
+    // first round trips; that time beyond the fair-share ideal is what `queueing` holds
+    // (docs/simulate.md: queueing includes slow start's ramp); nothing is lost
+    let mut h = Harness::new(lone(8, 2));
+    h.run();
+    let s = parts(&h)[0].split;
+    assert_eq!(s.transmission, us(74.0 + 7.0 * 12.0).0, "its fair share alone, as above");
+    assert!(s.queueing > 0);
+    assert_eq!((s.rto_wait, s.recovery, s.pause), (0, 0, 0));
+    assert_eq!(parts(&h)[0].end - parts(&h)[0].start, Time(s.sum()));
+}
+
+#[test]
+fn a_flow_whose_only_loss_is_its_last_segment_waits_one_rto_min_and_one_retransmission() {
+    // 4 segments in one initial window, the last lost: the third's ACK is the flow's last
+    // progress and restarts the timer (RFC 6298 §5.3), which fires RTOmin (200 ms, above
+    // srtt + 4 rttvar) later; the retransmission then takes one segment's trip (74 us) in
+    // the Loss state. Before the loss, the sender's loss-free time runs to that ACK: the
+    // third segment arrives 74 + 2 x 12 us after the write, its 40 B ACK 50.64 us later,
+    // 38.64 us past the 4 segments' fair-share time (74 + 3 x 12 us): that is `queueing`
+    let mut h = Harness::new(lone(4, 4));
+    h.drop_nth(0, Kind::Data, 3).run();
+    assert_eq!(h.conn(0).sender.stats.timeouts, 1);
+    let p = parts(&h);
+    let s = p[0].split;
+    assert_eq!(s.rto_wait, ms(200.0).0, "one RTOmin; the timer has no ticks (timer_ticks off)");
+    assert_eq!(s.recovery, us(74.0).0);
+    assert_eq!(s.transmission, us(74.0 + 3.0 * 12.0).0);
+    assert_eq!((s.queueing, s.pause), (us(38.64).0, 0));
+    assert_eq!(p[0].end - p[0].start, Time(s.sum()));
+}
+
+#[test]
+fn a_lost_first_window_waits_its_rto_from_the_windows_transmission() {
+    // the case of `a_lost_first_window_is_sent_again_when_the_timer_expires_rto_min_after_it_left`:
+    // both segments leave at 51.024 us and die; the timer armed then fires 200 ms later
+    let mut h = Harness::new(lone(4, 2));
+    let mut first_two = 0;
+    h.drop_where(move |p, _| {
+        first_two += (p.kind == Kind::Data) as u32;
+        p.kind == Kind::Data && first_two <= 2
+    });
+    h.run();
+    let s = parts(&h)[0].split;
+    assert_eq!(s.request, us(51.024).0);
+    assert_eq!(s.rto_wait, ms(200.0).0);
+    assert_eq!(parts(&h)[0].end - parts(&h)[0].start, Time(s.sum()));
+}
+
+#[test]
+fn a_sender_held_by_pause_counts_the_hold_as_pause_time() {
+    // 8 segments leave the server's NIC from 51.024 us, 12 us apart; an XOFF lands on the
+    // NIC 1 ps before the fourth would start (87.024 us) and holds it 0xFFFF quanta (33.554432
+    // ms at 1 Gbps); the part's PAUSE time is that hold, the first picosecond of it while
+    // the third frame was still on the wire included (the NIC was held), so its loss-free
+    // time falls 1 ps short of its fair-share ideal
+    let spec = ScenarioSpec { pause: true, ..lone(8, 8) };
+    let mut h = Harness::new(spec);
+    h.at(us(87.024) - Time(1), Event::PauseOn(0));
+    h.start().run_until(Time(PS_PER_S));
+    let p = parts(&h);
+    assert_eq!(p.len(), 1);
+    let s = p[0].split;
+    let hold = crate::net::pause::pause_time(0xFFFF, 1_000_000_000);
+    assert_eq!(hold, Time(65_535 * 512 * 1000));
+    assert_eq!(s.pause, hold.0);
+    assert_eq!(s.transmission, us(74.0 + 7.0 * 12.0).0 - 1);
+    assert_eq!(s.queueing, 0);
+    assert_eq!(p[0].end - p[0].start, Time(s.sum()));
+}
+
+#[test]
+fn in_a_collapse_every_part_adds_up_and_the_blocks_last_parts_make_the_block_times() {
+    // FAST'08's collapse (16 servers, 256 KB blocks, 32 KB buffer): every part's components
+    // add up to its completion time exactly, the blocks' last parts are the blocks, and the
+    // time goes mostly to RTO waits (the collapse's mechanism, FAST'08 §5.1)
+    let spec = ScenarioSpec { servers: 16, blocks: Some(10), time_breakdown: true, ..ScenarioSpec::default() };
+    let mut h = Harness::new(spec.clone());
+    h.run();
+    let p = parts(&h);
+    assert_eq!(p.len(), 16 * 10);
+    for part in &p {
+        assert_eq!(part.other(), 0, "{part:?}");
+    }
+    let clocks = h.w.conns.clocks.as_ref().unwrap();
+    let blocks: u64 = h.w.apps.sync_reads().unwrap().clients[0].block_times.iter().sum();
+    assert_eq!((clocks.blocks.parts, clocks.blocks.time), (10, blocks));
+    assert!(clocks.blocks.split.rto_wait > clocks.blocks.time / 2, "{:?}", clocks.blocks);
+    // and the breakdown moves nothing: the run without it gives the same result
+    let with = crate::run(&spec).unwrap();
+    let without = crate::run(&ScenarioSpec { time_breakdown: false, ..spec }).unwrap();
+    let strip = |r: &crate::SimResult| crate::SimResult {
+        wall_seconds: 0.0,
+        time_flows: None, time_flow_s: None, time_flow_request_s: None, time_flow_transmission_s: None,
+        time_flow_queueing_s: None, time_flow_rto_wait_s: None, time_flow_recovery_s: None,
+        time_flow_pause_s: None, time_flow_other_s: None, time_blocks: None, time_block_s: None,
+        time_block_request_s: None, time_block_transmission_s: None, time_block_queueing_s: None,
+        time_block_rto_wait_s: None, time_block_recovery_s: None, time_block_pause_s: None,
+        time_block_other_s: None,
+        ..r.clone()
+    };
+    assert_eq!(strip(&with), strip(&without));
+    assert!((with.time_block_s.unwrap() - with.block_time_mean_s).abs() < 1e-12);
+}
+
+#[test]
+fn the_time_breakdown_is_refused_by_name_outside_the_synchronized_reads() {
+    for workload in [Workload::Riak, Workload::Incast] {
+        let spec = ScenarioSpec { servers: 4, workload, time_breakdown: true, ..ScenarioSpec::default() };
+        let e = spec.validate().err().expect("refused").to_string();
+        assert!(e.contains("time_breakdown") && e.contains("sync_read"), "{e}");
     }
 }
