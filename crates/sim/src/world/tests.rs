@@ -1657,6 +1657,8 @@ fn a_swift_sender_below_one_packet_sends_a_packet_every_rtt_over_cwnd() {
     // sample (the path's RTT stands in), then the samples', all the same unloaded RTT
     for g in &gaps[1..] {
         assert_eq!(*g, 4 * rtt, "gaps {gaps:?}, rtt {rtt}");
+    }
+}
 
 // ---- where the time went (host::flowtime) -------------------------------------------------
 
