@@ -101,7 +101,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--out", help="CSV of every case")
     ap.add_argument("--reference", help="a CSV this script wrote: take each case's sweep from it instead of "
-                                        "sweeping again (the sweep is deterministic; the cases must match)")
+                                        "sweeping again (the sweep is deterministic; the cases must match); "
+                                        "a case it lacks is swept")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     reference = None
@@ -120,11 +121,11 @@ def main() -> int:
         rep = diagnose(cluster, jobs=2)
         wall = time.monotonic() - t
         walls.append(wall)
-        if reference is None:
+        ref = None if reference is None else reference.get(i)
+        if ref is None:  # no reference for this case (or none at all): sweep it
             true_onset, ranked, sweep_sims = full_sweep(cluster)
             best_two = [k for k, _, _ in ranked[:2]]
         else:
-            ref = reference[i]
             if any(str(ref[k]) != str(d.get(k, "")) for k in ("rate", "rtt", "buffer", "pool", "fan_in", "response",
                                                              "stack")):
                 raise SystemExit(f"case {i}: the reference CSV has another cluster; same --seed and --count?")
