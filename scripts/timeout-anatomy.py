@@ -10,8 +10,8 @@ Per trace, over its blocks (docs/testbed.md, "Capture and trace"):
   (the servers' start spread; the simulator's servers answer in the same microsecond);
 - the flow-blocks whose whole first window (its first up-to-10 new segments) was dropped;
 - every timeout (an entry into the Loss state, 4), by what preceded it in its block:
-  no ACK of the block reached the server (a whole window lost), the flow was Open after
-  ACKs (a lost tail whose probe was lost too), or it was in recovery;
+  no ACK of the block reached the server (a whole window lost), the flow was Open or in
+  Disorder after ACKs (a lost tail whose probe was lost too), or it was in recovery;
 - how one server's sends bunch: the share of segments sent in back-to-back bursts (each
   within 20 us of the last) of 4 or more, and how many of those bursts followed two or more
   ACKs with no send between (the sender held back on an ACK that allowed a send).
@@ -25,6 +25,7 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from incastlab.errors import EnvironmentProblem, UsageError
 from incastlab.peers import tracediff
 
 BURST_GAP_PS = 20_000_000  # 20 us: back to back on the testbed's veths (2-3 us per frame)
@@ -38,7 +39,7 @@ def blocks(path: str) -> list[list[tracediff.Event]]:
     while True:
         try:
             out.append(tracediff.block_events(events, len(out), path))
-        except tracediff.UsageError:
+        except UsageError:
             break
     return out[:-1] if "testbed" in Path(path).name else out
 
@@ -67,7 +68,7 @@ def anatomy(path: str) -> dict:
                 state[e.flow] = e.b
                 if e.b == LOSS and before != LOSS:
                     timeouts["whole window lost (no ACK in the block)" if e.flow not in acked else
-                             "Open: tail and its probe lost" if before in (0, 1) else
+                             "Open: tail and its probe lost" if before in (0, 1) else  # Open, Disorder
                              "in recovery"] += 1
         if not first_tx:
             continue
@@ -107,8 +108,18 @@ def bursts(path: str) -> dict:
             "bursts_of_4_or_more": len(big), "of_them_after_2_or_more_acks": sum(b[1] >= 2 for b in big)}
 
 
+def main(paths: list[str]) -> int:
+    if not paths:
+        print("usage: python scripts/timeout-anatomy.py TRACE.csv [TRACE.csv ...]", file=sys.stderr)
+        return 2
+    for p in paths:
+        try:
+            print(p, anatomy(p))
+        except (UsageError, EnvironmentProblem) as e:  # a missing file, a line that is not an event
+            print(f"timeout-anatomy: {e}", file=sys.stderr)
+            return 2
+    return 0
+
+
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit("usage: python scripts/timeout-anatomy.py TRACE.csv [TRACE.csv ...]")
-    for p in sys.argv[1:]:
-        print(p, anatomy(p))
+    sys.exit(main(sys.argv[1:]))

@@ -52,3 +52,13 @@ def test_a_late_server_that_loses_its_whole_window_and_a_held_back_burst(tmp_pat
     # bursts: flow 0's two of 4, flow 1's 3 and its lone retransmission: 8 of 12 segments
     assert got["bursts_of_4_or_more"] == 2 and got["segments_in_bursts_of_4_or_more"] == round(8 / 12, 2)
     assert got["of_them_after_2_or_more_acks"] == 1
+
+
+def test_a_missing_trace_or_a_bad_line_is_one_line_and_status_2(tmp_path, capsys):
+    mod = load()
+    assert mod.main([str(tmp_path / "absent.csv")]) == 2
+    bad = tmp_path / "bad.csv"
+    bad.write_text("0.1,tx,0\n")
+    assert mod.main([str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and "absent.csv" in err[0] and "bad.csv:1" in err[1]
