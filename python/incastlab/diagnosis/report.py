@@ -85,8 +85,7 @@ class DoctorReport:
     def text(self) -> str:
         v = self.verdict
         out = ["incastlab doctor", ""]
-        out.append("cluster: " + ", ".join(f"{i['name']} {i['value']}{' (default)' if i['default'] else ''}"
-                                          for i in self.inputs))
+        out.append(cluster_line(self.inputs))
         out.append("")
         head = "COLLAPSE" if v.collapse else "no collapse"
         out.append(f"verdict: {head} at {v.fan_in} servers: {v.goodput_mbps:.0f} Mbps "
@@ -196,3 +195,8 @@ def _split_html(v: Verdict) -> str:
 
 def _ms(s: float) -> str:
     return f"{s * 1e3:.3g} ms"
+
+
+def cluster_line(inputs: list[dict]) -> str:
+    """The report's "cluster:" line: each input with its value, defaults marked."""
+    return "cluster: " + ", ".join(f"{i['name']} {i['value']}{' (default)' if i['default'] else ''}" for i in inputs)

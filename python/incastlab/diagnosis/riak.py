@@ -41,6 +41,7 @@ from ..errors import UsageError
 from .describe import Cluster, describe
 from .fixes import COSTS, candidates
 from .mechanism import CATEGORIES
+from .report import _ms, cluster_line
 from .screen import screen
 
 #: Riak's defaults (Riak docs, "Replication Properties": n_val 3, r quorum 2) and the
@@ -327,8 +328,7 @@ class RiakReport:
 
     def text(self) -> str:
         out = ["incastlab doctor (a Riak-like cluster)", ""]
-        out.append("cluster: " + ", ".join(f"{i['name']} {i['value']}{' (default)' if i['default'] else ''}"
-                                          for i in self.inputs))
+        out.append(cluster_line(self.inputs))
         out.append("")
         out.append(f"verdict: {'COLLAPSE' if self.collapse else 'no collapse'} at {self.get_rate:g} gets/s a node "
                    f"({self.utilization:.0%} of its link): p99 get {_ms(self.get_p99_s)} (p50 {_ms(self.get_p50_s)}; "
@@ -367,10 +367,6 @@ class RiakReport:
 
         return ("<!doctype html><html><head><meta charset=\"utf-8\"><title>incastlab doctor</title></head><body>"
                 f"<pre>{html.escape(self.text())}</pre></body></html>\n")
-
-
-def _ms(s: float) -> str:
-    return f"{s * 1e3:.3g} ms"
 
 
 def _sweep(rc: RiakCluster, points: list[GetPoint]) -> str:
