@@ -320,3 +320,19 @@ def test_a_millisampler_file_without_in_flows_reads_it_as_not_measured(tmp_path)
     assert M.read(path)["in_flows"].isna().all()
     s = summarize(str(path), None, 100e-6)
     assert s.fan_in is None and s.bursts == 20
+
+
+def test_the_packages_describe_is_the_function_whatever_was_imported_first():
+    # Its module was named describe.py: once any part imported it first (incastlab.doctor()
+    # does), the package's `describe` was that module, and `incastlab doctor` run in the same
+    # process failed with "'module' object is not callable" (found by the CLI fuzz test when
+    # it ran after tests/test_timesplit.py). A fresh interpreter, so the import order is this one.
+    import subprocess
+    import sys
+
+    code = ("import incastlab.diagnosis.run, incastlab.diagnosis.riak\n"
+            "from incastlab.diagnosis import describe\n"
+            "assert callable(describe), describe\n"
+            "print(describe(fan_in=4).fan_in)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == "4", r.stderr

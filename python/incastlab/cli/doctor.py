@@ -125,7 +125,7 @@ def _from_recording(args, desc: dict) -> tuple[dict, list[str]]:
     server as the median burst over the fan-in (unless --response is given)."""
     from .. import units
     from ..diagnosis.defaults import DEFAULTS
-    from ..diagnosis.describe import cable_rtt_s, parse_cable
+    from ..diagnosis.cluster import cable_rtt_s, parse_cable
     from ..diagnosis.recording import has_fan_in, summarize
 
     if args.fan_in is None and not has_fan_in(args.record):

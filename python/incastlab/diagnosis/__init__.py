@@ -1,6 +1,7 @@
 """``incastlab doctor`` and ``incastlab.doctor()``: will this cluster collapse, why, and which fix.
 
-The parts, each one job: ``describe`` (the user's terms -> a cluster, defaults shown),
+The parts, each one job: ``cluster`` (``describe``: the user's terms -> a cluster, defaults
+shown; not named after the function, so importing it never hides ``describe`` on this package),
 ``screen`` (closed-form bounds: N x window vs buffer + BDP, Osada et al.'s model),
 ``search`` (the measured point and the onset bisection), ``fixes`` (what to change, how,
 at what cost), ``mechanism`` (the forensics in one line), ``evidence`` (the sweep command,
@@ -14,7 +15,7 @@ Names are imported when first used (PEP 562), so ``incastlab doctor --help`` sta
 from __future__ import annotations
 
 _LAZY = {"doctor": "run", "diagnose": "run", "runnable_fixes": "run", "search_limit": "run",
-         "describe": "describe", "Cluster": "describe", "DoctorReport": "report",
+         "describe": "cluster", "Cluster": "cluster", "DoctorReport": "report",
          "DEFAULTS": "defaults", "MAX_FAN_IN": "defaults", "describe_riak": "riak", "diagnose_riak": "riak",
          "RiakReport": "riak"}
 

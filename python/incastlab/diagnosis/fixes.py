@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 
 from .. import units
-from .describe import Cluster
+from .cluster import Cluster
 from .screen import HEADER_BYTES, Screen
 
 #: Largest buffer the doctor proposes (a deep-buffered switch's per-port share).

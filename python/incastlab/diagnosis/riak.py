@@ -38,7 +38,7 @@ from typing import Any, Callable
 
 from .. import units
 from ..errors import UsageError
-from .describe import Cluster, describe
+from .cluster import Cluster, describe
 from .fixes import COSTS, candidates
 from .mechanism import CATEGORIES
 from .report import _ms, cluster_line

@@ -10,7 +10,7 @@ from ..errors import UsageError
 from ..sim import available_cores, run_points
 from ..timesplit import TimeSplit, where_the_time_went
 from .defaults import MAX_FAN_IN
-from .describe import Cluster, describe
+from .cluster import Cluster, describe
 from .evidence import distances, sweep_command
 from .fixes import COSTS, candidates
 from .mechanism import mechanism

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from ..errors import UsageError
 from ..model.serialization import SerializationModel, serialization_model
 from ..scenario import Scenario
-from .describe import Cluster
+from .cluster import Cluster
 
 HEADER_BYTES = 40
 DT_ALPHA = 1.0  # the scenario's dt_alpha default
