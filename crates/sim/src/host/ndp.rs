@@ -82,6 +82,11 @@ pub struct PullSender {
 }
 
 impl PullSender {
+    /// The first (NDP) or unscheduled (credit) window, packets.
+    pub fn first_window(&self) -> u32 {
+        self.first_window
+    }
+
     /// A sender of `mss`-byte packets whose first (or unscheduled) window is `first_window`
     /// packets; `ndp`: NDP's rules (a NACK may use granted pulls), else receiver credit's.
     pub fn new(mss: u64, first_window: u32, rto: RtoEstimator, ndp: bool) -> PullSender {
