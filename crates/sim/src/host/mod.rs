@@ -341,11 +341,12 @@ impl Conns {
 
     /// NDP's and credit's first window when `init_cwnd` is not given: the path's
     /// bandwidth-delay product in full packets, rounded up, so the first window keeps the
-    /// sender's link busy until the first pull (or credit) is back. (NDP §3.2 sends the first
+    /// sender's link busy until the first pull (or credit) is back. (NDP sends the first
     /// window at line rate and then one packet per pull, so a first window below the BDP
-    /// is also the most the flow ever has in flight; htsim's `EXAMPLES/in_and_out` finds
-    /// that a flow on its 10 Gbps fat tree fills its link from a first window of 6 packets,
-    /// not below: this rule gives 8 there.)
+    /// is also the most the flow ever has in flight; htsim's `EXAMPLES/in_and_out` reports
+    /// the same results down to a first window of 6 packets on its 10 Gbps, 9 KB fat tree
+    /// and a flow that cannot fill its pipe below 6; this rule gives 8 across its pods.
+    /// docs/transports.md says where the rule comes from.)
     fn bdp_packets(&self, net: &Fabric, src: HostId, dst: HostId) -> u32 {
         let (rtt, per_packet) = (self.unloaded_rtt(net, src, dst), self.packet_time(net, src));
         rtt.0.div_ceil(per_packet.0.max(1)).clamp(1, u32::MAX as u64) as u32
