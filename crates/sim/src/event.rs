@@ -121,7 +121,7 @@ impl Ord for Far {
 #[inline(always)]
 fn sort_by_key(v: &mut [Entry]) {
     if v.len() > 16 {
-        v.sort_unstable_by_key(Entry::key);
+        sort_long(v);
         return;
     }
     for i in 1..v.len() {
@@ -133,6 +133,15 @@ fn sort_by_key(v: &mut [Entry]) {
         }
         v[j] = e;
     }
+}
+
+/// Sort a slot of many events: a burst's (hundreds at an incast's start), a few runs
+/// already in key order, pushed one after another; a merge of runs (the stable sort) beats
+/// pdqsort's partitions there. Out of line: rare, and kept off the pop's inlined path.
+#[cold]
+#[inline(never)]
+fn sort_long(v: &mut [Entry]) {
+    v.sort_by_key(Entry::key);
 }
 
 /// A wheel slot's push that must grow it: rare (slots keep their allocations), so kept
@@ -286,15 +295,29 @@ impl EventQueue {
         if self.slot(&e) == self.base {
             // usually the latest of its slot: appended; else inserted among the unpopped
             match self.current.last() {
-                Some(b) if b.key() > e.key() => {
-                    let i = self.head + self.current[self.head..].partition_point(|c| c.key() < e.key());
-                    self.current.insert(i, e);
-                }
+                Some(b) if b.key() > e.key() => self.insert_current(e),
                 _ => self.current.push(e),
             }
         } else {
             self.far_slot = self.far_slot.min(self.slot(&e));
             self.far.push(Far(e));
+        }
+    }
+
+    /// Insert `e` among the current slot's unpopped events, before its last. An insert
+    /// near the front (a short packet's transmission end, a few ns ahead, among the
+    /// hundreds of events of an incast's burst) moves the events before it one place into
+    /// the room the popped ones left, rather than all those after it.
+    #[inline(never)]
+    fn insert_current(&mut self, e: Entry) {
+        let (head, len) = (self.head, self.current.len());
+        let i = head + self.current[head..].partition_point(|c| c.key() < e.key());
+        if head > 0 && i - head < len - i {
+            self.current.copy_within(head..i, head - 1);
+            self.head -= 1;
+            self.current[i - 1] = e;
+        } else {
+            self.current.insert(i, e);
         }
     }
 
@@ -543,6 +566,44 @@ mod tests {
         }
         assert!(pending.is_empty() && q.is_empty() && q.len() == 0);
         assert!(popped > 1_000, "{popped}");
+    }
+
+    #[test]
+    fn a_burst_slot_with_inserts_near_its_front_pops_as_a_sort_would() {
+        // an incast's start: hundreds of events in one slot, filed as a few runs each in
+        // key order (the long slot's merge sort), then, as they run, short transmissions'
+        // ends scheduled a few ns ahead: inserted near the front (the events before them
+        // move into the popped ones' room), near the back, or at the same instant
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(29);
+        let mut q = EventQueue::default();
+        let mut pending: Vec<(u64, u64)> = vec![];
+        let mut seq = 0u64;
+        for run in 0..5u64 {
+            for k in 0..100u64 {
+                let t = 2_000_000 + k * 7_000 + run * 1_300; // slot 1 and 2 (2^20 ps wide)
+                q.push(Time(t), Event::RtoTimer(seq as u32));
+                pending.push((t, seq));
+                seq += 1;
+            }
+        }
+        pending.sort_unstable();
+        let (mut popped, mut fronts) = (0, 0);
+        while let Some((t, ev)) = q.pop() {
+            let (pt, ps) = pending.remove(0);
+            assert_eq!((t.0, ev), (pt, Event::RtoTimer(ps as u32)), "pop {popped}");
+            popped += 1;
+            if popped < 300 {
+                let at = t.0 + [0, 1, 51_200, 600_000][rng.random_range(0..4)];
+                let i = pending.partition_point(|&p| p < (at, seq));
+                fronts += usize::from(i < pending.len() / 2);
+                q.push(Time(at), Event::RtoTimer(seq as u32));
+                pending.insert(i, (at, seq));
+                seq += 1;
+            }
+        }
+        assert!(pending.is_empty() && q.is_empty());
+        assert!(fronts > 100, "the front path was taken {fronts} times");
     }
 
     #[test]

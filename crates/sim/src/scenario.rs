@@ -256,7 +256,9 @@ pub struct ScenarioSpec {
     pub slow_start: bool,
     pub slow_start_after_idle: bool,
     pub delayed_ack_ps: u64,
-    pub init_cwnd_segments: u32,
+    /// The first window in segments; unset: [`TCP_INIT_CWND`] under TCP and Swift (resolved
+    /// at validation), each flow's path BDP under NDP and credit (`host::Conns::add`).
+    pub init_cwnd_segments: Option<u32>,
     pub rwnd_bytes: Option<u64>,
     pub response_jitter_ps: u64,
     pub send_jitter_ps: u64,
@@ -432,7 +434,9 @@ impl Default for ScenarioSpec {
             // RFC 5681 §4.1 restart after idle: off as in ns-2 (Linux has it on by default)
             slow_start_after_idle: false,
             delayed_ack_ps: 0,
-            init_cwnd_segments: 2,
+            // ns-2's window_init (RFC 5681 allows 2 to 4) under TCP; NDP's and credit's
+            // first window is each flow's path BDP unless given; resolved at validation
+            init_cwnd_segments: None,
             // ns-2 Agent/TCP window_ = 20 packets (DEFAULT_RWND_BYTES) unless CCS/NCCS
             // advertise BaseBDP; resolved at validation
             rwnd_bytes: None,
@@ -638,6 +642,10 @@ pub const DEFAULT_SPINES: u32 = 1;
 /// Largest supported fan-in; bounded so memory stays predictable.
 pub const MAX_SERVERS: u32 = 1 << 20;
 
+/// TCP's (and Swift's) initial window when `init_cwnd` is not given, in segments: ns-2's
+/// `window_init` of 2, as FAST'08 ran it (RFC 5681 §3.1: 2 to 4 segments, by their size).
+pub const TCP_INIT_CWND: u32 = 2;
+
 /// A round trip crosses four links in the star: server -> switch -> client, and back.
 pub const LINKS_PER_RTT: u64 = 4;
 
@@ -664,6 +672,8 @@ impl ScenarioSpec {
             sru_bytes: (s.block_bytes.is_none() && s.workload != Workload::Riak).then_some(per_server_bytes[0]),
             rto_min_ps: Some(rto_min_ps),
             rwnd_bytes: Some(rwnd_bytes),
+            // NDP's and credit's stays unset: each flow's own path decides it
+            init_cwnd_segments: s.init_cwnd_segments.or((!s.transport.pulls()).then_some(TCP_INIT_CWND)),
             buffer_pool_bytes,
             shaper_burst_bytes,
             duration_ps: match stop {
@@ -1522,6 +1532,20 @@ mod tests {
             assert_eq!((e.param, e.related), (name, &["tcp"][..]));
             assert!(e.to_string().contains("off unless tcp is sack"), "{e}");
             assert!(ScenarioSpec { tcp: TcpVariant::Sack, ..s }.validate().is_ok());
+        }
+    }
+
+    #[test]
+    fn init_cwnd_resolves_to_tcps_2_and_stays_unset_for_ndp_and_credit_whose_paths_decide_it() {
+        let resolved = |transport, iw| ScenarioSpec { transport, init_cwnd_segments: iw, workload: Workload::Incast, ..spec() }.validate().unwrap().spec.init_cwnd_segments;
+        assert_eq!(resolved(Transport::Tcp, None), Some(TCP_INIT_CWND));
+        assert_eq!(resolved(Transport::Swift, None), Some(TCP_INIT_CWND));
+        assert_eq!(resolved(Transport::Tcp, Some(10)), Some(10));
+        for pulls in [Transport::Ndp, Transport::Credit] {
+            let trimming = ScenarioSpec { transport: pulls, trimming: true, workload: Workload::Incast, ..spec() };
+            let resolved = |iw| ScenarioSpec { init_cwnd_segments: iw, ..trimming.clone() }.validate().unwrap().spec.init_cwnd_segments;
+            assert_eq!(resolved(None), None, "each flow's path BDP (host::Conns::add)");
+            assert_eq!(resolved(Some(23)), Some(23));
         }
     }
 

@@ -216,8 +216,10 @@ pub const FIELDS: &[Field] = &[
     flag("slow_start_after_idle", "RFC 5681 §4.1 restart from the initial window after an idle RTO (Linux: on; ns-2: off)"),
     because(field("delayed_ack_ps", "delayed_ack", Picoseconds, whole(0, 500 * PS_PER_MS),
         "delayed-ACK timeout, 0 = off (off in FAST'08's ns-2 runs, §4.2)"), "RFC 1122 §4.2.3.2"),
-    field("init_cwnd_segments", "init_cwnd", Count, whole(1, 1000),
-        "initial congestion window in segments (ns-2's window_init: 2)"),
+    optional(field("init_cwnd_segments", "init_cwnd", Count, whole(1, 1000),
+        "initial congestion window in segments; NDP's first window and credit's unscheduled window in full packets"),
+        "2 (ns-2's window_init) under tcp and swift; each flow's path BDP in full packets under ndp and credit \
+        (docs/transports.md)"),
     optional(because(field("rwnd_bytes", "rwnd", Bytes, whole(1, 1 << 30),
         "advertised receive window: the per-flow window cap (ns-2's window_ of 20 packets)"),
         "RFC 7323 §2.3: at most 1 GiB"),

@@ -29,7 +29,7 @@ use crate::ctx::Ctx;
 use crate::event::{Event, FlowId, PktId};
 use crate::net::{Fabric, HostId};
 use crate::packet::{Kind, Packet, PacketPool, CE, ECE, ECT, MAX_SACK_BLOCKS};
-use crate::scenario::{Scenario, TcpVariant};
+use crate::scenario::{Scenario, TcpVariant, TCP_INIT_CWND};
 use crate::tcp::congestion::swift::SwiftParams;
 use crate::tcp::congestion::Cc;
 use crate::tcp::{ReceiverConfig, Segment, SenderConfig, TcpReceiver, TcpSender};
@@ -133,8 +133,9 @@ pub struct Conns {
     pub counters: ConnCounters,
     /// What the flows run; not TCP: every flow has its [`PullFlow`].
     transport: Transport,
-    /// A receiver-driven transport's first (NDP) or unscheduled (credit) window, packets.
-    first_window: u32,
+    /// A receiver-driven transport's first (NDP) or unscheduled (credit) window, packets,
+    /// if `init_cwnd` was given (else each flow's path BDP: [`Conns::bdp_packets`]).
+    first_window: Option<u32>,
     /// Each receiving host's pull pacer (receiver-driven transports), by host.
     pacers: Vec<Option<pacer::PullPacer>>,
     /// Where each flow's time went (`time_breakdown`, TCP only); `None`: not kept.
@@ -185,7 +186,7 @@ impl Conns {
         let sender_cfg = SenderConfig {
             variant: s.tcp,
             mss: s.mss_bytes as u64,
-            init_cwnd: s.init_cwnd_segments as u64 * s.mss_bytes as u64,
+            init_cwnd: s.init_cwnd_segments.unwrap_or(TCP_INIT_CWND) as u64 * s.mss_bytes as u64,
             rwnd: sc.rwnd_bytes,
             dupack_threshold: s.dupack_threshold,
             limited_transmit: s.limited_transmit,
@@ -275,7 +276,8 @@ impl Conns {
             let mut rto = crate::tcp::rto::RtoEstimator::new(self.sender_cfg.rto_min, self.sender_cfg.rto_max, self.sender_cfg.granularity);
             rto.sample(Time(2 * one_way.0));
             let ndp = self.transport == Transport::Ndp;
-            let sender = ndp::PullSender::new(self.sender_cfg.mss, self.first_window, rto, ndp);
+            let first_window = self.first_window.unwrap_or_else(|| self.bdp_packets(net, src, dst));
+            let sender = ndp::PullSender::new(self.sender_cfg.mss, first_window, rto, ndp);
             let sink = if ndp { PullSink::Ndp(Default::default()) } else { PullSink::Credit(Default::default()) };
             Box::new(PullFlow { sender, sink })
         });
@@ -306,9 +308,8 @@ impl Conns {
     /// time on the sending host's link (a packet of queue per hop) and `fs_range` ten `h`.
     fn swift_params(&self, net: &Fabric, sw: SwiftSettings, src: HostId, dst: HostId) -> (SwiftParams, u32) {
         let topo = net.topology();
-        let full = self.header as u64 + self.sender_cfg.mss;
-        let base = topo.one_way(src, dst, full) + topo.one_way(dst, src, self.header as u64);
-        let h = sw.h.unwrap_or_else(|| crate::time::serialization_time(full, topo.ports[topo.nic(src) as usize].rate_bps));
+        let base = self.unloaded_rtt(net, src, dst);
+        let h = sw.h.unwrap_or_else(|| self.packet_time(net, src));
         let params = SwiftParams {
             base_target: sw.base_target.unwrap_or(base),
             h,
@@ -320,6 +321,35 @@ impl Conns {
             max_mdf: sw.max_mdf,
         };
         (params, topo.hops(src, dst) - 1)
+    }
+
+    /// The round trip of `src`'s flow to `dst` on an idle fabric: a full data packet out,
+    /// stored and forwarded at every hop (propagation plus its serialization on each link),
+    /// and a header-sized answer (ACK, NACK, pull) back the same way. Swift's base target
+    /// and NDP's and credit's first window start from it.
+    fn unloaded_rtt(&self, net: &Fabric, src: HostId, dst: HostId) -> Time {
+        let topo = net.topology();
+        let full = self.header as u64 + self.sender_cfg.mss;
+        topo.one_way(src, dst, full) + topo.one_way(dst, src, self.header as u64)
+    }
+
+    /// One full data packet's time on `host`'s own link.
+    fn packet_time(&self, net: &Fabric, host: HostId) -> Time {
+        let topo = net.topology();
+        crate::time::serialization_time(self.header as u64 + self.sender_cfg.mss, topo.ports[topo.nic(host) as usize].rate_bps)
+    }
+
+    /// NDP's and credit's first window when `init_cwnd` is not given: the path's
+    /// bandwidth-delay product in full packets, rounded up, so the first window keeps the
+    /// sender's link busy until the first pull (or credit) is back. (NDP sends the first
+    /// window at line rate and then one packet per pull, so a first window below the BDP
+    /// is also the most the flow ever has in flight; htsim's `EXAMPLES/in_and_out` reports
+    /// the same results down to a first window of 6 packets on its 10 Gbps, 9 KB fat tree
+    /// and a flow that cannot fill its pipe below 6; this rule gives 8 across its pods.
+    /// docs/transports.md says where the rule comes from.)
+    fn bdp_packets(&self, net: &Fabric, src: HostId, dst: HostId) -> u32 {
+        let (rtt, per_packet) = (self.unloaded_rtt(net, src, dst), self.packet_time(net, src));
+        rtt.0.div_ceil(per_packet.0.max(1)).clamp(1, u32::MAX as u64) as u32
     }
 
     /// A fresh sender for connection `conn` of `flow`; its random draws derive from the

@@ -17,7 +17,8 @@
 //!   `spray_rr`) sends each packet, data and control, on its own path.
 //!
 //! Read with htsim's `ndp.cpp` (commit 841d9e7b), NDP's own simulator, for the details the
-//! paper leaves open, which this follows: the first window is `init_cwnd` full packets; a
+//! paper leaves open, which this follows: the first window is `init_cwnd` full packets (unset:
+//! the path's BDP, `host::Conns::bdp_packets`; htsim's `-cwnd` has no default of that kind); a
 //! NACK without the pull bit still lets the sender use pulls it was granted when it had
 //! nothing to send (`_last_pull < _max_pull`), up to the NACK's pull number; the receiver
 //! keeps pulling for every arrival until it has the whole flow, so the pulls a sender gets
@@ -82,6 +83,11 @@ pub struct PullSender {
 }
 
 impl PullSender {
+    /// The first (NDP) or unscheduled (credit) window, packets.
+    pub fn first_window(&self) -> u32 {
+        self.first_window
+    }
+
     /// A sender of `mss`-byte packets whose first (or unscheduled) window is `first_window`
     /// packets; `ndp`: NDP's rules (a NACK may use granted pulls), else receiver credit's.
     pub fn new(mss: u64, first_window: u32, rto: RtoEstimator, ndp: bool) -> PullSender {

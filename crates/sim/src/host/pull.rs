@@ -154,12 +154,15 @@ impl Conns {
     /// dropped.
     fn answer(&mut self, cx: &mut Ctx, net: &mut Fabric, p: Packet, kind: Kind, complete: bool) {
         let f = p.flow;
-        let (dst, first_window, mss) = (self.conns[f as usize].hosts.1 as usize, self.first_window, self.sender_cfg.mss);
+        let (dst, mss) = (self.conns[f as usize].hosts.1 as usize, self.sender_cfg.mss);
         let fl = &mut self.conns[f as usize];
         let conn = fl.conn;
         let ack = fl.receiver.rcv_nxt;
         let pacer = self.pacers[dst].as_mut().expect("a receiving host's pacer");
         let flow = fl.pull.as_deref_mut().expect("a receiver-driven flow");
+        // the receiver knows the unscheduled window: given, or its path's BDP, which it
+        // works out as the sender does
+        let first_window = flow.sender.first_window();
         let mut reply = Packet::new(f, kind, self.header, 0, p.seq, ack);
         reply.ts = p.ts;
         reply.conn = conn;

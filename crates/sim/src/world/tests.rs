@@ -1444,7 +1444,7 @@ fn a_long_flow_beside_a_fat_tree_incast_runs_the_scenarios_transport_and_counts_
         sru_bytes: Some(10 * 9000),
         mss_bytes: 9000,
         header_bytes: 64,
-        init_cwnd_segments: 23,
+        init_cwnd_segments: Some(23),
         transport: crate::host::Transport::Ndp,
         trimming: true,
         buffer_packets: Some(8),
@@ -1516,7 +1516,7 @@ fn a_trimmed_packet_comes_back_as_a_nack_and_is_sent_again_on_a_pull_not_a_timeo
     // the client's port: what does not fit is cut to its header; the receiver NACKs each
     // header at once, and each NACKed packet is sent again exactly once, on a pull, before
     // any timer could fire (rto_min is 200 ms here, the run lasts microseconds)
-    let spec = ScenarioSpec { init_cwnd_segments: 2, ..ndp_incast(4, 8, 2) };
+    let spec = ScenarioSpec { init_cwnd_segments: Some(2), ..ndp_incast(4, 8, 2) };
     let mut h = Harness::traced(spec);
     let seen = watch(&mut h, &[Kind::Nack]);
     h.run();
@@ -1660,6 +1660,64 @@ fn a_swift_sender_below_one_packet_sends_a_packet_every_rtt_over_cwnd() {
     }
 }
 
+#[test]
+fn ndp_and_credit_start_with_the_paths_bdp_unless_init_cwnd_is_given() {
+    // the star at 10 Gbps, 2.5 us links (rtt 10 us), 9000 B packets + 64 B headers: a full
+    // packet takes 7.2512 us a link; out, stored and forwarded twice: 2 x (2.5 + 7.2512) =
+    // 19.5024 us; a 64 B answer back: 2 x (2.5 + 0.0512) = 5.1024 us; a round trip of
+    // 24.6048 us is 3.39 packet times: a first window of 4
+    let one = |transport, init_cwnd: Option<u32>| ScenarioSpec {
+        mss_bytes: 9000,
+        header_bytes: 64,
+        transport,
+        init_cwnd_segments: init_cwnd,
+        sru_bytes: Some(40 * 9000),
+        ..ndp_incast(1, 40, 8)
+    };
+    for transport in [crate::host::Transport::Ndp, crate::host::Transport::Credit] {
+        let first = |spec: ScenarioSpec| Harness::new(spec).conn(0).pull.as_ref().unwrap().sender.first_window();
+        assert_eq!(first(one(transport, None)), 4, "{transport:?}: the path's BDP");
+        assert_eq!(first(one(transport, Some(3))), 3, "{transport:?}: a given init_cwnd wins");
+        assert_eq!(first(one(transport, Some(40))), 40);
+        // 4 is the least that keeps the sender's link busy: the first answer (its pull or
+        // credit) is back at 24.6048 us, before the 4th packet is out (29.0048 us), so the
+        // 40 packets leave back to back and the last reaches the client 2 x 2.5 + 7.2512 us
+        // after it left the NIC at 40 x 7.2512 us: 302.2992 us; with 3 the link idles
+        // from 21.7536 us until each pull comes
+        let last = |spec: ScenarioSpec| crate::simulate(&spec.validate().unwrap()).fct_max_s.unwrap();
+        let line_rate = (40.0 * 7.2512 + 5.0 + 7.2512) * 1e-6;
+        assert!((last(one(transport, None)) - line_rate).abs() < 1e-12, "{transport:?}: {}", last(one(transport, None)));
+        assert!(last(one(transport, Some(3))) > line_rate + 2e-6, "{transport:?}: {}", last(one(transport, Some(3))));
+    }
+}
+
+#[test]
+fn on_a_fat_tree_each_flow_starts_with_its_own_paths_bdp() {
+    // k = 4, 10 Gbps, 1 us links (htsim's incast setting, smaller), 9000 B + 64 B: into host
+    // 0 from host 1 (its edge switch: 2 hops), hosts 2, 3 (its pod: 4) and the other pods
+    // (6). Round trips: 2 x 8.2512 + 2 x 1.0512 = 18.6048 us (2.57 packet times: 3),
+    // 37.2096 us (5.13: 6), 55.8144 us (7.70: 8; on k = 12 too, htsim's 432-host tree)
+    let spec = ScenarioSpec {
+        mss_bytes: 9000,
+        header_bytes: 64,
+        transport: crate::host::Transport::Ndp,
+        trimming: true,
+        buffer_packets: Some(8),
+        placement: Placement::Tail,
+        sru_bytes: Some(9000),
+        ..fat_tree(Workload::Incast, 15, LoadBalancing::Spray)
+    };
+    let h = Harness::new(spec);
+    let mut windows = std::collections::BTreeMap::new();
+    for f in 0..h.w.conns.len() as FlowId {
+        let (src, dst) = h.conn(f).hosts;
+        let hops = h.topo().hops(src, dst);
+        let w = h.conn(f).pull.as_ref().unwrap().sender.first_window();
+        assert_eq!(*windows.entry(hops).or_insert(w), w, "one window per path length");
+    }
+    assert_eq!(windows.into_iter().collect::<Vec<_>>(), vec![(2, 3), (4, 6), (6, 8)]);
+}
+
 // ---- where the time went (host::flowtime) -------------------------------------------------
 
 /// The finished parts of a run with the time breakdown on.
@@ -1673,7 +1731,7 @@ fn lone(segments: u64, init_cwnd: u32) -> ScenarioSpec {
         servers: 1,
         sru_bytes: Some(segments * 1460),
         blocks: Some(1),
-        init_cwnd_segments: init_cwnd,
+        init_cwnd_segments: Some(init_cwnd),
         time_breakdown: true,
         ..ScenarioSpec::default()
     }
