@@ -716,7 +716,8 @@ def explain(h: HtsimSettings | None = None) -> str:
     if h is None:
         return "\n".join(["TCP and DCTCP (TcpSrc, DCTCPSrc):", _explain(ALIGNMENT, None), "",
                           "NDP (NdpSrc, CompositeQueue):", _explain(NDP_ALIGNMENT, None), "",
-                          "Swift (SwiftSrc, drop-tail ECNQueue, FairScheduler host queues):",
+                          "Swift (SwiftSrc, drop-tail ECNQueue, FairScheduler host queues; where a line names TcpSrc, "
+                          "SwiftSubflowSrc repeats its code: handle_ack, rtx_timer_hook, SwiftRtxTimerScanner):",
                           _explain(SWIFT_ALIGNMENT, None)])
     return _explain(alignment_for(h), h)
 
