@@ -30,9 +30,10 @@ def test_the_references_name_htsims_commit_the_machine_and_every_runs_command():
     assert len(ids) == len(set(ids)), "ids are unique"
     for r in REFS.refs:
         assert r.title and r.date and re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\dZ", r.date), r.id
-        driver = "ndp_incast" if r.settings.protocol == "ndp" else ("tcp_incast", "tcp_incast_diag")
+        driver = {"ndp": ("ndp_incast",), "swift": ("swift_incast",)}.get(r.settings.protocol,
+                                                                        ("tcp_incast", "tcp_incast_diag"))
         assert r.command.split()[0] in driver, r.id
-        assert ("SEED" in r.command.split()) and r.settings.protocol in ("tcp", "dctcp", "ndp"), r.id
+        assert ("SEED" in r.command.split()) and r.settings.protocol in ("tcp", "dctcp", "ndp", "swift"), r.id
         assert r.results and r.timing, r.id
         for t in r.timing:  # every timing names its load and its memory
             assert t["total_s"] > 0 and t["maxrss_kib"] > 0 and len(t["loadavg_before"]) == 3, r.id
@@ -62,6 +63,14 @@ def test_every_tcp_reference_has_several_seeds_with_their_last_flow_and_timeouts
             for res in r.results:
                 assert res["nacks"] > 0 and res["bounces"] >= 0 and 0 <= res["flows_finished"] <= r.settings.conns
                 assert (res["last_flow_s"] is None) == (res["flows_finished"] < r.settings.conns), r.id
+            continue
+        if r.settings.protocol == "swift":
+            # htsim's Swift strands most flows (never resends data lost before a go-back-N
+            # timeout): its records are flows finished, drops and timeouts, to a fixed end
+            assert len(r.seeds) >= 3 and r.settings.duration_s is not None, r.id
+            for res in r.results:
+                assert 0 <= res["flows_finished"] < r.settings.conns and res["last_flow_s"] is None, r.id
+                assert res["drops"] > 0 and res["timeouts"] > 0 and res["events"] > 0, r.id
             continue
         # single runs are chaotic: at least 3 seeds, but dctcp-432-431 has 2 (its third was
         # stopped at a load of 17-24; peers/htsim/README.md)
@@ -289,3 +298,53 @@ def test_ndps_431_to_1_returns_the_headers_htsim_returns_and_ends_with_it():
     _, rr = htsim.run_ours(ref.settings, [1], 1, {"load_balancing": "spray_rr"}, runner=htsim.run_here)
     assert rr[0]["nacks"] < theirs < r["nacks"], (rr[0]["nacks"], theirs, r["nacks"])
     assert r["last_flow_s"] == pytest.approx(_median([x["last_flow_s"] for x in ref.results]), rel=0.005)
+
+
+# --- Swift (issue 29): htsim's SwiftSrc on swift-incast's setting and on its own -----------------
+
+
+@pytest.mark.parametrize("ref_id", ["swift-driver-1024-128", "swift-driver-1024-1000"])
+def test_swifts_drops_and_timeouts_are_htsims_within_a_quarter_on_the_swift_incast_setting(ref_id):
+    # swift-incast's fabric (k = 16, 100-packet ports, 64 KB, IW 2) with htsim's Swift constants
+    # and timer (peers/htsim/README.md, "Swift"). Completion is not compared: htsim's Swift never
+    # resends data lost before a go-back-N timeout, so 175-187 of 1000 flows complete. Drops and
+    # timeouts are: medians over 3 seeds, measured ours/htsim 1.11 and 1.16 at 128 senders, 0.87
+    # and 0.82 at 1000. The margin, 25 %, is what htsim's missing resends (they would add packets
+    # and losses to its counts) and the named differences (its floor of 10 B = 0.0067 packets
+    # against 0.001, its fair host queues, its first RTO of 1 ms) leave; it catches the fault
+    # this comparison found: pacing below a packet on the path's RTT before any delay sample
+    # gave 32,449 drops at 1000 senders, 6.9x htsim's.
+    ref, ours = _ours_beside(ref_id)
+    assert all(r["flows_completed"] == ref.settings.conns for r in ours), "ours completes every flow"
+    for k in ("drops", "timeouts"):
+        theirs, mine = _median([r[k] for r in ref.results]), _median([r[k] for r in ours])
+        assert mine == pytest.approx(theirs, rel=0.25), (k, mine, theirs)
+
+
+@pytest.mark.parametrize("ref_id", ["swift-driver-432-100", "swift-driver-432-431"])
+def test_swift_on_htsims_own_incast_setting_drops_no_less_than_htsim_and_at_most_half_again(ref_id):
+    # htsim's 432-host setting (9000 B packets, 8-packet queues, IW 15 as main_swift): there htsim's
+    # Swift strands 97-99 % of its flows within 3 ms (the go-back-N fault above), after which they
+    # send nothing; ours resends their lost data, so ours must lose at least as many packets as
+    # htsim. Measured (medians of 3 seeds): 2,352 against 1,784 (1.32) and 13,180 against 10,468
+    # (1.26). At most 1.5x: the fault found (pacing before a delay sample) gave 1.95x and 3.4x.
+    # Timeouts: ours 0.87 and 0.85 of htsim's, within 25 % as above.
+    ref, ours = _ours_beside(ref_id)
+    theirs, mine = _median([r["drops"] for r in ref.results]), _median([r["drops"] for r in ours])
+    assert theirs <= mine <= 1.5 * theirs, (mine, theirs)
+    theirs_t, mine_t = _median([r["timeouts"] for r in ref.results]), _median([r["timeouts"] for r in ours])
+    assert mine_t == pytest.approx(theirs_t, rel=0.25), (mine_t, theirs_t)
+
+
+def test_swifts_mapping_sets_htsims_target_and_explains_every_field():
+    ref = {r.id: r for r in REFS.refs}["swift-driver-1024-1000"]
+    s = scenario_for(ref.settings)
+    assert (s.transport, s.fat_tree_k, s.servers, s.placement, s.init_cwnd) == ("swift", 16, 1000, "tail", 2)
+    # ours counts switches, htsim links (one more): base + switches x h is htsim's 20 us + links x h
+    h_ps = 20e6 / 6.55
+    assert s.swift_h == pytest.approx(h_ps / 1e12, rel=1e-6)
+    assert s.swift_base_target == pytest.approx((20e6 + h_ps) / 1e12, rel=1e-6)
+    text = htsim.explain()
+    assert "Swift (SwiftSrc" in text and "swift_fs_range" in text
+    with pytest.raises(UsageError, match="queue"):
+        scenario_for(HtsimSettings(**{**ref.settings.__dict__, "queue": "random"}))

@@ -73,6 +73,8 @@ class Losses:
     timeout_receiver: np.ndarray
     timeout_loss: np.ndarray
     flow_ends: np.ndarray
+    #: Per loss, the dropped packet's first sequence number (relative, as the event trace: the first data byte is 1).
+    loss_seq: np.ndarray | None = None
 
     @staticmethod
     def from_native(c: dict[str, bytes]) -> Losses:
@@ -83,7 +85,8 @@ class Losses:
             loss_flow=u32("loss_flow"), loss_queued_senders=u32("loss_queued_senders"),
             timeout_time_ps=np.frombuffer(c["timeout_time_ps"], dtype="<u8"), timeout_flow=u32("timeout_flow"),
             timeout_receiver=u32("timeout_receiver"), timeout_loss=np.frombuffer(c["timeout_loss"], dtype="<i8"),
-            flow_ends=u32("flow_ends").reshape(-1, 2))
+            flow_ends=u32("flow_ends").reshape(-1, 2),
+            loss_seq=np.frombuffer(c["loss_seq"], dtype="<u8") if "loss_seq" in c else None)
 
     def incast_timeouts(self) -> np.ndarray:
         """Per timeout: it came from a loss at a port where 2 or more TCP senders waited."""

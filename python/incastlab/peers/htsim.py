@@ -65,6 +65,11 @@ OURS_RTO_MAX = "1000000s"
 # NDP (ndp.cpp, ndppacket.h at the same commit)
 HTSIM_NDP_HEADER = 64  # NdpPacket::ACKSIZE: a data packet is its payload + 64 B; a header, ACK, NACK, PULL 64 B
 HTSIM_NDP_END_S = 10.0  # the NDP mains' eventlist.setEndtime(timeFromSec(10))
+# Swift (swift.cpp at the same commit: SwiftSrc::SwiftSrc and SwiftSubflowSrc::SwiftSubflowSrc)
+HTSIM_SWIFT_BASE_US = 20.0  # _base_delay = timeFromUs(20)
+HTSIM_SWIFT_HDIV = 6.55  # _h = _base_delay / 6.55, per hop (Route::hop_count: the links of the path)
+HTSIM_SWIFT_FS_RANGE_US = 5 * HTSIM_SWIFT_BASE_US  # _fs_range = 5 * _base_delay
+HTSIM_SWIFT_RTO_MIN = "100us"  # _min_rto = timeFromUs(100)
 
 
 # --- the references ---------------------------------------------------------------------------
@@ -84,7 +89,7 @@ class HtsimSettings:
     scan_ms: float = 10.0  # the retransmission timer scanner's period
     duration_s: float | None = None  # a fixed simulated span (None: until every flow is done)
     diagnostic: str | None = None  # a driver change that is not htsim's model (never mapped)
-    iw_packets: int | None = None  # NDP's initial window (-cwnd)
+    iw_packets: int | None = None  # NDP's and Swift's initial window (-cwnd)
     return_to_sender: bool | None = None  # NDP: CompositeQueue::setRTS
 
     @classmethod
@@ -255,12 +260,48 @@ NDP_ALIGNMENT: tuple[Aligned, ...] = (
             "setEndtime(10 s): a flow not finished by then never is"),
 )
 
-ALIGNED_FIELDS = frozenset(a.field for a in ALIGNMENT + NDP_ALIGNMENT)
+
+def _swift_h_us() -> float:
+    return HTSIM_SWIFT_BASE_US / HTSIM_SWIFT_HDIV
+
+
+# Swift's mapping (SwiftSrc/SwiftSink over FairScheduler host queues and drop-tail switch queues:
+# drivers/swift_incast as datacenter/main_swift.cpp builds them). htsim's Swift keeps TcpSrc's
+# NewReno-style recovery and RFC 6298-style timer, so most of TCP's mapping carries over; its
+# own constants are SwiftSrc's defaults.
+_SWIFT_SHARED = ("topology", "fat_tree_k", "servers", "placement", "sru", "rate", "rtt", "trunk_delay", "core_delay",
+                 "buffer", "buffer_admission", "mss", "header", "rwnd", "tcp", "tcp_rules", "limited_transmit",
+                 "dupack_threshold", "delayed_ack", "rto_max", "timer_granularity", "timer_ticks", "load_balancing",
+                 "tie_break")
+SWIFT_ALIGNMENT: tuple[Aligned, ...] = (
+    Aligned("workload", lambda h: "incast", "one-shot flows, all from time 0 (SwiftSrc::connect(..., 0))"),
+    *(a for a in ALIGNMENT if a.field in _SWIFT_SHARED),
+    Aligned("transport", lambda h: "swift", "SwiftSrc and SwiftSink (swift.cpp)"),
+    Aligned("init_cwnd", lambda h: h.iw_packets, "SwiftSrc::set_cwnd(cwnd x packet size): the first window (-cwnd)"),
+    Aligned("rto_min", lambda h: HTSIM_SWIFT_RTO_MIN, "SwiftSubflowSrc: _min_rto = 100 us (initial _rto 1 ms)"),
+    Aligned("timestamps", lambda h: True, "SwiftSubflowSrc::update_rtt: an RTT sample (and RTO) from every ACK's "
+            "echoed send time, retransmissions included"),
+    Aligned("rto_backoff", lambda h: "new_ack", "update_rtt recomputes _rto from srtt and mdev at every ACK"),
+    Aligned("swift_base_target", lambda h: f"{HTSIM_SWIFT_BASE_US + _swift_h_us():.6f}us",
+            "targetDelay: _base_delay (20 us) + hop_count x _h, hop_count the links of the path; ours counts "
+            "switches (links - 1), so ours' base is htsim's plus one h: base + switches x h = htsim's target"),
+    Aligned("swift_h", lambda h: f"{_swift_h_us():.6f}us", "_h = _base_delay / 6.55 per hop"),
+    Aligned("swift_fs_range", lambda h: f"{HTSIM_SWIFT_FS_RANGE_US:g}us", "_fs_range = 5 x _base_delay"),
+    Aligned("swift_fs_min_cwnd", lambda h: 0.1, "_fs_min_cwnd = 0.1 packets"),
+    Aligned("swift_fs_max_cwnd", lambda h: 100.0, "_fs_max_cwnd = 100 packets"),
+    Aligned("swift_ai", lambda h: 1.0, "_ai = 1"),
+    Aligned("swift_beta", lambda h: 0.8, "_beta = 0.8"),
+    Aligned("swift_max_mdf", lambda h: 0.5, "_max_mdf = 0.5"),
+    Aligned("duration", lambda h: f"{h.duration_s:g}s" if h.duration_s is not None else None,
+            "the driver's end time (-end_s): a flow not done by then never is"),
+)
+
+ALIGNED_FIELDS = frozenset(a.field for a in ALIGNMENT + NDP_ALIGNMENT + SWIFT_ALIGNMENT)
 
 
 def alignment_for(h: HtsimSettings) -> tuple[Aligned, ...]:
     """The mapping that applies to ``h``'s protocol."""
-    return NDP_ALIGNMENT if h.protocol == "ndp" else ALIGNMENT
+    return {"ndp": NDP_ALIGNMENT, "swift": SWIFT_ALIGNMENT}.get(h.protocol, ALIGNMENT)
 
 # Fields that define a reference: --ours may not change them (pick another reference).
 DEFINED_BY_REFERENCE = {
@@ -324,6 +365,26 @@ NDP_REMAINING_DIFFERENCES: tuple[tuple[str, str], ...] = (
 )
 
 
+# Swift's: what remains different after SWIFT_ALIGNMENT (peers/htsim/README.md, "Swift").
+SWIFT_REMAINING_DIFFERENCES: tuple[tuple[str, str], ...] = (
+    ("data lost before a go-back-N timeout",
+     "htsim's SwiftSubflowSrc goes back N at a timeout (_highest_sent = _last_acked + mss) and then gives each "
+     "subflow sequence number it sends again a fresh data sequence number (send_next_packet: get_next_dsn), so data "
+     "lost beyond the retransmitted packet is never sent again and its flow never completes at the receiver: at "
+     "1000-to-1 175-187 of 1000 flows complete, at 432 hosts 1-3 of 100 and 2 of 431. Ours resends it. Completion is "
+     "therefore not compared; drops and timeouts are (htsim's stop once its flows have sent all their data, so they "
+     "lack what resending the lost data would cost)"),
+    ("timer", "htsim's timeouts are found by a scan every 10 ms (as main_swift) and its first RTO is 1 ms; ours fire at "
+     "the first 10 ms tick at or after the deadline, and its first RTO comes from the path's RTT (RFC 6298 floor)"),
+    ("window floor", "htsim's _min_cwnd is 10 bytes (0.0067 packets of 1500 B, 0.0011 of 9000 B); ours 0.001 packets"),
+    ("host queues", "htsim's FairScheduler per sending host (a flow may hold 2 packets in it, then waits); ours FIFO. "
+     "One flow per sender"),
+    ("decrease test", "htsim's can_decrease compares with its RFC 6298 srtt; ours with its own smoothed delay (the "
+     "same samples, gain 1/8)"),
+    ("ACK size", "htsim's ACKs are 40 B; ours header-only, 0 B with header 0"),
+)
+
+
 def refusal(h: HtsimSettings) -> UsageError | None:
     """Why incastlab cannot run ``h``, naming the htsim setting; None if it can."""
     for (name, value), why in REFUSED_SETTINGS.items():
@@ -332,8 +393,11 @@ def refusal(h: HtsimSettings) -> UsageError | None:
     if (h.protocol == "ndp") != (h.queue == "composite"):
         return UsageError("queue", h.queue, "composite with protocol ndp, and ndp only with composite (NdpSrc needs "
                                             "trimming queues; TcpSrc never reads a trimmed header)")
-    if h.protocol == "ndp" and not h.iw_packets:
-        return UsageError("iw_packets", h.iw_packets, "NDP's first window in packets, at least 1 (-cwnd)")
+    if h.protocol == "swift" and h.queue != "ecn":
+        return UsageError("queue", h.queue, "ecn with protocol swift (htsim's ECNQueue, drop-tail: SwiftSrc ignores "
+                                            "the marks)")
+    if h.protocol in ("ndp", "swift") and not h.iw_packets:
+        return UsageError("iw_packets", h.iw_packets, "the first window in packets, at least 1 (-cwnd)")
     if h.diagnostic:
         return UsageError("diagnostic", h.diagnostic, "none: a driver change for a diagnosis, not htsim's model")
     return None
@@ -468,6 +532,8 @@ def ratio(ours: float | None, theirs: float | None) -> float | None:
 # timeout (rtx_timer_hook returns at once).
 NDP_COUNTERS_HTSIM = ("nacks", "bounces")
 NDP_COUNTERS_OURS = ("nacks", "bounces", "trims", "header_drops", "timeouts")
+# Swift's compared counters (htsim: every switch queue's num_drops; the timeouts its scanner starts)
+SWIFT_COUNTERS = ("drops", "timeouts")
 
 
 @dataclass
@@ -508,6 +574,10 @@ class Row:
             "ours_not_run": self.not_run,
             "ours_changed": self.changed,
         }
+        if ref.settings.protocol == "swift":
+            rec.update({f"htsim_{k}_median": _median([r.get(k) for r in theirs]) for k in SWIFT_COUNTERS})
+            if self.not_run is None:
+                rec.update({f"ours_{k}_median": _median([r.get(k) for r in self.ours]) for k in SWIFT_COUNTERS})
         if ref.settings.protocol == "ndp":
             rec.update({f"htsim_{k}_median": _median([r.get(k) for r in theirs]) for k in NDP_COUNTERS_HTSIM})
             if self.not_run is None:
@@ -612,6 +682,12 @@ def render(rows: Sequence[Row], refs: References) -> str:
                          f"{_s(r['ours_bounces_median'])}; ours trims {_s(r['ours_trims_median'])}, headers dropped "
                          f"{_s(r['ours_header_drops_median'])}, timeouts {_s(r['ours_timeouts_median'])} (htsim's NDP "
                          "has none); medians over seeds")
+        if row.ref.settings.protocol == "swift":
+            n = row.ref.settings.conns
+            notes.append(f"{r['id']}: flows finished htsim {_s(r['htsim_flows_finished_median'])}/{n} (see 'data lost "
+                         f"before a go-back-N timeout'), ours {_s(r['ours_flows_finished_median'])}/{n}; drops htsim "
+                         f"{_s(r['htsim_drops_median'])}, ours {_s(r['ours_drops_median'])}; timeouts htsim "
+                         f"{_s(r['htsim_timeouts_median'])}, ours {_s(r['ours_timeouts_median'])}; medians over seeds")
         if row.changed:
             notes.append(f"{r['id']}: ours changed ({', '.join(f'{k}={v}' for k, v in row.changed.items())}): "
                          "not the aligned model")
@@ -624,10 +700,10 @@ def render(rows: Sequence[Row], refs: References) -> str:
            "brackets what the simulation added to it).", "", *lines, ""]
     if notes:
         out += ["Notes:", *(f"- {n}" for n in notes), ""]
-    protocols = {row.ref.settings.protocol == "ndp" for row in rows}
-    for ndp in sorted(protocols):
-        which = "NDP" if ndp else "TCP and DCTCP"
-        diffs = NDP_REMAINING_DIFFERENCES if ndp else REMAINING_DIFFERENCES
+    kinds = {row.ref.settings.protocol if row.ref.settings.protocol in ("ndp", "swift") else "tcp" for row in rows}
+    for kind in sorted(kinds):
+        which = {"ndp": "NDP", "swift": "Swift", "tcp": "TCP and DCTCP"}[kind]
+        diffs = {"ndp": NDP_REMAINING_DIFFERENCES, "swift": SWIFT_REMAINING_DIFFERENCES}.get(kind, REMAINING_DIFFERENCES)
         out += [f"Model differences that remain, {which} (peers/htsim/README.md):",
                 *(f"- {name}: {text}" for name, text in diffs), ""]
     if out[-1] == "":
@@ -639,7 +715,10 @@ def explain(h: HtsimSettings | None = None) -> str:
     """The alignment, field by field (with the values for ``h`` if given)."""
     if h is None:
         return "\n".join(["TCP and DCTCP (TcpSrc, DCTCPSrc):", _explain(ALIGNMENT, None), "",
-                          "NDP (NdpSrc, CompositeQueue):", _explain(NDP_ALIGNMENT, None)])
+                          "NDP (NdpSrc, CompositeQueue):", _explain(NDP_ALIGNMENT, None), "",
+                          "Swift (SwiftSrc, drop-tail ECNQueue, FairScheduler host queues; where a line names TcpSrc, "
+                          "SwiftSubflowSrc repeats its code: handle_ack, rtx_timer_hook, SwiftRtxTimerScanner):",
+                          _explain(SWIFT_ALIGNMENT, None)])
     return _explain(alignment_for(h), h)
 
 

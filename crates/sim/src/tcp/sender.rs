@@ -531,14 +531,22 @@ impl TcpSender {
         }
     }
 
-    /// Swift below one packet: pace (`send_paced`); false if the sender does not run Swift
-    /// or has no RTT to pace by yet.
+    /// Swift below one packet: pace (`send_paced`); false if the sender does not run Swift.
+    /// Before the flow's first delay sample there is no RTT to pace by: nothing goes while
+    /// data is in flight (its ACK or the retransmission timer brings the next), and one
+    /// segment when nothing is, so that a window below a packet never leaves a flow with
+    /// nothing in flight and no timer (`docs/transports.md`).
     #[cold]
     #[inline(never)]
     fn send_paced_if_swift(&mut self, now: Time, out: &mut Vec<Segment>) -> bool {
         let Congestion::Swift(sw) = &self.congestion else { return false };
-        let Some(gap) = sw.pacing_delay(self.cwnd, self.rto.srtt) else { return false };
-        self.send_paced(now, gap, out);
+        match sw.pacing_delay(self.cwnd) {
+            Some(gap) => self.send_paced(now, gap, out),
+            // one segment, no pacing event after it (a gap of zero); the same path as a paced
+            // one, so that `emit` keeps its call sites (and the TCP path its inlining)
+            None if self.snd_nxt == self.snd_una => self.send_paced(now, Time::ZERO, out),
+            None => {}
+        }
         true
     }
 
@@ -571,9 +579,8 @@ impl TcpSender {
     /// paces every packet), so the next may go only a pacing delay later. Without this,
     /// a thousand flows timing out together would each send two packets at once.
     fn paced_retransmission(&mut self, now: Time) {
-        let srtt = self.rto.srtt;
         if let Congestion::Swift(sw) = &mut self.congestion {
-            if let Some(gap) = sw.pacing_delay(self.cwnd, srtt) {
+            if let Some(gap) = sw.pacing_delay(self.cwnd) {
                 sw.pace_at = now + gap;
                 let more = self.snd_nxt < self.app_limit;
                 sw.request_pace(now, more);

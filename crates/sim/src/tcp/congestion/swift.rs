@@ -15,8 +15,10 @@
 //! the same, or `min_cwnd` after `RETX_RESET_THRESHOLD` timeouts in a row (Algorithm 1's
 //! "On retransmit timeout"). cwnd stays within [`MIN_CWND`, `MAX_CWND`].
 //!
-//! Below one packet (§3.3, "large-scale incast"): pacing_delay = rtt / cwnd; the sender
-//! sends one packet per pacing delay (`TcpSender::send_paced`), whatever is in flight.
+//! Below one packet (§3.3, "large-scale incast"): pacing_delay = rtt / cwnd, rtt the flow's
+//! own measured delay; the sender sends one packet per pacing delay
+//! (`TcpSender::send_paced`), whatever is in flight. Before its first delay sample a flow
+//! has no rtt and does not pace: its timer resends (`pacing_delay`).
 //!
 //! The target (§3.4, "scaling the fabric target delay"): base_target + #hops x h
 //! (topology-based scaling) + the flow-based scaling
@@ -246,14 +248,19 @@ impl Swift {
     }
 
     /// With a window of `cwnd` bytes below one packet, the gap between paced packets:
-    /// rtt / cwnd (§3.3); `None` at a packet or more (the window alone clocks the sender),
-    /// or before any delay sample (then `srtt`, the TCP estimator's, stands in: its
-    /// handshake sample or the path's).
-    pub fn pacing_delay(&self, cwnd: u64, srtt: Option<Time>) -> Option<Time> {
+    /// rtt / cwnd (§3.2, Algorithm 1's pacing_delay; §3.3), rtt the flow's own smoothed
+    /// delay. `None` at a packet or more (the window alone clocks the sender) and before the
+    /// flow's first delay sample: then nothing is paced and the retransmission timer alone
+    /// resends, one segment per RTO, until an ACK brings a delay to pace by (as htsim's
+    /// Swift, whose pacer starts only on an ACK). The paper's rtt is a measured one; a
+    /// stand-in such as the path's unloaded round trip would pace a flow whose packets
+    /// wait in a full queue tens of times too fast (`docs/transports.md`, "Pacing before
+    /// the first delay sample").
+    pub fn pacing_delay(&self, cwnd: u64) -> Option<Time> {
         if cwnd as f64 >= self.mss {
             return None;
         }
-        let rtt = self.rtt.or(srtt)?;
+        let rtt = self.rtt?;
         Some(Time((rtt.0 as f64 * self.mss / cwnd.max(1) as f64) as u64))
     }
 }
@@ -343,19 +350,20 @@ mod tests {
     fn below_one_packet_the_sender_paces_a_packet_every_rtt_over_cwnd() {
         let (mut s, mut cwnd) = swift(1);
         s.rtt = Some(us(50));
-        assert_eq!(s.pacing_delay(cwnd, None), None, "at one packet the window clocks");
+        assert_eq!(s.pacing_delay(cwnd), None, "at one packet the window clocks");
         s.set(us(1), 0.25, &mut cwnd);
         assert_eq!(cwnd, 250);
-        assert_eq!(s.pacing_delay(cwnd, None), Some(us(200)));
+        assert_eq!(s.pacing_delay(cwnd), Some(us(200)));
         // the floor
         s.set(us(2), 1e-9, &mut cwnd);
         assert_eq!(s.window(), MIN_CWND);
         assert_eq!(cwnd, 1);
-        // before a delay sample the TCP estimator's RTT stands in
+        // before the flow's first delay sample there is nothing to pace by
         let (mut fresh, mut c) = swift(1);
         fresh.set(us(1), 0.5, &mut c);
-        assert_eq!(fresh.pacing_delay(c, Some(us(30))), Some(us(60)));
-        assert_eq!(fresh.pacing_delay(c, None), None);
+        assert_eq!(fresh.pacing_delay(c), None);
+        fresh.on_ack(us(40), 0, Some(us(30)), &mut c);
+        assert_eq!(fresh.pacing_delay(c), Some(us(60)), "the first sample paces: 30 us / 0.5");
     }
 
     #[test]
