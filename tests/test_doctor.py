@@ -221,9 +221,15 @@ def test_a_point_lasts_two_rto_min_at_line_rate_within_its_budget():
     assert b * 4 * 256 * 1024 * 8 / 10e9 >= 0.4 and b == 477
     # FAST'08's 16 x 256 KiB at 1 Gbps already lasts 1.3 s in 40 blocks: the floor holds
     assert point_blocks(16, 256 * 1024, 1e9, 0.2) == MIN_BLOCKS
-    # at 100 Gbps the budget binds: 512 MiB of responses, about 43 ms
-    b = point_blocks(2, 64 * 1024, 100e9, 0.2)
-    assert b * 2 * 64 * 1024 == MAX_POINT_BYTES
+    # at 25-100 Gbps a point lasts two RTOmin too (the 512 MiB budget before left 43 ms at
+    # 100 Gbps): 2 x 64 KiB at 100 Gbps is 10.5 us of transfer, so 38,147 blocks
+    for rate in (25e9, 40e9, 100e9):
+        b = point_blocks(2, 64 * 1024, rate, 0.2)
+        assert b * 2 * 64 * 1024 * 8 / rate >= 0.4, rate
+    assert point_blocks(2, 64 * 1024, 100e9, 0.2) == 38_147
+    # the budget binds beyond it: a 1 s RTOmin at 100 Gbps would ask 25 GB
+    b = point_blocks(2, 64 * 1024, 100e9, 1.0)
+    assert b == MAX_POINT_BYTES // (2 * 64 * 1024) and b * 2 * 64 * 1024 * 8 / 100e9 < 2.0
 
 
 # -- cable distances ---------------------------------------------------------------------------

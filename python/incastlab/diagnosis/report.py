@@ -9,7 +9,7 @@ from .search import CHAOS_BAND, COLLAPSE_SHARE, EXTRA_SEEDS, JITTER, MAX_POINT_B
 
 RULE = (f"onset = the smallest fan-in whose goodput falls below {COLLAPSE_SHARE:.0%} of one server's "
         f"(the demo's rule); each point is at least {MIN_BLOCKS} blocks and enough to last {RTO_SPAN} RTOmin at line "
-        f"rate (within {MAX_POINT_BYTES // 2**20} MiB a point), with 0-{JITTER} server think time, seed 1, and "
+        f"rate (within {MAX_POINT_BYTES / 1e9:g} GB a point), with 0-{JITTER} server think time, seed 1, and "
         f"the mean of seeds 1-{1 + len(EXTRA_SEEDS)} where goodput lands within "
         f"{CHAOS_BAND[0]:.0%}-{CHAOS_BAND[1]:.0%} of one server's (the chaotic band)")
 
