@@ -232,6 +232,38 @@ def test_a_point_lasts_two_rto_min_at_line_rate_within_its_budget():
     assert b == MAX_POINT_BYTES // (2 * 64 * 1024) and b * 2 * 64 * 1024 * 8 / 100e9 < 2.0
 
 
+def test_a_long_point_runs_short_first_and_at_full_length_only_after_a_few_timeouts():
+    import types
+
+    from incastlab.diagnosis.search import Measurer, needs_full_length, point_blocks, short_blocks
+
+    # a start-up loss gives a timeout or two; a collapse times out in most blocks
+    assert not needs_full_length(0, 512) and needs_full_length(3, 512) and not needs_full_length(128, 512)
+    # 100 Gbps, 4 x 256 KiB: 512 MiB is 512 blocks (43 ms), the full length 4,769 (400 ms)
+    assert (short_blocks(4, 256 * 1024, 100e9, 0.2), point_blocks(4, 256 * 1024, 100e9, 0.2)) == (512, 4769)
+    # at 10 Gbps both are one length: nothing runs twice
+    assert short_blocks(4, 256 * 1024, 10e9, 0.2) == point_blocks(4, 256 * 1024, 10e9, 0.2) == 477
+
+    timeouts = {1: 0, 4: 2, 8: 400}  # none; a start-up loss; a collapse
+
+    class Fake(Measurer):
+        asked: list = []
+
+        def _run(self, jobs):
+            self.simulations += len(jobs)
+            self.asked += [(j[0], j[3]) for j in jobs]
+            return [types.SimpleNamespace(goodput_mbps=90_000.0 if n == 1 else 80_000.0, timeouts=timeouts[n],
+                                          block_time_p99_s=1e-3, sim_seconds=0.1, to_dict=lambda: {})
+                    for n, *_ in jobs]
+
+    m = Fake({"sru": 256 * 1024, "rate": 100e9}, rto_min_s=0.2, jobs=1)
+    pts = m.measure([(1, "cluster", {}), (4, "cluster", {}), (8, "cluster", {})])
+    full = {n: point_blocks(n, 256 * 1024, 100e9, 0.2) for n in (1, 4, 8)}
+    short = {n: short_blocks(n, 256 * 1024, 100e9, 0.2) for n in (1, 4, 8)}
+    assert m.asked == [(1, short[1]), (4, short[4]), (8, short[8]), (4, full[4])]
+    assert [p.blocks for p in pts] == [short[1], full[4], short[8]]
+
+
 # -- cable distances ---------------------------------------------------------------------------
 
 def test_cable_lengths_give_the_rtt_at_five_ns_a_metre_and_are_shown():

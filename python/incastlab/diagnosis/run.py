@@ -28,8 +28,9 @@ def time_split_at(m: Measurer, n: int) -> TimeSplit | None:
     """Where the blocks' time went at the user's point: its seed-1 run again with the
     breakdown on (which changes no result: docs/simulate.md, "Where the time went").
     None where the core has no breakdown (a workload other than synchronized reads)."""
+    (point,) = m.measure([(n, "cluster", {})])  # (cached): its length, short or full
     try:
-        sc = m.scenario(n, {"time_breakdown": True}, 1)
+        sc = m.scenario(n, {"time_breakdown": True}, 1, point.blocks)
     except UsageError:
         return None
     m.progress(f"where the time went: cluster@{n} again with the breakdown on")
