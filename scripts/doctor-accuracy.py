@@ -106,7 +106,11 @@ def main() -> int:
     ap.add_argument("--only", action="append", default=[], metavar="FIELD=V1,V2",
                     help="run only the cases whose FIELD (rate, stack, ...) is one of the values; the others "
                          "are drawn and skipped, so the case numbers stay those of the full run (repeatable)")
+    ap.add_argument("--reference-only", action="store_true",
+                    help="with --reference: skip the cases it lacks instead of sweeping them (the doctor alone)")
     args = ap.parse_args()
+    if args.reference_only and not args.reference:
+        ap.error("--reference-only needs --reference")
     only = {}
     for o in args.only:
         k, sep, vals = o.partition("=")
@@ -126,6 +130,8 @@ def main() -> int:
     for i in range(args.count):
         d = draw(rng)
         if any(str(d.get(k, "")) not in vals for k, vals in only.items()):
+            continue
+        if args.reference_only and i not in reference:
             continue
         cluster = describe(**d)
         t = time.monotonic()

@@ -244,7 +244,8 @@ def test_a_long_point_runs_short_first_and_at_full_length_only_after_a_few_timeo
     # at 10 Gbps both are one length: nothing runs twice
     assert short_blocks(4, 256 * 1024, 10e9, 0.2) == point_blocks(4, 256 * 1024, 10e9, 0.2) == 477
 
-    timeouts = {1: 0, 4: 2, 8: 400}  # none; a start-up loss; a collapse
+    timeouts = {1: 0, 4: 2, 8: 400, 16: 2}  # none; a start-up loss; a collapse; a loss that holds
+    goodput = {1: 90_000.0, 4: 20_000.0, 8: 5_000.0, 16: 80_000.0}
 
     class Fake(Measurer):
         asked: list = []
@@ -252,16 +253,18 @@ def test_a_long_point_runs_short_first_and_at_full_length_only_after_a_few_timeo
         def _run(self, jobs):
             self.simulations += len(jobs)
             self.asked += [(j[0], j[3]) for j in jobs]
-            return [types.SimpleNamespace(goodput_mbps=90_000.0 if n == 1 else 80_000.0, timeouts=timeouts[n],
+            return [types.SimpleNamespace(goodput_mbps=goodput[n], timeouts=timeouts[n],
                                           block_time_p99_s=1e-3, sim_seconds=0.1, to_dict=lambda: {})
                     for n, *_ in jobs]
 
     m = Fake({"sru": 256 * 1024, "rate": 100e9}, rto_min_s=0.2, jobs=1)
-    pts = m.measure([(1, "cluster", {}), (4, "cluster", {}), (8, "cluster", {})])
-    full = {n: point_blocks(n, 256 * 1024, 100e9, 0.2) for n in (1, 4, 8)}
-    short = {n: short_blocks(n, 256 * 1024, 100e9, 0.2) for n in (1, 4, 8)}
-    assert m.asked == [(1, short[1]), (4, short[4]), (8, short[8]), (4, full[4])]
-    assert [p.blocks for p in pts] == [short[1], full[4], short[8]]
+    ns = (1, 4, 8, 16)
+    pts = m.measure([(n, "cluster", {}) for n in ns])
+    full = {n: point_blocks(n, 256 * 1024, 100e9, 0.2) for n in ns}
+    short = {n: short_blocks(n, 256 * 1024, 100e9, 0.2) for n in ns}
+    # only the point that looks collapsed with a start-up loss's few timeouts runs again
+    assert m.asked == [(n, short[n]) for n in ns] + [(4, full[4])]
+    assert [p.blocks for p in pts] == [short[1], full[4], short[8], short[16]]
 
 
 # -- cable distances ---------------------------------------------------------------------------

@@ -43,9 +43,11 @@ whether or not it collapses (the packets are the cost, not the simulated time), 
 answer has 10-20 points: far beyond 10 s. So where a point's full length is beyond
 ``SHORT_POINT_BYTES`` (the earlier 512 MiB), the doctor runs it at that length first, and
 again at its full length only if it timed out in fewer than ``START_UP_SHARE`` of its
-blocks: the few timeouts a start-up loss gives (a first flight lost whole), which a short
-point cannot dilute. A point without a timeout has nothing a longer run would dilute; one
-that timed out in a quarter of its blocks or more collapses at any length. The full sweep
+blocks and its goodput is below the top of the chaotic band (70 % of one server's): the few
+timeouts a start-up loss gives (a first flight lost whole), which a short point cannot
+dilute, making it look collapsed. A point without a timeout has nothing a longer run would
+dilute; one that timed out in a quarter of its blocks or more collapses at any length; one
+above 70 % despite its timeouts holds, and a longer run would only raise it. The full sweep
 of the accuracy script (``scripts/doctor-accuracy.py``) runs every point at its full length:
 it is the definition, and the run short first is what its accuracy judges.
 """
@@ -170,8 +172,11 @@ class Measurer:
             self.progress(f"simulating {what} ({self.simulations} simulations so far)")
             length = {key(n, f): self.short_blocks(n) for n, _, f in todo}
             first = self._run([(n, f, 1, length[key(n, f)]) for n, _, f in todo])
+            if self.reference_mbps is None:
+                self.reference_mbps = self._reference(todo, first)
             longer = [(i, n, f) for i, ((n, _, f), r) in enumerate(zip(todo, first))
-                      if length[key(n, f)] < self.blocks(n) and needs_full_length(r.timeouts, length[key(n, f)])]
+                      if length[key(n, f)] < self.blocks(n) and needs_full_length(r.timeouts, length[key(n, f)])
+                      and r.goodput_mbps < CHAOS_BAND[1] * self.reference_mbps]
             if longer:
                 self.progress("a few timeouts in a short point: again at full length at "
                               + ", ".join(f"{todo[i][1]}@{n}" for i, n, _ in longer))
@@ -179,9 +184,9 @@ class Measurer:
                 for (i, n, f), r in zip(longer, again):
                     first[i] = r
                     length[key(n, f)] = self.blocks(n)
+                    if n == 1 and not f:
+                        self.reference_mbps = r.goodput_mbps
             results = {key(n, f): [r] for (n, _, f), r in zip(todo, first)}
-            if self.reference_mbps is None:
-                self.reference_mbps = self._reference(todo, first)
             lo, hi = (c * self.reference_mbps for c in CHAOS_BAND)
             chaotic = [(n, lab, f) for (n, lab, f), r in zip(todo, first) if lo <= r.goodput_mbps <= hi]
             if chaotic:
