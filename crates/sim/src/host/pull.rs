@@ -118,9 +118,20 @@ impl Conns {
         Arrival::Acked { flow: f, sent, all_acked }
     }
 
+    /// Flow `f`'s packet at `seq` reached its receiver whole (the time breakdown: a trimmed
+    /// packet's resend ends its trim recovery). Out of line: off the per-packet path.
+    #[inline(never)]
+    fn clock_arrived(&mut self, cx: &Ctx, net: &Fabric, f: FlowId, seq: u64) {
+        let (phase, held) = (self.phase(f), net.held_through(f, cx.now));
+        if let Some(c) = &mut self.clocks {
+            c.arrived(f, seq, phase, cx.now, held);
+        }
+    }
+
     /// The trims the fabric noted since the last call: each receiver-driven flow is in
     /// `trim_recovery` until the trimmed packet's resend arrives (the time breakdown; a TCP
     /// flow's trim is a loss its own recovery states count).
+    #[inline(never)]
     pub(crate) fn clock_trims(&mut self, cx: &Ctx, net: &mut Fabric) {
         let Some(trims) = net.take_trims() else { return };
         let trims: Vec<(FlowId, u64)> = trims.collect();
@@ -148,8 +159,7 @@ impl Conns {
     pub(super) fn on_pull_data(&mut self, cx: &mut Ctx, net: &mut Fabric, p: Packet) -> Arrival {
         let f = p.flow;
         if self.clocks.is_some() {
-            let (phase, held) = (self.phase(f), net.held_through(f, cx.now));
-            self.clocks.as_mut().expect("kept").arrived(f, p.seq, phase, cx.now, held);
+            self.clock_arrived(cx, net, f, p.seq);
         }
         let fl = &mut self.conns[f as usize];
         if fl.measured {
