@@ -267,6 +267,21 @@ def test_a_long_point_runs_short_first_and_at_full_length_only_after_a_few_timeo
     assert [p.blocks for p in pts] == [short[1], full[4], short[8], short[16]]
 
 
+def test_the_validation_distance_is_the_set_at_the_rate_nearest_the_users():
+    from incastlab.diagnosis.evidence import distances
+
+    ns3 = lambda rate: [d for d in distances(0.2, 16, rate) if d.peer == "ns-3.44"]  # noqa: E731
+    # ns-3 has a coarse-RTO set at 1 Gbps and one at 10 Gbps (docs/model.md): one is read
+    assert [d.rate_bps for d in ns3(1e9)] == [1_000_000_000]
+    assert [d.rate_bps for d in ns3(10e9)] == [10_000_000_000]
+    assert [d.rate_bps for d in ns3(100e9)] == [10_000_000_000], "nearest on a log scale"
+    assert [d.rate_bps for d in ns3(2e9)] == [1_000_000_000]
+    ten = ns3(10e9)[0]
+    assert (ten.nearest_servers, ten.ratio) == (16, 1.0)
+    # without a rate, every set of the class (as before)
+    assert {d.rate_bps for d in distances(0.2, 16) if d.peer == "ns-3.44"} == {1_000_000_000, 10_000_000_000}
+
+
 # -- cable distances ---------------------------------------------------------------------------
 
 def test_cable_lengths_give_the_rtt_at_five_ns_a_metre_and_are_shown():
