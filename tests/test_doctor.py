@@ -278,6 +278,8 @@ def test_the_validation_distance_is_the_set_at_the_rate_nearest_the_users():
     assert [d.rate_bps for d in ns3(2e9)] == [1_000_000_000]
     ten = ns3(10e9)[0]
     assert (ten.nearest_servers, ten.ratio) == (16, 1.0)
+    fine = [d for d in distances(200e-6, 64, 40e9) if d.peer == "ns-3.44"]
+    assert [(d.rate_bps, d.nearest_servers, d.ratio) for d in fine] == [(10_000_000_000, 64, 1.0)]
     # without a rate, every set of the class (as before)
     assert {d.rate_bps for d in distances(0.2, 16) if d.peer == "ns-3.44"} == {1_000_000_000, 10_000_000_000}
 
