@@ -1825,7 +1825,7 @@ fn the_time_breakdown_is_refused_by_name_outside_the_reads_and_the_one_shot_flow
 
 #[test]
 fn a_trimmed_packet_spends_the_time_from_its_trim_to_its_resends_arrival_in_trim_recovery() {
-    // two NDP senders of one 1,500 B packet each (first window 1) into a 10 Gbps host whose
+    // two NDP senders of one 1,500 B packet each (all their first window) into a 10 Gbps host whose
     // port holds one data packet: both reach the switch at 3.7 us (1.2 us on the wire, 2.5 us
     // a link); one goes on, the other is cut to its 40 B header (the queue's one place is the
     // packet on the wire: no tail to trim instead, no coin). The header follows the packet
@@ -1834,7 +1834,7 @@ fn a_trimmed_packet_spends_the_time_from_its_trim_to_its_resends_arrival_in_trim
     // reaches the sender at 13.664 us (32 ns + 2.5 us, twice); the resend arrives 7.4 us
     // later, at 21.064 us. The trimmed flow's part: 3.7 us sending at its fair share, then
     // 17.364 us from its trim to its resend's arrival; the other's, its 7.4 us trip alone
-    let spec = ScenarioSpec { init_cwnd_segments: 1, time_breakdown: true, ..ndp_incast(2, 1, 1) };
+    let spec = ScenarioSpec { time_breakdown: true, ..ndp_incast(2, 1, 1) };
     let mut h = Harness::traced(spec);
     h.run();
     assert_eq!(h.net().trim_counts(), Some((1, 0, 0)));
