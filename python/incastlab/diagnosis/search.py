@@ -28,13 +28,12 @@ its whole RTO, and a single start-up timeout costs at most about a third of the 
 The RTOmin is the cluster's (its stack's, or ``--rto-min``); every fix at a fan-in runs as
 many blocks as the cluster there, so the fixes are compared over the same work.
 
-**The budget** (``MAX_POINT_BYTES``, 5 GiB) holds two 200 ms RTOmin of transfer at 100 Gbps, 5 GB of
-responses: every point up to 100 Gbps at the rfc and linux stacks' 200 ms lasts its two
-RTOs, in the cluster's own packets (no jumbo frames assumed). Its cost is the packets: about
-five events each (the hops, the ACK); a 100 Gbps point at the budget is 3.4 M packets of
-1,460 B and 17-18 M events (4 x 256 KiB, 4,769 blocks: docs/doctor.md gives its wall time).
-A point that collapses costs far less (its time is spent waiting out timers, without
-events). The earlier budget, 512 MiB, left a 100 Gbps point 43 ms long, a fifth of one RTO,
+**The budget** (``MAX_POINT_BYTES``, 5 GiB) holds two 200 ms RTOmin of transfer at
+100 Gbps, 5 GB of responses: every point up to 100 Gbps at the rfc and linux stacks' 200 ms
+lasts its two RTOs, in the cluster's own packets (no jumbo frames assumed). Its cost is the
+packets: about five events each (the hops, the ACK); a 100 Gbps point at the budget is
+3.4 M packets of 1,460 B and 17-18 M events (4 x 256 KiB, 4,769 blocks: docs/doctor.md
+gives its wall time), and a point that collapses moves as many packets. The earlier budget, 512 MiB, left a 100 Gbps point 43 ms long, a fifth of one RTO,
 and two onsets of the accuracy run were false for it (docs/doctor.md, run 6); a longer
 RTOmin (``--rto-min``) above 200 ms at 100 Gbps is capped by the budget still.
 
