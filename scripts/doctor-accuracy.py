@@ -103,7 +103,20 @@ def main() -> int:
     ap.add_argument("--reference", help="a CSV this script wrote: take each case's sweep from it instead of "
                                         "sweeping again (the sweep is deterministic; the cases must match); "
                                         "a case it lacks is swept")
+    ap.add_argument("--only", action="append", default=[], metavar="FIELD=V1,V2",
+                    help="run only the cases whose FIELD (rate, stack, ...) is one of the values; the others "
+                         "are drawn and skipped, so the case numbers stay those of the full run (repeatable)")
+    ap.add_argument("--reference-only", action="store_true",
+                    help="with --reference: skip the cases it lacks instead of sweeping them (the doctor alone)")
     args = ap.parse_args()
+    if args.reference_only and not args.reference:
+        ap.error("--reference-only needs --reference")
+    only = {}
+    for o in args.only:
+        k, sep, vals = o.partition("=")
+        if not sep or k not in ("rate", "rtt", "buffer", "pool", "fan_in", "response", "stack"):
+            ap.error(f"--only: FIELD=V1,V2 with FIELD one of rate, rtt, buffer, pool, fan_in, response, stack, not {o!r}")
+        only[k] = set(vals.split(","))
     rng = random.Random(args.seed)
     reference = None
     if args.reference:
@@ -116,6 +129,10 @@ def main() -> int:
         out_fh = open(args.out, "w", newline="")
     for i in range(args.count):
         d = draw(rng)
+        if any(str(d.get(k, "")) not in vals for k, vals in only.items()):
+            continue
+        if args.reference_only and i not in reference:
+            continue
         cluster = describe(**d)
         t = time.monotonic()
         rep = diagnose(cluster, jobs=2)

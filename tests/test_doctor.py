@@ -221,9 +221,67 @@ def test_a_point_lasts_two_rto_min_at_line_rate_within_its_budget():
     assert b * 4 * 256 * 1024 * 8 / 10e9 >= 0.4 and b == 477
     # FAST'08's 16 x 256 KiB at 1 Gbps already lasts 1.3 s in 40 blocks: the floor holds
     assert point_blocks(16, 256 * 1024, 1e9, 0.2) == MIN_BLOCKS
-    # at 100 Gbps the budget binds: 512 MiB of responses, about 43 ms
-    b = point_blocks(2, 64 * 1024, 100e9, 0.2)
-    assert b * 2 * 64 * 1024 == MAX_POINT_BYTES
+    # at 25-100 Gbps a point lasts two RTOmin too (the 512 MiB budget before left 43 ms at
+    # 100 Gbps): 2 x 64 KiB at 100 Gbps is 10.5 us of transfer, so 38,147 blocks
+    for rate in (25e9, 40e9, 100e9):
+        b = point_blocks(2, 64 * 1024, rate, 0.2)
+        assert b * 2 * 64 * 1024 * 8 / rate >= 0.4, rate
+    assert point_blocks(2, 64 * 1024, 100e9, 0.2) == 38_147
+    # the budget binds beyond it: a 1 s RTOmin at 100 Gbps would ask 25 GB
+    b = point_blocks(2, 64 * 1024, 100e9, 1.0)
+    assert b == MAX_POINT_BYTES // (2 * 64 * 1024) and b * 2 * 64 * 1024 * 8 / 100e9 < 2.0
+
+
+def test_a_long_point_runs_short_first_and_at_full_length_only_after_a_few_timeouts():
+    import types
+
+    from incastlab.diagnosis.search import Measurer, needs_full_length, point_blocks, short_blocks
+
+    # a start-up loss gives a timeout or two; a collapse times out in most blocks
+    assert not needs_full_length(0, 512) and needs_full_length(3, 512) and not needs_full_length(128, 512)
+    # 100 Gbps, 4 x 256 KiB: 512 MiB is 512 blocks (43 ms), the full length 4,769 (400 ms)
+    assert (short_blocks(4, 256 * 1024, 100e9, 0.2), point_blocks(4, 256 * 1024, 100e9, 0.2)) == (512, 4769)
+    # at 10 Gbps both are one length: nothing runs twice
+    assert short_blocks(4, 256 * 1024, 10e9, 0.2) == point_blocks(4, 256 * 1024, 10e9, 0.2) == 477
+
+    timeouts = {1: 0, 4: 2, 8: 400, 16: 2}  # none; a start-up loss; a collapse; a loss that holds
+    goodput = {1: 90_000.0, 4: 20_000.0, 8: 5_000.0, 16: 80_000.0}
+
+    class Fake(Measurer):
+        asked: list = []
+
+        def _run(self, jobs):
+            self.simulations += len(jobs)
+            self.asked += [(j[0], j[3]) for j in jobs]
+            return [types.SimpleNamespace(goodput_mbps=goodput[n], timeouts=timeouts[n],
+                                          block_time_p99_s=1e-3, sim_seconds=0.1, to_dict=lambda: {})
+                    for n, *_ in jobs]
+
+    m = Fake({"sru": 256 * 1024, "rate": 100e9}, rto_min_s=0.2, jobs=1)
+    ns = (1, 4, 8, 16)
+    pts = m.measure([(n, "cluster", {}) for n in ns])
+    full = {n: point_blocks(n, 256 * 1024, 100e9, 0.2) for n in ns}
+    short = {n: short_blocks(n, 256 * 1024, 100e9, 0.2) for n in ns}
+    # only the point that looks collapsed with a start-up loss's few timeouts runs again
+    assert m.asked == [(n, short[n]) for n in ns] + [(4, full[4])]
+    assert [p.blocks for p in pts] == [short[1], full[4], short[8], short[16]]
+
+
+def test_the_validation_distance_is_the_set_at_the_rate_nearest_the_users():
+    from incastlab.diagnosis.evidence import distances
+
+    ns3 = lambda rate: [d for d in distances(0.2, 16, rate) if d.peer == "ns-3.44"]  # noqa: E731
+    # ns-3 has a coarse-RTO set at 1 Gbps and one at 10 Gbps (docs/model.md): one is read
+    assert [d.rate_bps for d in ns3(1e9)] == [1_000_000_000]
+    assert [d.rate_bps for d in ns3(10e9)] == [10_000_000_000]
+    assert [d.rate_bps for d in ns3(100e9)] == [10_000_000_000], "nearest on a log scale"
+    assert [d.rate_bps for d in ns3(2e9)] == [1_000_000_000]
+    ten = ns3(10e9)[0]
+    assert (ten.nearest_servers, ten.ratio) == (16, 1.0)
+    fine = [d for d in distances(200e-6, 64, 40e9) if d.peer == "ns-3.44"]
+    assert [(d.rate_bps, d.nearest_servers, d.ratio) for d in fine] == [(10_000_000_000, 64, 1.0)]
+    # without a rate, every set of the class (as before)
+    assert {d.rate_bps for d in distances(0.2, 16) if d.peer == "ns-3.44"} == {1_000_000_000, 10_000_000_000}
 
 
 # -- cable distances ---------------------------------------------------------------------------

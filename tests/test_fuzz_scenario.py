@@ -36,7 +36,7 @@ CONFLICTS = {
     "workload": {"blocks", "sru", "block", "active_servers", "clients", "handshake", "mitigation", "udp", "jitter",
                  "victim", "replicas", "get_rate", "read_quorum", "reply_bytes", "reply_size_dist",
                  "time_breakdown"},
-    # the time breakdown splits the synchronized reads' parts only
+    # the time breakdown splits the synchronized reads' parts and the one-shot flows only
     "time_breakdown": {"workload"},
     "get_rate": {"workload"}, "reply_bytes": {"workload"}, "reply_size_dist": {"workload"},
     "replicas": {"workload", "servers", "read_quorum"}, "read_quorum": {"workload", "replicas"},

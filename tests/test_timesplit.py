@@ -105,6 +105,29 @@ def test_the_doctor_shows_where_the_time_went_in_text_json_and_html(doctor_repor
     assert "Where the time went at 16 servers" in doctor_report.html()
 
 
+def test_an_ndp_incast_splits_its_time_with_trims_and_nacks_and_adds_up():
+    # 64 senders x 10 jumbo packets into one 10 Gbps host over trimming ports of 8 packets
+    # (NDP SIGCOMM'17 §6's incast, small): the first windows overflow the port, the trimmed
+    # packets' time to their resend is "trims and NACKs"; every part adds up, the incast's
+    # last flow is the incast's completion time, and the run is the run without the split
+    kw = dict(servers=64, workload="incast", rate="10Gbps", rtt="10us", sru="90000B", mss="9000B",
+              transport="ndp", trimming=True, buffer_packets=8)
+    on = incastlab.simulate({**kw, "time_breakdown": True})
+    off = incastlab.simulate(kw)
+    for over in ("flow", "block"):
+        split = where_the_time_went(on, over=over)
+        assert math.isclose(sum(split.seconds.values()), split.mean_s, rel_tol=1e-12), (over, split)
+        assert split.seconds["other"] == 0.0
+        assert split.seconds["trim_recovery"] > 0 and split.seconds["rto_wait"] == 0.0, split
+    block = where_the_time_went(on)
+    assert block.parts == 1 and where_the_time_went(on, over="flow").parts == 64
+    assert math.isclose(block.mean_s, on.incast_completion_s, rel_tol=1e-12)
+    assert "trims and NACKs" in block.sentence()
+    same = lambda r: {k: v for k, v in r.to_dict().items()  # noqa: E731
+                      if k not in ("wall_seconds", "time_breakdown") and not k.startswith("time_")}
+    assert same(on) == same(off)
+
+
 def test_the_breakdown_outside_the_synchronized_reads_is_one_line_exit_2():
     p = subprocess.run([sys.executable, "-m", "incastlab.cli.main", "simulate", "--servers", "4", "--workload", "riak",
                         "--time-breakdown"], capture_output=True, text=True, timeout=120)

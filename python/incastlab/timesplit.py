@@ -2,10 +2,10 @@
 ``time_breakdown``) read as one table of components, seconds and shares.
 
 The core splits each flow's part of a block (from the client's request to its last byte
-delivered) into components that add up to its completion time; docs/simulate.md, "Where the
-time went", defines them. ``over="block"`` reads the means over each block's last part
-(the part that ended the block, so they add up to the mean block time); ``over="flow"``
-the means over every part.
+delivered; a one-shot flow, from its start) into components that add up to its completion
+time; docs/simulate.md, "Where the time went", defines them. ``over="block"`` reads the
+means over each block's last part (the part that ended the block, so they add up to the mean
+block time; an incast's last flow); ``over="flow"`` the means over every part.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ COMPONENTS: tuple[tuple[str, str], ...] = (
     ("rto_wait", "waiting out RTO timers"),
     ("recovery", "retransmission rounds"),
     ("pause", "held by PAUSE"),
+    ("trim_recovery", "trims and NACKs (a trimmed packet until its resend arrived)"),
+    ("pull_wait", "waiting for pulls or credit beyond its fair share"),
     ("request", "the request's trip"),
     ("other", "other"),
 )
@@ -60,5 +62,6 @@ def where_the_time_went(result: Any, over: str = "block") -> TimeSplit | None:
     mean = row.get(f"time_{over}_s")
     if not parts or mean is None:
         return None
-    seconds = {k: float(row[f"time_{over}_{k}_s"]) for k, _ in COMPONENTS}
+    # (a result from before the receiver-driven components has none: zero)
+    seconds = {k: float(row.get(f"time_{over}_{k}_s", 0.0)) for k, _ in COMPONENTS}
     return TimeSplit(over=over, parts=int(parts), mean_s=float(mean), seconds=seconds)

@@ -257,9 +257,11 @@ pub struct SimResult {
     /// its last byte delivered), their mean completion time `time_flow_s`, and its mean
     /// split: the request's trip, transmission at the flow's fair share of the host link,
     /// queueing (the rest of its loss-free time), waiting out RTO timers, loss recovery
-    /// rounds, its sender's NIC held by PAUSE/PFC, and any remainder (`other`, zero unless
-    /// an interval escaped). `time_blocks` and `time_block_*` the same over each block's
-    /// last part (the one that ended the block). Left out when off.
+    /// rounds, its sender's NIC held by PAUSE/PFC, a receiver-driven flow's trimmed packets
+    /// awaiting their resend and its waits for pulls or credit beyond its fair share, and
+    /// any remainder (`other`, zero unless an interval escaped). A one-shot flow is one
+    /// part, from its start. `time_blocks` and `time_block_*` the same over each block's
+    /// last part (the one that ended the block; an incast's last flow). Left out when off.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time_flows: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -276,6 +278,10 @@ pub struct SimResult {
     pub time_flow_recovery_s: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time_flow_pause_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_flow_trim_recovery_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_flow_pull_wait_s: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time_flow_other_s: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -294,6 +300,10 @@ pub struct SimResult {
     pub time_block_recovery_s: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time_block_pause_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_block_trim_recovery_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_block_pull_wait_s: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time_block_other_s: Option<f64>,
 }
@@ -471,17 +481,19 @@ fn set_time_split(r: &mut SimResult, clocks: &crate::host::flowtime::FlowClocks)
     let each = |t: &Totals| {
         let s = &t.split;
         let other = t.time as i128 - s.sum() as i128;
-        let ps = [t.time, s.request, s.transmission, s.queueing, s.rto_wait, s.recovery, s.pause].map(|x| x as i128);
-        (t.parts, ps.map(|x| mean(t, x)), mean(t, other))
+        let ps = [t.time, s.request, s.transmission, s.queueing, s.rto_wait, s.recovery, s.pause, s.trim_recovery, s.pull_wait];
+        (t.parts, ps.map(|x| mean(t, x as i128)), mean(t, other))
     };
-    let (n, [all, request, transmission, queueing, rto_wait, recovery, pause], other) = each(&clocks.all);
+    let (n, [all, request, transmission, queueing, rto_wait, recovery, pause, trim, pull], other) = each(&clocks.all);
     r.time_flows = Some(n);
     (r.time_flow_s, r.time_flow_request_s, r.time_flow_transmission_s, r.time_flow_queueing_s) = (all, request, transmission, queueing);
     (r.time_flow_rto_wait_s, r.time_flow_recovery_s, r.time_flow_pause_s, r.time_flow_other_s) = (rto_wait, recovery, pause, other);
-    let (n, [all, request, transmission, queueing, rto_wait, recovery, pause], other) = each(&clocks.blocks);
+    (r.time_flow_trim_recovery_s, r.time_flow_pull_wait_s) = (trim, pull);
+    let (n, [all, request, transmission, queueing, rto_wait, recovery, pause, trim, pull], other) = each(&clocks.blocks);
     r.time_blocks = Some(n);
     (r.time_block_s, r.time_block_request_s, r.time_block_transmission_s, r.time_block_queueing_s) = (all, request, transmission, queueing);
     (r.time_block_rto_wait_s, r.time_block_recovery_s, r.time_block_pause_s, r.time_block_other_s) = (rto_wait, recovery, pause, other);
+    (r.time_block_trim_recovery_s, r.time_block_pull_wait_s) = (trim, pull);
 }
 
 #[cfg(test)]

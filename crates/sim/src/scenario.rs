@@ -267,7 +267,8 @@ pub struct ScenarioSpec {
     pub blocks: Option<u64>,
     pub seed: u64,
     pub handshake: bool,
-    /// Record where each flow's time went (`host::flowtime`); off: nothing per ACK.
+    /// Record where each flow's time went (`host::flowtime`): the synchronized reads' parts
+    /// and the one-shot flows, over TCP, NDP or receiver credit; off: nothing per ACK.
     pub time_breakdown: bool,
     pub syn_timeout_ps: u64,
     pub mitigation: Scheme,
@@ -733,8 +734,8 @@ impl ScenarioSpec {
     fn check_transport(&self, admission: Admission, buffer_packets: u32) -> Result<Option<TrimConfig>, ScenarioError> {
         let (s, d) = (self, ScenarioSpec::default());
         let transport = word(&s.transport);
-        check(!s.time_breakdown || s.workload == Workload::SyncRead, || {
-            let allowed = "off unless workload is sync_read (it splits the synchronized reads' parts, over TCP)";
+        check(!s.time_breakdown || s.workload == Workload::SyncRead || s.workload.is_flows(), || {
+            let allowed = "off unless workload is sync_read, incast, shuffle or permutation (it splits the reads' parts and the one-shot flows)";
             ScenarioError::new("time_breakdown", "on", allowed).with_related(&["workload"])
         })?;
         if s.transport != Transport::Tcp {

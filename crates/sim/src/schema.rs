@@ -235,7 +235,7 @@ pub const FIELDS: &[Field] = &[
     optional(field("blocks", "blocks", Count, whole(1, NO_MAX),
         "stop after this many blocks instead of after a duration"), "run for the duration"),
     field("seed", "seed", Count, whole(0, NO_MAX), "random seed: same seed, same result"),
-    flag("time_breakdown", "split each flow's completion time into request, transmission, queueing, RTO waits, recovery and PAUSE (docs/simulate.md)"),
+    flag("time_breakdown", "split each flow's completion time into request, transmission, queueing, RTO waits, recovery, PAUSE, and (NDP, credit) trim recovery and pull waits (docs/simulate.md)"),
     flag("handshake", "open a new connection (SYN, SYN-ACK, request) for every block (Osada et al.); off: persistent"),
     field("syn_timeout_ps", "syn_timeout", Picoseconds, whole(1, NO_MAX),
         "SYN retransmission timeout (RFC 6298 §5.7: 3 s)"),

@@ -41,14 +41,18 @@ def load_validation() -> list[dict]:
     return json.loads(text)["sets"]
 
 
-def distances(rto_min_s: float, fan_in: int) -> list[Distance]:
+def distances(rto_min_s: float, fan_in: int, rate_bps: float | None = None) -> list[Distance]:
     """The validation sets of the same RTOmin class, each at its fan-in nearest the user's
-    (on a log scale)."""
+    (on a log scale); of a peer's sets at several link rates, those at the rate nearest
+    ``rate_bps`` (on a log scale; all of them without it)."""
     cls = "coarse" if rto_min_s >= COARSE_RTO_S else "fine"
+    sets = [s for s in load_validation() if s["rto_class"] == cls]
+    if rate_bps:
+        far = lambda s: abs(math.log(s["rate_bps"] / rate_bps))  # noqa: E731
+        nearest = {s["peer"]: min(far(t) for t in sets if t["peer"] == s["peer"]) for s in sets}
+        sets = [s for s in sets if far(s) == nearest[s["peer"]]]
     out = []
-    for s in load_validation():
-        if s["rto_class"] != cls:
-            continue
+    for s in sets:
         rows = s.get("rows") or []
         if rows:
             n, r = min(rows, key=lambda row: abs(math.log(row[0] / fan_in)))

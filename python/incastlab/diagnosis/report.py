@@ -5,11 +5,11 @@ from __future__ import annotations
 import html
 from dataclasses import asdict, dataclass, field
 
-from .search import CHAOS_BAND, COLLAPSE_SHARE, EXTRA_SEEDS, JITTER, MAX_POINT_BYTES, MIN_BLOCKS, RTO_SPAN
+from .search import CHAOS_BAND, COLLAPSE_SHARE, EXTRA_SEEDS, JITTER, MAX_POINT_BYTES, MIN_BLOCKS, RTO_SPAN, SHORT_POINT_BYTES
 
 RULE = (f"onset = the smallest fan-in whose goodput falls below {COLLAPSE_SHARE:.0%} of one server's "
         f"(the demo's rule); each point is at least {MIN_BLOCKS} blocks and enough to last {RTO_SPAN} RTOmin at line "
-        f"rate (within {MAX_POINT_BYTES // 2**20} MiB a point), with 0-{JITTER} server think time, seed 1, and "
+        f"rate (within {MAX_POINT_BYTES // 2**30} GiB a point; a point beyond {SHORT_POINT_BYTES // 2**20} MiB runs that long first, and at full length only if it had a few timeouts), with 0-{JITTER} server think time, seed 1, and "
         f"the mean of seeds 1-{1 + len(EXTRA_SEEDS)} where goodput lands within "
         f"{CHAOS_BAND[0]:.0%}-{CHAOS_BAND[1]:.0%} of one server's (the chaotic band)")
 

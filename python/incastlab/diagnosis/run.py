@@ -28,8 +28,9 @@ def time_split_at(m: Measurer, n: int) -> TimeSplit | None:
     """Where the blocks' time went at the user's point: its seed-1 run again with the
     breakdown on (which changes no result: docs/simulate.md, "Where the time went").
     None where the core has no breakdown (a workload other than synchronized reads)."""
+    (point,) = m.measure([(n, "cluster", {})])  # (cached): its length, short or full
     try:
-        sc = m.scenario(n, {"time_breakdown": True}, 1)
+        sc = m.scenario(n, {"time_breakdown": True}, 1, point.blocks)
     except UsageError:
         return None
     m.progress(f"where the time went: cluster@{n} again with the breakdown on")
@@ -90,7 +91,7 @@ def diagnose(cluster: Cluster, *, jobs: int | None = None,
         notes.append(f"no collapse at {n} servers, so the fixes change little here"
                      + (f"; they matter from the onset, {onset.onset} servers (run the doctor there)"
                         if onset.onset else ""))
-    if any(d.rate_bps != cluster.rate_bps for d in distances(rto, n)):
+    if any(d.rate_bps != cluster.rate_bps for d in distances(rto, n, cluster.rate_bps)):
         notes.append("the validation runs are at other link rates than yours: read their distances as the "
                      "simulator's error in the same TCP regime, not at your rate")
     if collapse != (onset.onset is not None and n >= onset.onset):
@@ -104,7 +105,7 @@ def diagnose(cluster: Cluster, *, jobs: int | None = None,
         osada=(None if sc.osada is None else
                {k: getattr(sc.osada, k) for k in ("base_bdp_pkt", "n_min", "wnd_pkt", "q_max_tcp_packets",
                                                    "window_case", "t1_ps")}),
-        validation=[d.__dict__ for d in distances(rto, n)])
+        validation=[d.__dict__ for d in distances(rto, n, cluster.rate_bps)])
     return DoctorReport(
         inputs=[{"name": a, "value": b, "default": c} for a, b, c in cluster.inputs()],
         stack_table=[{"item": it.what, "kernel": it.kernel, "simulator": it.simulator, "modelled": it.modelled}

@@ -26,10 +26,29 @@ Sizing the run so its transfer at line rate lasts at least ``RTO_SPAN`` RTOmin m
 point that never times out is measured over the same span in which a timeout would cost
 its whole RTO, and a single start-up timeout costs at most about a third of the point.
 The RTOmin is the cluster's (its stack's, or ``--rto-min``); every fix at a fan-in runs as
-many blocks as the cluster there, so the fixes are compared over the same work. The budget
-(``MAX_POINT_BYTES``, about 370,000 full packets) keeps an answer within seconds: it covers
-two 200 ms RTOs up to 10 Gbps; above, a point is the budget (at 100 Gbps 43 ms, a fifth of
-one RTO: still start-up-dominated, and the report's rule line says how long a point is).
+many blocks as the cluster there, so the fixes are compared over the same work.
+
+**The budget** (``MAX_POINT_BYTES``, 5 GiB) holds two 200 ms RTOmin of transfer at
+100 Gbps, 5 GB of responses: every point up to 100 Gbps at the rfc and linux stacks' 200 ms
+lasts its two RTOs, in the cluster's own packets (no jumbo frames assumed). Its cost is the
+packets: about five events each (the hops, the ACK); a 100 Gbps point at the budget is
+3.4 M packets of 1,460 B and 17-18 M events (4 x 256 KiB, 4,769 blocks: docs/doctor.md
+gives its wall time), and a point that collapses moves as many packets. The earlier budget, 512 MiB, left a 100 Gbps point 43 ms long, a fifth of one RTO,
+and two onsets of the accuracy run were false for it (docs/doctor.md, run 6); a longer
+RTOmin (``--rto-min``) above 200 ms at 100 Gbps is capped by the budget still.
+
+**A long point is run short first.** At 25-100 Gbps a point at the budget is 17 M events
+whether or not it collapses (the packets are the cost, not the simulated time), and an
+answer has 10-20 points: far beyond 10 s. So where a point's full length is beyond
+``SHORT_POINT_BYTES`` (the earlier 512 MiB), the doctor runs it at that length first, and
+again at its full length only if it timed out in fewer than ``START_UP_SHARE`` of its
+blocks and its goodput is below the top of the chaotic band (70 % of one server's): the few
+timeouts a start-up loss gives (a first flight lost whole), which a short point cannot
+dilute, making it look collapsed. A point without a timeout has nothing a longer run would
+dilute; one that timed out in a quarter of its blocks or more collapses at any length; one
+above 70 % despite its timeouts holds, and a longer run would only raise it. The full sweep
+of the accuracy script (``scripts/doctor-accuracy.py``) runs every point at its full length:
+it is the definition, and the run short first is what its accuracy judges.
 """
 
 from __future__ import annotations
@@ -50,7 +69,9 @@ CHAOS_BAND = (0.3, 0.7)       # of one server's goodput: run more seeds
 EXTRA_SEEDS = (2, 3)
 MIN_BLOCKS = 40
 RTO_SPAN = 2                  # a point's transfer at line rate lasts at least this many RTOmin
-MAX_POINT_BYTES = 512 * 2**20  # ... within this budget of response bytes per point
+MAX_POINT_BYTES = 5 * 2**30  # ... within this budget of response bytes per point: 2 x 200 ms at 100 Gbps (5 GB), and the rounding to whole blocks
+SHORT_POINT_BYTES = 512 * 2**20  # a longer point runs this long first (module docstring)
+START_UP_SHARE = 0.25            # ... and again at full length if it timed out in fewer of its blocks
 JITTER = "3us"
 
 FORENSICS = ("timeouts", "timeouts_full_window", "timeouts_last_packet", "timeouts_lost_retransmit",
@@ -96,6 +117,17 @@ def point_blocks(servers: int, response_bytes: int, rate_bps: float, rto_min_s: 
     return max(MIN_BLOCKS, min(wanted, MAX_POINT_BYTES // block_bytes))
 
 
+def short_blocks(servers: int, response_bytes: int, rate_bps: float, rto_min_s: float) -> int:
+    """Blocks of a point's first, short run: ``point_blocks`` within SHORT_POINT_BYTES."""
+    full = point_blocks(servers, response_bytes, rate_bps, rto_min_s)
+    return max(MIN_BLOCKS, min(full, SHORT_POINT_BYTES // max(1, servers * response_bytes)))
+
+
+def needs_full_length(timeouts: int, blocks: int) -> bool:
+    """A short run whose timeouts may be start-up losses only (module docstring)."""
+    return 0 < timeouts < START_UP_SHARE * blocks
+
+
 class Measurer:
     """Runs points of one cluster, caches them, and counts simulations and their wall time.
     ``rto_min_s`` is the cluster's RTOmin, which sizes every point (``point_blocks``)."""
@@ -112,15 +144,21 @@ class Measurer:
         self.reference_mbps: float | None = None
 
     def blocks(self, servers: int) -> int:
+        """A point's full length (its definition)."""
         return point_blocks(servers, int(self.base["sru"]), float(self.base["rate"]), self.rto_min_s)
 
-    def scenario(self, servers: int, fields: dict, seed: int) -> Scenario:
-        return Scenario(servers=servers, blocks=self.blocks(servers), duration=None, seed=seed,
+    def short_blocks(self, servers: int) -> int:
+        """Its first run's length (the same below 25 Gbps or so)."""
+        return short_blocks(servers, int(self.base["sru"]), float(self.base["rate"]), self.rto_min_s)
+
+    def scenario(self, servers: int, fields: dict, seed: int, blocks: int | None = None) -> Scenario:
+        return Scenario(servers=servers, blocks=blocks or self.blocks(servers), duration=None, seed=seed,
                         **{**self.base, **fields})
 
-    def _run(self, jobs: list[tuple[int, dict, int]]) -> list[SimResult]:
+    def _run(self, jobs: list[tuple]) -> list[SimResult]:
+        """Run (servers, fields, seed[, blocks]) points; blocks: the full length unless given."""
         self.simulations += len(jobs)
-        return run_points([self.scenario(n, f, s) for n, f, s in jobs], jobs=self.jobs)
+        return run_points([self.scenario(*j) for j in jobs], jobs=self.jobs)
 
     def measure(self, wanted: list[tuple[int, str, dict]]) -> list[Point]:
         """Points (servers, label, fields), each measured once (cached), in one batch per
@@ -131,22 +169,35 @@ class Measurer:
         if todo:
             what = ", ".join(f"{lab}@{n}" for n, lab, f in todo)
             self.progress(f"simulating {what} ({self.simulations} simulations so far)")
-            first = self._run([(n, f, 1) for n, _, f in todo])
-            results = {key(n, f): [r] for (n, _, f), r in zip(todo, first)}
+            length = {key(n, f): self.short_blocks(n) for n, _, f in todo}
+            first = self._run([(n, f, 1, length[key(n, f)]) for n, _, f in todo])
             if self.reference_mbps is None:
                 self.reference_mbps = self._reference(todo, first)
+            longer = [(i, n, f) for i, ((n, _, f), r) in enumerate(zip(todo, first))
+                      if length[key(n, f)] < self.blocks(n) and needs_full_length(r.timeouts, length[key(n, f)])
+                      and r.goodput_mbps < CHAOS_BAND[1] * self.reference_mbps]
+            if longer:
+                self.progress("a few timeouts in a short point: again at full length at "
+                              + ", ".join(f"{todo[i][1]}@{n}" for i, n, _ in longer))
+                again = self._run([(n, f, 1, self.blocks(n)) for _, n, f in longer])
+                for (i, n, f), r in zip(longer, again):
+                    first[i] = r
+                    length[key(n, f)] = self.blocks(n)
+                    if n == 1 and not f:
+                        self.reference_mbps = r.goodput_mbps
+            results = {key(n, f): [r] for (n, _, f), r in zip(todo, first)}
             lo, hi = (c * self.reference_mbps for c in CHAOS_BAND)
             chaotic = [(n, lab, f) for (n, lab, f), r in zip(todo, first) if lo <= r.goodput_mbps <= hi]
             if chaotic:
                 self.progress(f"chaotic band: seeds {EXTRA_SEEDS} at " + ", ".join(f"{lab}@{n}" for n, lab, f in chaotic))
-                more = self._run([(n, f, s) for n, _, f in chaotic for s in EXTRA_SEEDS])
+                more = self._run([(n, f, s, length[key(n, f)]) for n, _, f in chaotic for s in EXTRA_SEEDS])
                 for i, (n, _, f) in enumerate(chaotic):
                     results[key(n, f)] += more[i * len(EXTRA_SEEDS):(i + 1) * len(EXTRA_SEEDS)]
             for n, lab, f in todo:
                 rs = results[key(n, f)]
                 g = tuple(r.goodput_mbps for r in rs)
                 self.cache[key(n, f)] = Point(
-                    servers=n, label=lab, blocks=self.blocks(n), fields=dict(f), seeds=(1,) + (EXTRA_SEEDS if len(rs) > 1 else ()),
+                    servers=n, label=lab, blocks=length[key(n, f)], fields=dict(f), seeds=(1,) + (EXTRA_SEEDS if len(rs) > 1 else ()),
                     goodput_mbps=sum(g) / len(g), goodput_per_seed=g,
                     block_time_p99_s=sum(r.block_time_p99_s for r in rs) / len(rs),
                     sim_seconds=sum(r.sim_seconds for r in rs), forensics=_forensics(rs))

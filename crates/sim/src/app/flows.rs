@@ -120,6 +120,8 @@ pub struct FlowSet {
     /// The first flow's id: the set's flows are `first..first + len`, made at the world's build.
     first: FlowId,
     done: usize,
+    /// Each group's flows not yet delivered (the last of an incast ends it).
+    left: Vec<u32>,
     /// The run ends when the last flow is delivered (no duration was given).
     until_done: bool,
 }
@@ -131,13 +133,18 @@ impl FlowSet {
     /// The flows `flows` (their connections made, ids from `first` in order); the run ends
     /// with the last one's delivery when `until_done`.
     pub fn new(flows: Vec<OneShot>, first: FlowId, until_done: bool) -> FlowSet {
-        FlowSet { flows, first, done: 0, until_done }
+        let mut left = vec![0; flows.iter().map(|f| f.group as usize + 1).max().unwrap_or(0)];
+        for f in &flows {
+            left[f.group as usize] += 1;
+        }
+        FlowSet { flows, first, done: 0, left, until_done }
     }
 
     /// Each flow's start: at once, or its timer.
     pub(crate) fn on_start(&mut self, cx: &mut Ctx, out: &mut Actions) {
         for f in &self.flows {
             if f.start == cx.now {
+                out.push(Action::Begin(f.flow));
                 out.push(Action::Write(f.flow, f.bytes));
             } else {
                 out.push(Action::Timer { at: f.start, kind: START, arg: f.flow });
@@ -147,6 +154,7 @@ impl FlowSet {
 
     pub(crate) fn on_timer(&mut self, flow: FlowId, out: &mut Actions) {
         let f = &self.flows[(flow - self.first) as usize];
+        out.push(Action::Begin(flow));
         out.push(Action::Write(flow, f.bytes));
     }
 
@@ -158,6 +166,9 @@ impl FlowSet {
         }
         f.end = Some(cx.now);
         self.done += 1;
+        // its part is done (the time breakdown's); the last of its incast ends the incast
+        self.left[f.group as usize] -= 1;
+        out.push(Action::Close(flow, self.left[f.group as usize] == 0));
         if self.done == self.flows.len() && self.until_done {
             out.push(Action::Finished);
         }

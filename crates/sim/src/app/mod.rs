@@ -48,6 +48,9 @@ pub enum Action {
     /// The flow's part of the block is done (a per-block connection closes); true: it was
     /// the block's last part (the time breakdown sums the blocks' last parts apart).
     Close(FlowId, bool),
+    /// The flow begins a part now (a one-shot flow's start; the time breakdown's, which a
+    /// request or a SYN begins for the synchronized reads).
+    Begin(FlowId),
     /// A datagram of this many bytes from the flow's sending host, on its path.
     Datagram(FlowId, u32),
     /// Call [`App::on_timer`] with `kind` and `arg` at `at`.

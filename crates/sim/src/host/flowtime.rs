@@ -21,6 +21,18 @@
 //!   (n: the parts to the same receiver that overlap it, itself included), `queueing` the
 //!   rest (the open-state time beyond the fair share: waiting in switch queues, and a
 //!   window still ramping up in slow start).
+//!
+//! A receiver-driven flow (NDP, receiver credit: `host::pull`) has two states of its own,
+//! and its part is a one-shot flow's (from its start to its last byte delivered):
+//!
+//! - `trim_recovery`: while one of its packets has been trimmed by a switch (`net::trim`)
+//!   and its resend has not yet reached the receiver: the header's trip, the NACK's, the
+//!   wait for a pull or credit to resend it on, and the resend's trip (NDP §3.2);
+//! - pull-blocked: the sender has packets to send (new or NACKed) and no pull or credit to
+//!   send them on. At the end the fair share is counted against the open time first, then
+//!   against this time (at 1/n of the link a pulled sender spends most of its time waiting
+//!   for its turn); what is left of it is `pull_wait`: waiting for pulls beyond the fair
+//!   share, and what is left of the open time `queueing`.
 
 use crate::event::FlowId;
 use crate::net::HostId;
@@ -37,12 +49,23 @@ pub struct Split {
     pub rto_wait: u64,
     pub recovery: u64,
     pub pause: u64,
+    /// Receiver-driven transports: a trimmed packet not yet resent and arrived.
+    pub trim_recovery: u64,
+    /// Receiver-driven transports: waiting for pulls or credit beyond the fair share.
+    pub pull_wait: u64,
 }
 
 impl Split {
     /// The components together.
     pub fn sum(&self) -> u64 {
-        self.request + self.transmission + self.queueing + self.rto_wait + self.recovery + self.pause
+        self.request
+            + self.transmission
+            + self.queueing
+            + self.rto_wait
+            + self.recovery
+            + self.pause
+            + self.trim_recovery
+            + self.pull_wait
     }
 
     fn add(&mut self, o: &Split) {
@@ -52,6 +75,32 @@ impl Split {
         self.rto_wait += o.rto_wait;
         self.recovery += o.recovery;
         self.pause += o.pause;
+        self.trim_recovery += o.trim_recovery;
+        self.pull_wait += o.pull_wait;
+    }
+}
+
+/// What a flow was doing during an interval: the state the interval is counted in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Sending, or waiting for ACKs, with nothing lost (TCP's open or disorder state; a
+    /// receiver-driven sender with everything sent).
+    Open = 0,
+    /// TCP's loss recovery: fast recovery, or the rounds after a timeout.
+    Recovery = 1,
+    /// A receiver-driven sender with packets to send and no pull or credit for them.
+    PullWait = 2,
+    /// A receiver-driven flow with a trimmed packet whose resend has not arrived (set by
+    /// the part's own record of trims, whatever the caller says).
+    Trimmed = 3,
+}
+
+/// A TCP sender's phase (ns-3's state names, `trace::CongState`).
+#[inline]
+pub fn tcp_phase(s: &TcpSender) -> Phase {
+    match s.cong_state() {
+        CongState::Open | CongState::Disorder => Phase::Open,
+        CongState::Recovery | CongState::Loss => Phase::Recovery,
     }
 }
 
@@ -88,7 +137,7 @@ impl Totals {
 }
 
 /// The part a flow is in, while it runs.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Open {
     live: bool,
     start: Time,
@@ -97,11 +146,14 @@ struct Open {
     /// Accounted up to here; the NIC's held time at that instant.
     last: Time,
     held: Time,
-    /// Time in the open and recovery states since the last progress (a timeout takes it).
-    pending_open: u64,
-    pending_recovery: u64,
-    /// Committed open-state time (split at the end into transmission and queueing).
+    /// Time in each phase since the last progress (a timeout takes it), by `Phase`.
+    pending: [u64; 4],
+    /// Committed open-state and pull-blocked time (split at the end into transmission,
+    /// queueing and pull_wait).
     open: u64,
+    pull_blocked: u64,
+    /// Sequence numbers of its packets trimmed whose resend has not arrived.
+    trimmed: Vec<u64>,
     bytes: u64,
     /// Parts open at its receiver when it began (itself included), and parts begun there
     /// before it.
@@ -164,7 +216,7 @@ impl FlowClocks {
     }
 
     /// Flow `f`'s sender writes `bytes` at `now` (its NIC held `held` so far).
-    pub fn written(&mut self, f: FlowId, s: &TcpSender, now: Time, held: Time, bytes: u64) {
+    pub fn written(&mut self, f: FlowId, phase: Phase, now: Time, held: Time, bytes: u64) {
         let Some(p) = self.live(f) else { return };
         if p.written.is_none() {
             p.split.request += now.0 - p.last.0;
@@ -172,27 +224,49 @@ impl FlowClocks {
             p.last = now;
             p.held = held;
         } else {
-            tick(p, s, now, held);
+            tick(p, phase, now, held);
         }
         p.bytes += bytes;
     }
 
     /// Account flow `f` up to `now` in the state its sender was in since the last call.
     #[inline]
-    pub fn tick(&mut self, f: FlowId, s: &TcpSender, now: Time, held: Time) {
+    pub fn tick(&mut self, f: FlowId, phase: Phase, now: Time, held: Time) {
         if let Some(p) = self.live(f) {
             if p.written.is_some() {
-                tick(p, s, now, held);
+                tick(p, phase, now, held);
             }
         }
     }
 
     /// Flow `f` made progress at `now` (it transmitted, or an ACK moved `snd_una`).
-    pub fn progress(&mut self, f: FlowId, s: &TcpSender, now: Time, held: Time) {
+    pub fn progress(&mut self, f: FlowId, phase: Phase, now: Time, held: Time) {
         if let Some(p) = self.live(f) {
             if p.written.is_some() {
-                tick(p, s, now, held);
+                tick(p, phase, now, held);
                 commit(p);
+            }
+        }
+    }
+
+    /// A switch trimmed flow `f`'s packet at `seq` at `now` (`phase`: its sender's until
+    /// now): the flow is in `trim_recovery` until the packet's resend arrives.
+    pub fn trimmed(&mut self, f: FlowId, seq: u64, phase: Phase, now: Time, held: Time) {
+        if let Some(p) = self.live(f) {
+            if p.written.is_some() && !p.trimmed.contains(&seq) {
+                tick(p, phase, now, held);
+                p.trimmed.push(seq);
+            }
+        }
+    }
+
+    /// Flow `f`'s packet at `seq` reached its receiver whole at `now`: if it was a trimmed
+    /// packet's resend, that trim is recovered.
+    pub fn arrived(&mut self, f: FlowId, seq: u64, phase: Phase, now: Time, held: Time) {
+        if let Some(p) = self.live(f) {
+            if let Some(i) = p.trimmed.iter().position(|&s| s == seq) {
+                tick(p, phase, now, held);
+                p.trimmed.swap_remove(i);
             }
         }
     }
@@ -201,9 +275,8 @@ impl FlowClocks {
     /// was a wait for it. (Call `tick` first, with the sender as it was.)
     pub fn timeout(&mut self, f: FlowId) {
         if let Some(p) = self.live(f) {
-            p.split.rto_wait += p.pending_open + p.pending_recovery;
-            p.pending_open = 0;
-            p.pending_recovery = 0;
+            p.split.rto_wait += p.pending.iter().sum::<u64>();
+            p.pending = [0; 4];
         }
     }
 
@@ -213,7 +286,7 @@ impl FlowClocks {
     pub fn end(
         &mut self,
         f: FlowId,
-        s: &TcpSender,
+        phase: Phase,
         dst: HostId,
         now: Time,
         held: Time,
@@ -225,7 +298,7 @@ impl FlowClocks {
         let begun_now = self.begun_at[h];
         let p = self.live(f)?;
         if p.written.is_some() {
-            tick(p, s, now, held);
+            tick(p, phase, now, held);
             commit(p);
         } else {
             p.split.request += now.0 - p.last.0; // ended before any write (nothing asked)
@@ -233,8 +306,14 @@ impl FlowClocks {
         p.live = false;
         let n = p.overlap_at_start as u64 + (begun_now - p.begun_before - 1);
         let fair = fair_share_time(p.bytes, n.max(1), rate, mss, header, ideal_first);
-        p.split.transmission = p.open.min(fair.0);
-        p.split.queueing = p.open - p.split.transmission;
+        // the fair share is counted against the open time first, then against the time
+        // spent waiting for pulls (a pulled sender at its fair share waits for its turn)
+        let from_open = p.open.min(fair.0);
+        let from_pulls = p.pull_blocked.min(fair.0 - from_open);
+        p.split.transmission = from_open + from_pulls;
+        p.split.queueing = p.open - from_open;
+        p.split.pull_wait = p.pull_blocked - from_pulls;
+        p.trimmed = Vec::new();
         let part = PartTime { flow: f, start: p.start, end: now, split: p.split };
         self.open_at[h] -= 1;
         self.all.add(&part);
@@ -262,7 +341,7 @@ fn fair_share_time(bytes: u64, n: u64, rate: u64, mss: u64, header: u64, ideal_f
 
 /// Account `p` from its last instant to `now` in the sender's current state.
 #[inline]
-fn tick(p: &mut Open, s: &TcpSender, now: Time, held: Time) {
+fn tick(p: &mut Open, phase: Phase, now: Time, held: Time) {
     let dt = now.0 - p.last.0;
     if dt == 0 {
         return;
@@ -270,18 +349,17 @@ fn tick(p: &mut Open, s: &TcpSender, now: Time, held: Time) {
     // held time within (last, now]: the NIC's clock never runs faster than the world's
     let paused = (held.0 - p.held.0).min(dt);
     p.split.pause += paused;
-    match s.cong_state() {
-        CongState::Open | CongState::Disorder => p.pending_open += dt - paused,
-        CongState::Recovery | CongState::Loss => p.pending_recovery += dt - paused,
-    }
+    let phase = if p.trimmed.is_empty() { phase } else { Phase::Trimmed };
+    p.pending[phase as usize] += dt - paused;
     p.last = now;
     p.held = held;
 }
 
 /// What `p` accounted since its last progress stands.
 fn commit(p: &mut Open) {
-    p.open += p.pending_open;
-    p.split.recovery += p.pending_recovery;
-    p.pending_open = 0;
-    p.pending_recovery = 0;
+    let [open, recovery, pull_blocked, trimmed] = std::mem::take(&mut p.pending);
+    p.open += open;
+    p.split.recovery += recovery;
+    p.pull_blocked += pull_blocked;
+    p.split.trim_recovery += trimmed;
 }

@@ -138,7 +138,7 @@ pub struct Conns {
     first_window: Option<u32>,
     /// Each receiving host's pull pacer (receiver-driven transports), by host.
     pacers: Vec<Option<pacer::PullPacer>>,
-    /// Where each flow's time went (`time_breakdown`, TCP only); `None`: not kept.
+    /// Where each flow's time went (`time_breakdown`); `None`: not kept.
     pub clocks: Option<Box<flowtime::FlowClocks>>,
     /// Swift's settings (`transport = swift`); a flow's unset ones come from its path.
     swift: Option<SwiftSettings>,
@@ -239,7 +239,7 @@ impl Conns {
             first_window: s.init_cwnd_segments,
             pacers: Vec::new(),
             swift,
-            clocks: (s.time_breakdown && s.transport == Transport::Tcp).then(|| {
+            clocks: s.time_breakdown.then(|| {
                 Box::new(flowtime::FlowClocks::new(s.rate_bps, s.mss_bytes as u64, s.header_bytes as u64))
             }),
         }
@@ -367,22 +367,35 @@ impl Conns {
 
     /// Account flow `f` up to now in its sender's state (the time breakdown, when kept).
     #[inline(never)]
-    fn clock_tick(&mut self, cx: &Ctx, net: &Fabric, f: FlowId) {
+    pub(super) fn clock_tick(&mut self, cx: &Ctx, net: &Fabric, f: FlowId) {
+        let phase = self.phase(f);
         if let Some(c) = &mut self.clocks {
-            c.tick(f, &self.conns[f as usize].sender, cx.now, net.held_through(f, cx.now));
+            c.tick(f, phase, cx.now, net.held_through(f, cx.now));
+        }
+    }
+
+    /// What flow `f`'s sender is doing, for the time breakdown: TCP's congestion state; a
+    /// receiver-driven sender waits for pulls while it has packets to send.
+    pub(super) fn phase(&self, f: FlowId) -> flowtime::Phase {
+        let fl = &self.conns[f as usize];
+        match fl.pull.as_deref() {
+            None => flowtime::tcp_phase(&fl.sender),
+            Some(p) if p.sender.has_unsent() => flowtime::Phase::PullWait,
+            Some(_) => flowtime::Phase::Open,
         }
     }
 
     /// Flow `f` made progress now (the time breakdown, when kept).
     #[inline(never)]
-    fn clock_progress(&mut self, cx: &Ctx, net: &Fabric, f: FlowId) {
+    pub(super) fn clock_progress(&mut self, cx: &Ctx, net: &Fabric, f: FlowId) {
+        let phase = self.phase(f);
         if let Some(c) = &mut self.clocks {
-            c.progress(f, &self.conns[f as usize].sender, cx.now, net.held_through(f, cx.now));
+            c.progress(f, phase, cx.now, net.held_through(f, cx.now));
         }
     }
 
     /// Flow `f` begins a part now, unless it is in one (the time breakdown, when kept).
-    fn clock_begin(&mut self, cx: &Ctx, f: FlowId) {
+    pub(crate) fn clock_begin(&mut self, cx: &Ctx, f: FlowId) {
         if let Some(c) = &mut self.clocks {
             c.begin(f, self.conns[f as usize].hosts.1, cx.now);
         }
@@ -439,8 +452,9 @@ impl Conns {
         }
         if !LEAN && self.clocks.is_some() {
             let held = net.held_through(f, cx.now);
+            let phase = flowtime::tcp_phase(&self.conns[f as usize].sender);
             let c = self.clocks.as_mut().expect("kept");
-            c.written(f, &self.conns[f as usize].sender, cx.now, held, bytes);
+            c.written(f, phase, cx.now, held, bytes);
         }
         self.conns[f as usize].sender.write(cx.now, bytes, &mut self.scratch);
         self.trace::<false>(cx, f, TraceEvent::Write);
@@ -829,12 +843,13 @@ impl Conns {
     /// Flow `f`'s part of the block is done (`last_of_block`: the block's last): a
     /// per-block connection closes, and the part's time breakdown (when kept) is summed.
     pub(crate) fn close(&mut self, cx: &Ctx, net: &Fabric, f: FlowId, last_of_block: bool) {
+        let phase = if self.clocks.is_some() { self.phase(f) } else { flowtime::Phase::Open };
         if let Some(c) = &mut self.clocks {
             let fl = &self.conns[f as usize];
             let (src, dst) = fl.hosts;
             let held = net.held_through(f, cx.now);
             let one_way = |wire| net.topology().one_way(src, dst, wire);
-            c.end(f, &fl.sender, dst, cx.now, held, last_of_block, one_way);
+            c.end(f, phase, dst, cx.now, held, last_of_block, one_way);
         }
         if self.handshake {
             self.conns[f as usize].state = ConnState::Closed;

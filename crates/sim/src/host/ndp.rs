@@ -121,6 +121,11 @@ impl PullSender {
         self.rtx.len()
     }
 
+    /// It has packets to send, new or queued again (it waits for pulls or credit).
+    pub fn has_unsent(&self) -> bool {
+        !self.rtx.is_empty() || self.next_seq <= self.flow_size
+    }
+
     /// The application writes `bytes`: the first window goes at once (line rate: the NIC
     /// serializes it), the rest waits for pulls (NDP §3.2).
     pub fn write(&mut self, now: Time, bytes: u64, out: &mut Vec<Segment>) {

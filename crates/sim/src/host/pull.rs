@@ -46,6 +46,10 @@ impl Conns {
 
     /// The sending end of receiver-driven flow `f` writes `bytes`; true if it sent.
     pub(super) fn write_pull(&mut self, cx: &mut Ctx, net: &mut Fabric, f: FlowId, bytes: u64) -> bool {
+        if self.clocks.is_some() {
+            let (phase, held) = (self.phase(f), net.held_through(f, cx.now));
+            self.clocks.as_mut().expect("kept").written(f, phase, cx.now, held, bytes);
+        }
         let mut out = std::mem::take(&mut self.scratch);
         self.pull_flow(f).sender.write(cx.now, bytes, &mut out);
         self.scratch = out;
@@ -75,6 +79,9 @@ impl Conns {
             self.send_data::<false>(cx, net, f, pkt);
         }
         self.scratch.clear();
+        if sent_any && self.clocks.is_some() {
+            self.clock_progress(cx, net, f);
+        }
         if let Some(t) = self.pull_flow(f).sender.take_timer_request() {
             cx.queue.push(t, Event::RtoTimer(f));
         }
@@ -89,6 +96,9 @@ impl Conns {
             self.count_lost_payload(f, p.len);
         }
         let measured = self.conns[f as usize].measured;
+        if self.clocks.is_some() {
+            self.clock_tick(cx, net, f);
+        }
         let mut out = std::mem::take(&mut self.scratch);
         let s = &mut self.pull_flow(f).sender;
         let was_done = s.done;
@@ -101,8 +111,36 @@ impl Conns {
         }
         let all_acked = measured && !was_done && s.done;
         self.scratch = out;
+        if p.kind == Kind::Ack && self.clocks.is_some() {
+            self.clock_progress(cx, net, f); // an ACK is progress, as a transmission is
+        }
         let sent = self.transmit_pull(cx, net, f);
         Arrival::Acked { flow: f, sent, all_acked }
+    }
+
+    /// Flow `f`'s packet at `seq` reached its receiver whole (the time breakdown: a trimmed
+    /// packet's resend ends its trim recovery). Out of line: off the per-packet path.
+    #[inline(never)]
+    fn clock_arrived(&mut self, cx: &Ctx, net: &Fabric, f: FlowId, seq: u64) {
+        let (phase, held) = (self.phase(f), net.held_through(f, cx.now));
+        if let Some(c) = &mut self.clocks {
+            c.arrived(f, seq, phase, cx.now, held);
+        }
+    }
+
+    /// The trims the fabric noted since the last call: each receiver-driven flow is in
+    /// `trim_recovery` until the trimmed packet's resend arrives (the time breakdown; a TCP
+    /// flow's trim is a loss its own recovery states count).
+    #[inline(never)]
+    pub(crate) fn clock_trims(&mut self, cx: &Ctx, net: &mut Fabric) {
+        let Some(trims) = net.take_trims() else { return };
+        let trims: Vec<(FlowId, u64)> = trims.collect();
+        for (f, seq) in trims {
+            if self.conns[f as usize].pull.is_some() {
+                let (phase, held) = (self.phase(f), net.held_through(f, cx.now));
+                self.clocks.as_mut().expect("kept").trimmed(f, seq, phase, cx.now, held);
+            }
+        }
     }
 
     /// A trimmed packet's payload is lost: counted as dropped when its header reaches the
@@ -120,6 +158,9 @@ impl Conns {
     /// (receiver credit) is asked for.
     pub(super) fn on_pull_data(&mut self, cx: &mut Ctx, net: &mut Fabric, p: Packet) -> Arrival {
         let f = p.flow;
+        if self.clocks.is_some() {
+            self.clock_arrived(cx, net, f, p.seq);
+        }
         let fl = &mut self.conns[f as usize];
         if fl.measured {
             self.counters.data_bytes_arrived += p.len as u64;
@@ -227,10 +268,16 @@ impl Conns {
 
     /// Receiver-driven flow `f`'s retransmission timer may expire; true if it sent.
     pub(super) fn on_pull_rto(&mut self, cx: &mut Ctx, net: &mut Fabric, f: FlowId) -> bool {
+        if self.clocks.is_some() {
+            self.clock_tick(cx, net, f);
+        }
         let mut out = std::mem::take(&mut self.scratch);
         let timed_out = self.pull_flow(f).sender.on_timer_event(cx.now, &mut out);
         self.scratch = out;
         if timed_out {
+            if let Some(c) = &mut self.clocks {
+                c.timeout(f);
+            }
             net.note_timeout(cx, f);
         }
         self.transmit_pull(cx, net, f)

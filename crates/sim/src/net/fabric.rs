@@ -92,6 +92,9 @@ pub struct Fabric {
     /// two packets to trim), apart from every other draw so that trimming shifts none.
     trimming: bool,
     trim_rng: rand_pcg::Pcg64,
+    /// The trims since the world last took them, (flow, seq), kept for the time breakdown
+    /// of receiver-driven flows (`host::flowtime`); `None`: not kept.
+    trims: Option<Vec<(crate::event::FlowId, u64)>>,
     /// A test's rule: a packet about to be offered to a switch port for which it returns
     /// true is dropped there instead (`world::harness`, as ns-3's `TcpGeneralTest` drops
     /// the packets a test names).
@@ -201,6 +204,7 @@ impl Fabric {
         Fabric {
             trimming: sc.trim.is_some(),
             trim_rng,
+            trims: (sc.trim.is_some() && s.time_breakdown && s.transport.pulls()).then(Vec::new),
             balance,
             ports,
             topo,
@@ -397,6 +401,14 @@ impl Fabric {
             let p = cx.pool.get_mut(cut);
             p.kind = Kind::Header;
             p.wire_bytes = trim_bytes;
+            if let Some(trims) = &mut self.trims {
+                trims.push((p.flow, p.seq));
+            }
+        }
+        if let Some(trims) = self.trims.as_mut().filter(|_| verdict == Verdict::Refuse && kind == Kind::Data) {
+            // cut, and its header dropped or returned: the port counts it a trim as well
+            let p = cx.pool.get(id);
+            trims.push((p.flow, p.seq));
         }
         if self.watched {
             self.watch_offer(cx, port, offer, id);
@@ -428,6 +440,11 @@ impl Fabric {
         let src = self.ends[flow as usize].0;
         let back = self.route(sw, src, flow);
         (self.offer_to::<LEAN, false>(cx, back, id) == Offer::Dropped).then_some(id)
+    }
+
+    /// The trims noted since the last call, (flow, seq), emptied (the time breakdown's).
+    pub(crate) fn take_trims(&mut self) -> Option<std::vec::Drain<'_, (crate::event::FlowId, u64)>> {
+        self.trims.as_mut().filter(|t| !t.is_empty()).map(|t| t.drain(..))
     }
 
     /// The switch ports' trims, headers dropped and headers returned, when they trim.

@@ -306,6 +306,9 @@ impl World {
                 if let Some(dropped) = net.at_switch::<LEAN>(cx, id) {
                     self.dropped(dropped);
                 }
+                if !LEAN && self.conns.clocks.is_some() {
+                    self.conns.clock_trims(&self.cx, &mut self.net);
+                }
             }
             Event::ArriveHost(id) => self.at_host::<LEAN>(id),
             Event::LinkFree(port) => net.on_link_free::<LEAN>(cx, port),
@@ -438,6 +441,7 @@ impl World {
                     self.sent::<false>(f, sent);
                 }
                 Action::Close(f, last) => conns.close(cx, net, f, last),
+                Action::Begin(f) => conns.clock_begin(cx, f),
                 Action::Datagram(f, bytes) => conns.send_datagram(cx, net, f, bytes),
                 Action::Timer { at, kind, arg } => {
                     cx.queue.push(at, Event::App { timer: AppTimer { app, kind }.byte(), arg })

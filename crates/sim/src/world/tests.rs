@@ -1754,6 +1754,22 @@ fn parts(h: &Harness) -> Vec<crate::host::flowtime::PartTime> {
     h.w.conns.clocks.as_ref().expect("time_breakdown on").finished.clone()
 }
 
+/// A result with the time breakdown's fields (and the wall time) cleared: what a run with the
+/// breakdown on must share with one without it.
+fn without_time_split(r: &crate::SimResult) -> crate::SimResult {
+    crate::SimResult {
+        wall_seconds: 0.0,
+        time_flows: None, time_flow_s: None, time_flow_request_s: None, time_flow_transmission_s: None,
+        time_flow_queueing_s: None, time_flow_rto_wait_s: None, time_flow_recovery_s: None,
+        time_flow_pause_s: None, time_flow_other_s: None, time_blocks: None, time_block_s: None,
+        time_block_request_s: None, time_block_transmission_s: None, time_block_queueing_s: None,
+        time_block_rto_wait_s: None, time_block_recovery_s: None, time_block_pause_s: None,
+        time_block_other_s: None, time_flow_trim_recovery_s: None, time_flow_pull_wait_s: None,
+        time_block_trim_recovery_s: None, time_block_pull_wait_s: None,
+        ..r.clone()
+    }
+}
+
 /// One server, one block of `segments` full segments, the breakdown on.
 fn lone(segments: u64, init_cwnd: u32) -> ScenarioSpec {
     ScenarioSpec {
@@ -1878,25 +1894,111 @@ fn in_a_collapse_every_part_adds_up_and_the_blocks_last_parts_make_the_block_tim
     // and the breakdown moves nothing: the run without it gives the same result
     let with = crate::run(&spec).unwrap();
     let without = crate::run(&ScenarioSpec { time_breakdown: false, ..spec }).unwrap();
-    let strip = |r: &crate::SimResult| crate::SimResult {
-        wall_seconds: 0.0,
-        time_flows: None, time_flow_s: None, time_flow_request_s: None, time_flow_transmission_s: None,
-        time_flow_queueing_s: None, time_flow_rto_wait_s: None, time_flow_recovery_s: None,
-        time_flow_pause_s: None, time_flow_other_s: None, time_blocks: None, time_block_s: None,
-        time_block_request_s: None, time_block_transmission_s: None, time_block_queueing_s: None,
-        time_block_rto_wait_s: None, time_block_recovery_s: None, time_block_pause_s: None,
-        time_block_other_s: None,
-        ..r.clone()
-    };
+    let strip = without_time_split;
     assert_eq!(strip(&with), strip(&without));
     assert!((with.time_block_s.unwrap() - with.block_time_mean_s).abs() < 1e-12);
 }
 
 #[test]
-fn the_time_breakdown_is_refused_by_name_outside_the_synchronized_reads() {
-    for workload in [Workload::Riak, Workload::Incast] {
+fn the_time_breakdown_is_refused_by_name_outside_the_reads_and_the_one_shot_flows() {
+    let spec = ScenarioSpec { servers: 4, workload: Workload::Riak, time_breakdown: true, ..ScenarioSpec::default() };
+    let e = spec.validate().err().expect("refused").to_string();
+    assert!(e.starts_with("time_breakdown") && e.contains("sync_read, incast"), "{e}");
+    for workload in [Workload::Incast, Workload::Shuffle, Workload::Permutation] {
         let spec = ScenarioSpec { servers: 4, workload, time_breakdown: true, ..ScenarioSpec::default() };
-        let e = spec.validate().err().expect("refused").to_string();
-        assert!(e.contains("time_breakdown") && e.contains("sync_read"), "{e}");
+        assert!(spec.validate().is_ok(), "{workload:?}");
+    }
+}
+
+#[test]
+fn a_trimmed_packet_spends_the_time_from_its_trim_to_its_resends_arrival_in_trim_recovery() {
+    // two NDP senders of one 1,500 B packet each (all their first window) into a 10 Gbps host whose
+    // port holds one data packet: both reach the switch at 3.7 us (1.2 us on the wire, 2.5 us
+    // a link); one goes on, the other is cut to its 40 B header (the queue's one place is the
+    // packet on the wire: no tail to trim instead, no coin). The header follows the packet
+    // (4.9 us, 32 ns, 2.5 us: 7.432 us at the receiver), whose ACK took the pacer's pull at
+    // 7.4 us, so the NACK goes without one and the pull one packet time later (8.6 us)
+    // reaches the sender at 13.664 us (32 ns + 2.5 us, twice); the resend arrives 7.4 us
+    // later, at 21.064 us. The trimmed flow's part: 3.7 us sending at its fair share, then
+    // 17.364 us from its trim to its resend's arrival; the other's, its 7.4 us trip alone
+    let spec = ScenarioSpec { time_breakdown: true, ..ndp_incast(2, 1, 1) };
+    let mut h = Harness::traced(spec);
+    h.run();
+    assert_eq!(h.net().trim_counts(), Some((1, 0, 0)));
+    let p = parts(&h);
+    let trimmed = p.iter().find(|x| x.split.trim_recovery > 0).expect("the trimmed flow's part");
+    assert_eq!(h.conn(trimmed.flow).pull.as_ref().unwrap().sender.stats.nacks, 1);
+    let rtx = h.events(EventKind::Rtx);
+    assert_eq!((rtx.len(), rtx[0].time), (1, us(13.664)), "resent on the pull, as derived");
+    assert_eq!((trimmed.start, trimmed.end), (Time::ZERO, us(21.064)));
+    let s = trimmed.split;
+    assert_eq!(s.transmission, us(3.7).0, "until its trim: within its fair share (7.4 us at 1/2)");
+    assert_eq!(s.trim_recovery, us(21.064 - 3.7).0);
+    assert_eq!((s.request, s.queueing, s.rto_wait, s.recovery, s.pause, s.pull_wait), (0, 0, 0, 0, 0, 0));
+    let other = p.iter().find(|x| x.flow != trimmed.flow).unwrap();
+    assert_eq!((other.end, other.split.transmission, other.split.sum()), (us(7.4), us(7.4).0, us(7.4).0));
+    for x in &p {
+        assert_eq!(x.other(), 0, "{x:?}");
+    }
+    let clocks = h.w.conns.clocks.as_ref().unwrap();
+    assert_eq!((clocks.blocks.parts, clocks.blocks.time), (1, us(21.064).0), "the incast ends with its last flow");
+}
+
+#[test]
+fn a_lone_ndp_flow_clocked_by_its_pulls_waits_for_them_beyond_its_fair_share() {
+    // one NDP flow of 3 packets with a first window of 1 into an idle 10 Gbps host: each
+    // packet after the first goes when the pull riding on the previous one's ACK comes back
+    // (7.4 us out, 5.064 us back: 12.464 us and 24.928 us), the last arrives at 32.328 us.
+    // Until 24.928 us the sender has packets and no pull; its fair share alone is the first
+    // packet's 7.4 us trip and 2 x 1.2 us: 9.8 us, counted against the last packet's 7.4 us
+    // trip (open) first, then 2.4 us of the wait; the other 22.528 us waited for pulls
+    let spec = ScenarioSpec { init_cwnd_segments: 1, time_breakdown: true, ..ndp_incast(1, 3, 8) };
+    let mut h = Harness::traced(spec);
+    h.run();
+    let tx: Vec<Time> = h.events(EventKind::Tx).iter().map(|e| e.time).collect();
+    assert_eq!(tx, vec![Time::ZERO, us(12.464), us(24.928)]);
+    let p = parts(&h);
+    assert_eq!((p.len(), p[0].end), (1, us(32.328)));
+    let s = p[0].split;
+    assert_eq!(s.transmission, us(9.8).0);
+    assert_eq!(s.pull_wait, us(32.328 - 9.8).0);
+    assert_eq!((s.request, s.queueing, s.rto_wait, s.recovery, s.pause, s.trim_recovery), (0, 0, 0, 0, 0, 0));
+}
+
+#[test]
+fn in_one_shot_incasts_every_part_adds_up_and_the_breakdown_moves_nothing() {
+    // 16 senders x 20 packets into one 10 Gbps host over a trimming port of 8 packets (NDP,
+    // receiver credit) and over drop-tail TCP: every flow is one part whose components add
+    // up to its completion time exactly; the incast's last part is the incast's completion
+    // time; the trims show as trim recovery; and the run with the breakdown off gives the
+    // same result, field for field
+    let ndp = ScenarioSpec { time_breakdown: true, ..ndp_incast(16, 20, 8) };
+    let credit = ScenarioSpec { transport: crate::host::Transport::Credit, ..ndp.clone() };
+    let tcp = ScenarioSpec { transport: crate::host::Transport::Tcp, trimming: false, ..ndp.clone() };
+    for spec in [ndp, credit, tcp] {
+        let pulled = spec.transport.pulls();
+        let mut h = Harness::new(spec.clone());
+        h.run();
+        let p = parts(&h);
+        assert_eq!(p.len(), 16);
+        for part in &p {
+            assert_eq!(part.other(), 0, "{:?}: {part:?}", spec.transport);
+        }
+        let clocks = h.w.conns.clocks.as_ref().unwrap();
+        let last = p.iter().map(|x| x.end).max().unwrap();
+        assert_eq!((clocks.blocks.parts, clocks.blocks.time), (1, last.0), "{:?}", spec.transport);
+        if pulled {
+            let (trims, _, _) = h.net().trim_counts().unwrap();
+            assert!(trims > 0 && clocks.all.split.trim_recovery > 0, "{:?}: {trims} trims", spec.transport);
+            assert_eq!((clocks.all.split.recovery, clocks.all.split.rto_wait), (0, 0), "no TCP state, no timeout");
+        } else {
+            assert!(h.port(h.downlink(16)).drops > 0 && clocks.all.split.rto_wait + clocks.all.split.recovery > 0);
+            assert_eq!((clocks.all.split.trim_recovery, clocks.all.split.pull_wait), (0, 0));
+        }
+        let with = crate::run(&spec).unwrap();
+        let without = crate::run(&ScenarioSpec { time_breakdown: false, ..spec.clone() }).unwrap();
+        assert_eq!(without_time_split(&with), without_time_split(&without), "{:?}", spec.transport);
+        assert_eq!(with.time_block_s, with.incast_completion_s, "one incast, all started at 0");
+        assert_eq!(with.time_flow_other_s, Some(0.0));
     }
 }
