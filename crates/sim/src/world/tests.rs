@@ -1952,7 +1952,7 @@ fn a_lone_ndp_flow_clocked_by_its_pulls_waits_for_them_beyond_its_fair_share() {
     // Until 24.928 us the sender has packets and no pull; its fair share alone is the first
     // packet's 7.4 us trip and 2 x 1.2 us: 9.8 us, counted against the last packet's 7.4 us
     // trip (open) first, then 2.4 us of the wait; the other 22.528 us waited for pulls
-    let spec = ScenarioSpec { init_cwnd_segments: 1, time_breakdown: true, ..ndp_incast(1, 3, 8) };
+    let spec = ScenarioSpec { init_cwnd_segments: Some(1), time_breakdown: true, ..ndp_incast(1, 3, 8) };
     let mut h = Harness::traced(spec);
     h.run();
     let tx: Vec<Time> = h.events(EventKind::Tx).iter().map(|e| e.time).collect();
