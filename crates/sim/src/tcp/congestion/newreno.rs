@@ -11,8 +11,24 @@
 //!   one segment of the ACK, congestion avoidance then grows once if any are left, even
 //!   past ssthresh in the same ACK); its socket carries the bytes short of a segment to the
 //!   next ACK and passes its pipe as the bytes in flight (`tcp::recovery::ns3`).
+//!
+//! Linux's reno (net/ipv4/tcp_cong.c) differs from the RFCs in three rules, each a scenario
+//! flag (on in the `linux` preset, off by default):
+//! - `ssthresh_from_cwnd`: `tcp_reno_ssthresh` returns max(cwnd / 2, 2) in whole segments,
+//!   half the congestion window, not half of FlightSize; it is called at fast-recovery entry
+//!   (`tcp_init_cwnd_reduction`) and at a timeout (`tcp_enter_loss`, net/ipv4/tcp_input.c);
+//! - `count_acked_segments`: growth counts the segments an ACK acknowledges, not the ACKs:
+//!   `tcp_slow_start` adds every one of them up to ssthresh (no RFC 3465 limit L) and hands
+//!   the rest to `tcp_cong_avoid_ai`, which adds one segment per cwnd segments acknowledged
+//!   (its credit `snd_cwnd_cnt`, cleared by `tcp_enter_loss`). With a receiver that ACKs
+//!   every second segment, RFC 5681 eq. (3) grows cwnd by half a segment per RTT and Linux
+//!   by one. The simulator counts bytes: a segment is SMSS bytes;
+//! - `cwnd_limited_growth`: `tcp_reno_cong_avoid` grows nothing unless
+//!   `tcp_is_cwnd_limited` (include/net/tcp.h): RFC 7661's idea that an unused window is not
+//!   grown, which RFC 5681 does not have.
 
 use crate::scenario::TcpRules;
+use crate::tcp::congestion::AckClock;
 use crate::tcp::sender::SenderConfig;
 
 /// How the window and the data an ACK acknowledges are counted.
@@ -33,6 +49,16 @@ pub struct NewReno {
     /// Off: the window only grows additively (FAST'08 §5.1.2, "no slow start").
     slow_start: bool,
     counting: Counting,
+    /// Linux's `tcp_reno_ssthresh`: half of cwnd, not of FlightSize.
+    ssthresh_from_cwnd: bool,
+    /// Linux's `tcp_slow_start` / `tcp_cong_avoid_ai`: growth per segment acknowledged.
+    count_acked_segments: bool,
+    /// Linux's `tcp_is_cwnd_limited` gate: grow only when the window was what limited the
+    /// sender.
+    cwnd_limited_growth: bool,
+    /// `tcp_cong_avoid_ai`'s credit (`snd_cwnd_cnt`), in bytes acknowledged in congestion
+    /// avoidance since cwnd last grew.
+    credit: u64,
 }
 
 impl NewReno {
@@ -42,7 +68,54 @@ impl NewReno {
             TcpRules::Ns2 => Counting::Packets,
             TcpRules::Ns3 => Counting::Segments,
         };
-        NewReno { mss: cfg.mss, slow_start: cfg.slow_start, counting }
+        NewReno {
+            mss: cfg.mss,
+            slow_start: cfg.slow_start,
+            counting,
+            ssthresh_from_cwnd: cfg.ssthresh_from_cwnd,
+            count_acked_segments: cfg.count_acked_segments,
+            cwnd_limited_growth: cfg.cwnd_limited_growth,
+            credit: 0,
+        }
+    }
+
+    /// May this ACK grow cwnd? Always by RFC 5681; with `cwnd_limited_growth`, only when
+    /// Linux's `tcp_is_cwnd_limited` (include/net/tcp.h) holds, as `tcp_reno_cong_avoid`
+    /// asks first: in slow start while cwnd < 2 x the packets out, else when the window was
+    /// cwnd-limited. The simulator reads both from the flight before this ACK (Linux keeps
+    /// the largest flight and whether the window was limited over the last window,
+    /// `tcp_cwnd_validate`).
+    #[inline]
+    pub fn may_grow(&self, clock: AckClock, cwnd: u64, ssthresh: u64) -> bool {
+        if !self.cwnd_limited_growth || clock.cwnd_limited {
+            return true;
+        }
+        self.slow_start && cwnd < ssthresh && cwnd < 2 * clock.prior_flight
+    }
+
+    /// Linux's growth (`tcp_reno_cong_avoid`): slow start adds every byte acknowledged up
+    /// to ssthresh (`tcp_slow_start`), and what is left goes to congestion avoidance, one
+    /// SMSS per cwnd bytes acknowledged (`tcp_cong_avoid_ai` with w = cwnd: a credit
+    /// earned at a larger cwnd is spent first, as one segment).
+    fn linux_on_ack(&mut self, cwnd: &mut u64, ssthresh: u64, mut acked: u64) {
+        if self.slow_start && *cwnd < ssthresh {
+            let grown = (*cwnd + acked).min(ssthresh);
+            acked -= grown - *cwnd;
+            *cwnd = grown;
+            if acked == 0 {
+                return;
+            }
+        }
+        if self.credit >= *cwnd {
+            self.credit = 0;
+            *cwnd += self.mss;
+        }
+        self.credit += acked;
+        if self.credit >= *cwnd {
+            let segments = self.credit / *cwnd;
+            self.credit -= segments * *cwnd;
+            *cwnd += segments * self.mss;
+        }
     }
 
     /// Congestion avoidance's increase per ACK: SMSS x SMSS / cwnd, at least one byte
@@ -55,6 +128,9 @@ impl NewReno {
     #[inline]
     pub fn on_ack(&mut self, cwnd: &mut u64, ssthresh: u64, acked: u64) {
         let mss = self.mss;
+        if self.count_acked_segments {
+            return self.linux_on_ack(cwnd, ssthresh, acked);
+        }
         match self.counting {
             Counting::Segments => {
                 let mut segments = acked / mss;
@@ -74,11 +150,14 @@ impl NewReno {
     }
 
     /// ssthresh after a loss: max(FlightSize / 2, 2 SMSS) (RFC 5681 eq. (4)), with
-    /// `in_flight` as FlightSize; ns-2 halves `window` (min(cwnd, rwnd)) in whole packets.
+    /// `in_flight` as FlightSize; ns-2 halves `window` (min(cwnd, rwnd)) in whole packets;
+    /// with `ssthresh_from_cwnd`, Linux's `tcp_reno_ssthresh` halves `cwnd` in whole
+    /// segments (its cwnd counts packets: `snd_cwnd >> 1`).
     #[inline]
-    pub fn ssthresh_on_loss(&self, in_flight: u64, window: u64) -> u64 {
+    pub fn ssthresh_on_loss(&self, cwnd: u64, in_flight: u64, window: u64) -> u64 {
         let mss = self.mss;
         let half = match self.counting {
+            _ if self.ssthresh_from_cwnd => cwnd / mss / 2 * mss,
             Counting::Packets => window / mss / 2 * mss,
             _ => in_flight / 2,
         };
@@ -88,10 +167,13 @@ impl NewReno {
     /// RFC 5681 §3.1: after a retransmission timeout ssthresh follows eq. (4), unless the
     /// segment had already been retransmitted by a timeout (`repeated`: then it is held),
     /// and cwnd is the loss window, one SMSS.
+    /// With `count_acked_segments` the growth credit is cleared, as `tcp_enter_loss` clears
+    /// `snd_cwnd_cnt`.
     pub fn on_timeout(&mut self, cwnd: &mut u64, ssthresh: &mut u64, in_flight: u64, window: u64, repeated: bool) {
         if !repeated {
-            *ssthresh = self.ssthresh_on_loss(in_flight, window);
+            *ssthresh = self.ssthresh_on_loss(*cwnd, in_flight, window);
         }
+        self.credit = 0;
         *cwnd = self.mss;
         if !self.slow_start {
             *ssthresh = *cwnd; // no slow start: growth stays additive
@@ -111,17 +193,17 @@ mod tests {
     #[test]
     fn ssthresh_is_half_the_flight_size_but_at_least_two_segments_rfc5681_eq4() {
         let c = newreno(TcpRules::Rfc);
-        assert_eq!(c.ssthresh_on_loss(10 * MSS, 40 * MSS), 5 * MSS, "FlightSize, not the window");
-        assert_eq!(c.ssthresh_on_loss(7 * MSS, 7 * MSS), 7 * MSS / 2, "in bytes");
-        assert_eq!(c.ssthresh_on_loss(3 * MSS, 3 * MSS), 2 * MSS, "at least 2 SMSS");
+        assert_eq!(c.ssthresh_on_loss(40 * MSS, 10 * MSS, 40 * MSS), 5 * MSS, "FlightSize, not the window");
+        assert_eq!(c.ssthresh_on_loss(7 * MSS, 7 * MSS, 7 * MSS), 7 * MSS / 2, "in bytes");
+        assert_eq!(c.ssthresh_on_loss(3 * MSS, 3 * MSS, 3 * MSS), 2 * MSS, "at least 2 SMSS");
     }
 
     #[test]
     fn ns2_halves_the_window_in_whole_packets() {
         // slowdown(CLOSE_SSTHRESH_HALF): int(window() / 2) packets, at least 2
         let c = newreno(TcpRules::Ns2);
-        assert_eq!(c.ssthresh_on_loss(MSS, 7 * MSS + MSS / 2), 3 * MSS, "the window, not FlightSize");
-        assert_eq!(c.ssthresh_on_loss(10 * MSS, MSS), 2 * MSS);
+        assert_eq!(c.ssthresh_on_loss(7 * MSS + MSS / 2, MSS, 7 * MSS + MSS / 2), 3 * MSS, "the window, not FlightSize");
+        assert_eq!(c.ssthresh_on_loss(MSS, 10 * MSS, MSS), 2 * MSS);
     }
 
     #[test]
