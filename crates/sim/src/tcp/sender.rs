@@ -929,6 +929,38 @@ pub(crate) mod tests {
         assert_eq!(s.take_timer_request(), Some(fire + Time::from_ms(2000)));
     }
 
+    /// ssthresh after: 8 segments sent at cwnd 8, the first lost, three duplicate ACKs
+    /// (fast recovery), then the retransmission timer.
+    fn ssthresh_after_timeout_in_recovery(ssthresh_from_cwnd: bool) -> (u64, u64) {
+        let mut s = TcpSender::new(SenderConfig { variant: TcpVariant::Newreno, ssthresh_from_cwnd, ..config() });
+        s.cwnd = 8 * MSS;
+        let mut out = vec![];
+        s.write(Time::ZERO, 8 * MSS, &mut out);
+        let mut fire = s.take_timer_request().unwrap();
+        for _ in 0..3 {
+            s.on_ack(Time::from_ms(1), ack_of(0), &[], &mut out);
+        }
+        assert!(s.in_recovery);
+        let at_entry = s.ssthresh;
+        // the fast retransmit restarted the timer: the first event reschedules it
+        while !s.on_timer_event(fire, &mut out) {
+            fire = s.take_timer_request().expect("the timer is armed");
+        }
+        assert_eq!(s.stats.timeouts, 1);
+        (at_entry, s.ssthresh)
+    }
+
+    #[test]
+    fn a_timeout_in_recovery_keeps_linux_ssthresh_tcp_enter_loss() {
+        // RFC 5681 §3.1 takes eq. (4) again at the timeout: FlightSize 8 -> 4, though cwnd
+        // was inflated by the duplicate ACKs; Linux reduces ssthresh "if it has not yet
+        // been made inside this window" (tcp_enter_loss), so recovery's 4 stays
+        assert_eq!(ssthresh_after_timeout_in_recovery(false), (4 * MSS, 4 * MSS));
+        let (entry, after) = ssthresh_after_timeout_in_recovery(true);
+        assert_eq!(entry, 4 * MSS, "tcp_reno_ssthresh at entry: cwnd 8 >> 1");
+        assert_eq!(after, entry, "held: the cwnd the recovery inflated is not halved again");
+    }
+
     #[test]
     fn ack_beyond_resent_data_skips_what_the_receiver_already_has() {
         let mut s = TcpSender::new(config());

@@ -267,4 +267,82 @@ mod tests {
         c.on_timeout(&mut cwnd, &mut ssthresh, 8 * MSS, 8 * MSS, false);
         assert_eq!(ssthresh, MSS, "no slow start: ssthresh follows cwnd");
     }
+
+    fn linux(ssthresh_from_cwnd: bool, count_acked_segments: bool, cwnd_limited_growth: bool) -> NewReno {
+        NewReno::new(&SenderConfig { ssthresh_from_cwnd, count_acked_segments, cwnd_limited_growth, ..config() })
+    }
+
+    #[test]
+    fn linux_ssthresh_is_half_of_cwnd_in_whole_segments_tcp_reno_ssthresh() {
+        // tcp_reno_ssthresh: max(snd_cwnd >> 1, 2), snd_cwnd in packets
+        let c = linux(true, false, false);
+        assert_eq!(c.ssthresh_on_loss(10 * MSS, 4 * MSS, 10 * MSS), 5 * MSS, "cwnd, not the 4 segments in flight");
+        assert_eq!(c.ssthresh_on_loss(7 * MSS + MSS / 2, 7 * MSS, 7 * MSS), 3 * MSS, "7 whole segments >> 1");
+        assert_eq!(c.ssthresh_on_loss(3 * MSS, 3 * MSS, 3 * MSS), 2 * MSS, "at least 2");
+        // a timeout takes it from cwnd too (tcp_enter_loss calls ca_ops->ssthresh)
+        let mut c = linux(true, false, false);
+        let (mut cwnd, mut ssthresh) = (12 * MSS, 1 << 30);
+        c.on_timeout(&mut cwnd, &mut ssthresh, MSS, 12 * MSS, false);
+        assert_eq!((cwnd, ssthresh), (MSS, 6 * MSS), "one segment in flight at the timeout, cwnd 12");
+    }
+
+    #[test]
+    fn linux_slow_start_adds_every_segment_acknowledged_up_to_ssthresh_tcp_slow_start() {
+        let mut c = linux(false, true, false);
+        let mut cwnd = 10 * MSS;
+        c.on_ack(&mut cwnd, 100 * MSS, 2 * MSS);
+        assert_eq!(cwnd, 12 * MSS, "a delayed ACK of two segments opens two (RFC 5681 eq. (2): one)");
+        // crossing ssthresh: 1 segment of slow start, the other 2 are congestion avoidance's
+        // credit (2 of the 10 segments the next segment of growth needs)
+        let mut cwnd = 9 * MSS;
+        c.on_ack(&mut cwnd, 10 * MSS, 3 * MSS);
+        assert_eq!(cwnd, 10 * MSS);
+        c.on_ack(&mut cwnd, 10 * MSS, 7 * MSS);
+        assert_eq!(cwnd, 10 * MSS, "9 of 10 segments' credit");
+        c.on_ack(&mut cwnd, 10 * MSS, MSS);
+        assert_eq!(cwnd, 11 * MSS, "the 10th");
+    }
+
+    #[test]
+    fn linux_congestion_avoidance_adds_a_segment_per_window_acknowledged_tcp_cong_avoid_ai() {
+        // four ACKs of two segments each at cwnd 8: one window acknowledged, one segment more;
+        // RFC 5681 eq. (3) adds SMSS^2 / cwnd per ACK, half a segment for the same window
+        let (mut linux_cwnd, mut rfc_cwnd) = (8 * MSS, 8 * MSS);
+        let (mut c, mut rfc) = (linux(false, true, false), newreno(TcpRules::Rfc));
+        for _ in 0..4 {
+            c.on_ack(&mut linux_cwnd, 2 * MSS, 2 * MSS);
+            rfc.on_ack(&mut rfc_cwnd, 2 * MSS, 2 * MSS);
+        }
+        assert_eq!(linux_cwnd, 9 * MSS);
+        assert!(rfc_cwnd > 8 * MSS + 4 * MSS / 10 && rfc_cwnd < 8 * MSS + MSS / 2, "RFC: {rfc_cwnd}");
+        // a stretch ACK of two windows at once adds two segments
+        let mut cwnd = 4 * MSS;
+        c.credit = 0;
+        c.on_ack(&mut cwnd, 2 * MSS, 8 * MSS);
+        assert_eq!(cwnd, 6 * MSS);
+    }
+
+    #[test]
+    fn linux_timeout_clears_the_growth_credit_tcp_enter_loss() {
+        let mut c = linux(false, true, false);
+        let mut cwnd = 10 * MSS;
+        c.on_ack(&mut cwnd, 2 * MSS, 9 * MSS);
+        assert_eq!((cwnd, c.credit), (10 * MSS, 9 * MSS));
+        let mut ssthresh = 2 * MSS;
+        c.on_timeout(&mut cwnd, &mut ssthresh, 10 * MSS, 10 * MSS, false);
+        assert_eq!(c.credit, 0, "snd_cwnd_cnt = 0");
+    }
+
+    #[test]
+    fn linux_grows_only_a_window_that_limits_the_sender_tcp_is_cwnd_limited() {
+        let clock = |cwnd_limited, prior_flight| AckClock { now: crate::time::Time::ZERO, srtt: None, cwnd_limited, prior_flight };
+        let c = linux(false, false, true);
+        assert!(c.may_grow(clock(true, 10 * MSS), 10 * MSS, 5 * MSS), "cwnd-limited");
+        assert!(!c.may_grow(clock(false, 3 * MSS), 10 * MSS, 5 * MSS), "avoidance, 3 of 10 segments used");
+        // slow start: grows while cwnd < 2 x the packets out ("cwnd is 10, the application
+        // sends 9 frames: we allow cwnd to reach 18")
+        assert!(c.may_grow(clock(false, 9 * MSS), 17 * MSS, 100 * MSS));
+        assert!(!c.may_grow(clock(false, 9 * MSS), 18 * MSS, 100 * MSS));
+        assert!(newreno(TcpRules::Rfc).may_grow(clock(false, 0), 10 * MSS, 5 * MSS), "RFC 5681: always");
+    }
 }
