@@ -738,8 +738,12 @@ impl TcpSender {
         // while the head it resent after the last timeout is unacknowledged
         let repeated = match self.cfg.rules {
             // Linux's tcp_enter_loss also holds it in fast recovery, where it was reduced
-            // for this window already ("if it has not yet been made inside this window")
-            TcpRules::Rfc => self.rto.backoffs > 0 || (self.cfg.ssthresh_from_cwnd && self.in_recovery),
+            // for this window already ("if it has not yet been made inside this window");
+            // modelled with reno's ssthresh rule only (Linux does it for every cc)
+            TcpRules::Rfc => {
+                self.rto.backoffs > 0
+                    || (self.cfg.ssthresh_from_cwnd && self.in_recovery && matches!(self.congestion, Congestion::NewReno(_)))
+            }
             TcpRules::Ns2 => false,
             TcpRules::Ns3 => self.recovery.after_timeout() && self.snd_una < self.retransmitted_end,
         };
