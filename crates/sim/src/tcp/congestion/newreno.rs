@@ -97,6 +97,9 @@ impl NewReno {
     /// to ssthresh (`tcp_slow_start`), and what is left goes to congestion avoidance, one
     /// SMSS per cwnd bytes acknowledged (`tcp_cong_avoid_ai` with w = cwnd: a credit
     /// earned at a larger cwnd is spent first, as one segment).
+    /// Kept out of line: inlined, it made `on_ack` too large to inline into the per-ACK
+    /// path of every other rule set (+0.4 % instructions on FAST'08 at 1 server).
+    #[inline(never)]
     fn linux_on_ack(&mut self, cwnd: &mut u64, ssthresh: u64, mut acked: u64) {
         if self.slow_start && *cwnd < ssthresh {
             let grown = (*cwnd + acked).min(ssthresh);
@@ -125,7 +128,7 @@ impl NewReno {
     }
 
     /// An ACK of `acked` new bytes outside recovery (RFC 5681 §3.1).
-    #[inline]
+    #[inline(always)]
     pub fn on_ack(&mut self, cwnd: &mut u64, ssthresh: u64, acked: u64) {
         let mss = self.mss;
         if self.count_acked_segments {
