@@ -144,6 +144,7 @@ PLAUSIBLE = {
     "rate": RATES, "rtt": TIMES, "rto_min": TIMES, "rto_max": TIMES, "timer_granularity": TIMES,
     "dupack_threshold": st.integers(0, 1001), "limited_transmit": st.booleans(), "timer_ticks": st.booleans(),
     "prr": st.booleans(), "rack_tlp": st.booleans(), "hystart": st.booleans(),
+    "ssthresh_from_cwnd": st.booleans(), "count_acked_segments": st.booleans(), "cwnd_limited_growth": st.booleans(),
     "timestamps": st.booleans(), "rto_random": FRACTIONS, "slow_start": st.sampled_from([True, False, "on", "off"]),
     "delayed_ack": st.one_of(TIMES, st.sampled_from([True, False, None, "on", "off"])), "init_cwnd": st.integers(0, 20),
     "rwnd": SIZES, "jitter": TIMES, "send_jitter": TIMES, "slow_start_after_idle": st.booleans(),

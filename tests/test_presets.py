@@ -332,3 +332,18 @@ def test_hystart_follows_tcp_cubic_and_is_modelled_only_at_its_defaults(tmp_path
         assert it.is_modelled == modelled and it.fields == {"hystart": on}, (hystart, low, it)
     # reno sockets run no HyStart: no row
     assert not any(it.what.startswith("CUBIC slow start") for it in presets.linux(cc="reno", kernel=k))
+
+
+def test_reno_row_claims_linux_renos_three_rules_only_for_reno_and_only_when_built(tmp_path):
+    # tcp_reno_ssthresh, tcp_slow_start / tcp_cong_avoid_ai and tcp_is_cwnd_limited are
+    # compiled in (no sysctl): the row is modelled whenever the schema has the three flags
+    k = fake_kernel(tmp_path)
+    it = row(presets.linux(cc="reno", kernel=k), "reno's window")
+    assert it.is_modelled and it.fields == dict.fromkeys(presets.RENO_RULES, True)
+    assert "tcp_reno_ssthresh" in it.kernel
+    Scenario(servers=2, **presets.scenario_fields(presets.linux(cc="reno", kernel=k)))
+    older = row(presets.linux(cc="reno", kernel=k, fields={"count_acked_segments", "cwnd_limited_growth"}),
+                "reno's window")
+    assert not older.is_modelled and older.fields == {} and "ssthresh_from_cwnd" in older.modelled
+    # CUBIC sockets run tcp_cubic's own rules: no reno row
+    assert not any(it.what.startswith("reno's window") for it in presets.linux(cc="cubic", kernel=k))

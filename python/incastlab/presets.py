@@ -135,6 +135,25 @@ def _jiffy() -> float | None:
     return jiffy_seconds()
 
 
+# Linux reno's rules where they differ from RFC 5681 (net/ipv4/tcp_cong.c; no knob), as the
+# simulator's flags (tcp/congestion/newreno.rs)
+RENO_RULES = ("ssthresh_from_cwnd", "count_acked_segments", "cwnd_limited_growth")
+
+
+def reno_item(fields: Any = None) -> Item:
+    """Reno's growth and loss response: Linux's ``tcp_reno_ssthresh``, ``tcp_slow_start``
+    and ``tcp_cong_avoid_ai`` behind ``tcp_is_cwnd_limited``, compiled in."""
+    what = "reno's window: ssthresh from cwnd, growth per segment acknowledged, only when cwnd-limited"
+    kernel = ("always (tcp_reno_ssthresh: max(cwnd / 2, 2); tcp_slow_start, tcp_cong_avoid_ai; "
+              "tcp_is_cwnd_limited; no knob)")
+    sim = ", ".join(f"{f}=True" for f in RENO_RULES)
+    missing = [f for f in RENO_RULES if not in_this_build(f, fields)]
+    if missing:
+        return Item(what, kernel, "RFC 5681 eq. (2)-(4) per ACK",
+                    f"no: not in this build (no `{missing[0]}` in the scenario schema)")
+    return Item(what, kernel, sim, "yes", {f: True for f in RENO_RULES})
+
+
 def in_this_build(public_name: str, fields: Any = None) -> bool:
     """The scenario schema has this field. A feature check, not a version guess: RACK-TLP and
     PRR land as scenario fields (``rack_tlp``, ``prr``), and the rows that name them become
@@ -201,6 +220,8 @@ def linux(*, cc: str | None, quickack: bool = False, rto_min_s: float | None = N
                   f"cc={CC_OF_KERNEL[algo]}", "yes", {"cc": CC_OF_KERNEL[algo]})]
     if algo == "cubic":
         items.append(hystart_item(k, fields))
+    else:
+        items.append(reno_item(fields))
 
     sack = k.sysctl("tcp_sack")
     tcp = "sack" if sack != "0" else "newreno"

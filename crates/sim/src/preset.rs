@@ -146,6 +146,12 @@ pub const PRESETS: &[Preset] = &[
             set("rack_tlp", On(true), "net.ipv4.tcp_recovery = 1 (RACK), tcp_early_retrans = 3 (TLP; RFC 8985)"),
             set("hystart", On(true), "tcp_cubic's hystart = 1, hystart_detect = 3 (ACK train and delay; not \
                 RFC 9406's HyStart++)"),
+            set("ssthresh_from_cwnd", On(true), "reno's tcp_reno_ssthresh, max(cwnd / 2, 2), at recovery entry and \
+                at a timeout (net/ipv4/tcp_cong.c, tcp_input.c tcp_enter_loss)"),
+            set("count_acked_segments", On(true), "reno's tcp_slow_start and tcp_cong_avoid_ai count the segments \
+                each ACK acknowledges (net/ipv4/tcp_cong.c)"),
+            set("cwnd_limited_growth", On(true), "reno's tcp_reno_cong_avoid grows only if tcp_is_cwnd_limited \
+                (include/net/tcp.h)"),
             set("timestamps", On(true), "net.ipv4.tcp_timestamps = 1 (RFC 7323)"),
             set("mss_bytes", Whole(1448), "1500 - 40 B of TCP/IP headers - 12 B of timestamp option"),
             set("init_cwnd_segments", Whole(10), "TCP_INIT_CWND (RFC 6928)"),

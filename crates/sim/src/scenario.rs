@@ -253,6 +253,14 @@ pub struct ScenarioSpec {
     pub rack_tlp: bool,
     /// Linux's HyStart in CUBIC's slow start (`tcp::congestion::hystart`); cubic only.
     pub hystart: bool,
+    /// Linux's `tcp_reno_ssthresh`: ssthresh = max(cwnd / 2, 2 SMSS) at a loss
+    /// (`tcp::congestion::newreno`); reno and DCTCP only.
+    pub ssthresh_from_cwnd: bool,
+    /// Linux's `tcp_slow_start` / `tcp_cong_avoid_ai`: growth per segment acknowledged
+    /// (`tcp::congestion::newreno`); reno and DCTCP only.
+    pub count_acked_segments: bool,
+    /// Linux's `tcp_is_cwnd_limited` gate on reno's growth (`tcp::congestion::newreno`).
+    pub cwnd_limited_growth: bool,
     pub slow_start: bool,
     pub slow_start_after_idle: bool,
     pub delayed_ack_ps: u64,
@@ -431,6 +439,10 @@ impl Default for ScenarioSpec {
             rack_tlp: false,
             // RFC 9438 §4.10 leaves slow start to RFC 5681 (Linux runs HyStart: the linux preset)
             hystart: false,
+            // RFC 5681 eq. (4) and (2)-(3), as ns-2 and ns-3 (Linux's reno: the linux preset)
+            ssthresh_from_cwnd: false,
+            count_acked_segments: false,
+            cwnd_limited_growth: false,
             slow_start: true,
             // RFC 5681 §4.1 restart after idle: off as in ns-2 (Linux has it on by default)
             slow_start_after_idle: false,

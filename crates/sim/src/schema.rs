@@ -212,6 +212,13 @@ pub const FIELDS: &[Field] = &[
     flag("rack_tlp", "RFC 8985 RACK loss detection and tail loss probes (Linux); off: DupThresh. tcp=sack only"),
     flag("hystart", "Linux's HyStart: CUBIC leaves slow start at an ACK train or a delay increase (tcp_cubic \
         hystart=1); off: RFC 5681 slow start. Other ccs ignore it"),
+    flag("ssthresh_from_cwnd", "Linux's tcp_reno_ssthresh: a loss leaves ssthresh = max(cwnd / 2, 2 segments); off: \
+        RFC 5681 eq. (4), half of FlightSize. cc=newreno (and DCTCP's loss response) only"),
+    flag("count_acked_segments", "Linux's tcp_slow_start and tcp_cong_avoid_ai: cwnd grows by every segment an ACK \
+        acknowledges in slow start, by one per cwnd acknowledged after; off: RFC 5681 eq. (2)-(3) per ACK. \
+        cc=newreno (and DCTCP) only"),
+    flag("cwnd_limited_growth", "Linux's tcp_is_cwnd_limited: reno grows cwnd only while it limits the sender (in slow \
+        start while cwnd < 2 x the flight); off: RFC 5681, every ACK of new data. cc=newreno only"),
     flag("slow_start", "RFC 5681 slow start (FAST'08 Table 1: on); off: start in congestion avoidance"),
     flag("slow_start_after_idle", "RFC 5681 §4.1 restart from the initial window after an idle RTO (Linux: on; ns-2: off)"),
     because(field("delayed_ack_ps", "delayed_ack", Picoseconds, whole(0, 500 * PS_PER_MS),

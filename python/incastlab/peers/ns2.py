@@ -201,6 +201,9 @@ INEXPRESSIBLE: dict[str, str] = {
     "prr": "PRR (RFC 6937; Agent/TCP/Sack1 recovers as RFC 6675 without it)",
     "rack_tlp": "RACK-TLP (RFC 8985; ns-2.35 has neither RACK nor tail-loss probes)",
     "hystart": "Linux's HyStart (the script runs Agent/TCP's AIMD, no CUBIC)",
+    "ssthresh_from_cwnd": "Linux's tcp_reno_ssthresh (Agent/TCP halves its window by its own rule, tcp_rules=ns2)",
+    "count_acked_segments": "Linux's tcp_cong_avoid_ai (Agent/TCP's opencwnd counts ACKs)",
+    "cwnd_limited_growth": "Linux's tcp_is_cwnd_limited (Agent/TCP grows on every new ACK)",
     **STAR_OF_FIFOS_LACKS,
     **ONE_SYNC_READ_CLIENT_LACKS,
 }

@@ -250,6 +250,9 @@ INEXPRESSIBLE: dict[str, str] = {
     "prr": "PRR (the script could select TcpPrrRecovery with recovery=; not wired in or compared yet)",
     "rack_tlp": "RACK-TLP (ns-3.44's TCP has no RACK or tail-loss probes)",
     "hystart": "Linux's HyStart (the script runs TcpNewReno; ns-3's TcpCubic is not wired in)",
+    "ssthresh_from_cwnd": "Linux's tcp_reno_ssthresh (the script runs TcpNewReno; ns-3's TcpLinuxReno is not wired in)",
+    "count_acked_segments": "Linux's tcp_cong_avoid_ai (ns-3's TcpLinuxReno has it; the script runs TcpNewReno)",
+    "cwnd_limited_growth": "Linux's tcp_is_cwnd_limited (the script runs TcpNewReno, which grows on every new ACK)",
     **STAR_OF_FIFOS_LACKS,
     **ONE_SYNC_READ_CLIENT_LACKS,
 }

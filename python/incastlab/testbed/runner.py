@@ -164,6 +164,11 @@ def _run_point(topo: Topology, n: int, work: Workload, on_blocks=None) -> dict:
         "dsacks_received": mib_delta("TcpExt.TCPDSACKRecv"),
         "reorder_events": mib_delta("TcpExt.TCPSACKReorder") + mib_delta("TcpExt.TCPTSReorder")
         + mib_delta("TcpExt.TCPRenoReorder"),
+        # loss responses the kernel undid (tcp_try_undo_*: Eifel's timestamps, DSACKs, after a
+        # recovery or a timeout) and timeouts F-RTO found spurious: rules the simulator lacks
+        "undos": mib_delta("TcpExt.TCPFullUndo") + mib_delta("TcpExt.TCPPartialUndo")
+        + mib_delta("TcpExt.TCPDSACKUndo") + mib_delta("TcpExt.TCPLossUndo"),
+        "spurious_rtos": mib_delta("TcpExt.TCPSpuriousRTOs"),
         # cubic's HyStart leaving slow start (tcp_cubic.c hystart_update): by an ACK train, by a
         # delay increase, and the sum of cwnd (segments) at those exits
         "hystart_train_exits": mib_delta("TcpExt.TCPHystartTrainDetect"),

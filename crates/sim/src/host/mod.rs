@@ -204,6 +204,9 @@ impl Conns {
             prr: s.prr,
             rack_tlp: s.rack_tlp,
             hystart: s.hystart,
+            ssthresh_from_cwnd: s.ssthresh_from_cwnd,
+            count_acked_segments: s.count_acked_segments,
+            cwnd_limited_growth: s.cwnd_limited_growth,
         };
         let receiver_cfg = ReceiverConfig {
             delayed_ack: (s.delayed_ack_ps > 0).then_some(Time(s.delayed_ack_ps)),

@@ -63,6 +63,14 @@ pub struct SenderConfig {
     pub rack_tlp: bool,
     /// Linux's HyStart in CUBIC's slow start (`tcp::congestion::hystart`); other ccs ignore it.
     pub hystart: bool,
+    /// Linux's `tcp_reno_ssthresh`: a loss leaves ssthresh at half of cwnd, not of
+    /// FlightSize (`tcp::congestion::newreno`); reno and DCTCP's loss response only.
+    pub ssthresh_from_cwnd: bool,
+    /// Linux's `tcp_slow_start` / `tcp_cong_avoid_ai`: cwnd grows per segment acknowledged,
+    /// not per ACK (`tcp::congestion::newreno`); reno and DCTCP only.
+    pub count_acked_segments: bool,
+    /// Linux's `tcp_is_cwnd_limited` gate on reno's growth (`tcp::congestion::newreno`).
+    pub cwnd_limited_growth: bool,
 }
 
 /// A segment to put on the wire.
@@ -161,6 +169,8 @@ pub struct TcpSender {
     last_activity: Time,
     /// The flight before the ACK being processed filled cwnd (`AckClock::cwnd_limited`).
     cwnd_limited: bool,
+    /// The flight before the ACK being processed (`AckClock::prior_flight`).
+    prior_flight: u64,
     /// The TSecr of the ACK being processed (timestamps on).
     pub(crate) echo: Option<Time>,
     /// The RTT sample the ACK being processed gave, if it gave one, unrounded (the RTO
@@ -213,6 +223,7 @@ impl TcpSender {
             rtt_history: Default::default(),
             last_activity: Time::ZERO,
             cwnd_limited: false,
+            prior_flight: 0,
             echo: None,
             rtt_sample: None,
             dart: 0,
@@ -235,7 +246,7 @@ impl TcpSender {
     /// The time an ACK's window growth may look at (CUBIC's curve).
     #[inline]
     pub(crate) fn ack_clock(&self, now: Time) -> AckClock {
-        AckClock { now, srtt: self.rto.srtt, cwnd_limited: self.cwnd_limited }
+        AckClock { now, srtt: self.rto.srtt, cwnd_limited: self.cwnd_limited, prior_flight: self.prior_flight }
     }
 
     /// Everything written has been acknowledged.
@@ -617,7 +628,8 @@ impl TcpSender {
     /// moves (with its RTT sample), then loss recovery decides what the ACK means.
     pub fn on_ack(&mut self, now: Time, ack: u64, sack: &[(u64, u64)], out: &mut Vec<Segment>) {
         self.last_activity = now;
-        self.cwnd_limited = self.flight_size() + self.cfg.mss > self.cwnd;
+        self.prior_flight = self.flight_size();
+        self.cwnd_limited = self.prior_flight + self.cfg.mss > self.cwnd;
         let acked = if ack > self.snd_una { self.advance_una(now, ack) } else { 0 };
         if let Some(rtt) = self.rtt_sample.take() {
             let sample = Sample { now, rtt, snd_una: self.snd_una, snd_max: self.snd_max, flight: self.flight_size() + acked };
@@ -732,7 +744,13 @@ impl TcpSender {
         // retransmitted by a timeout; ns-2 halves it at every timeout, and ns-3 holds it
         // while the head it resent after the last timeout is unacknowledged
         let repeated = match self.cfg.rules {
-            TcpRules::Rfc => self.rto.backoffs > 0,
+            // Linux's tcp_enter_loss also holds it in fast recovery, where it was reduced
+            // for this window already ("if it has not yet been made inside this window");
+            // modelled with reno's ssthresh rule only (Linux does it for every cc)
+            TcpRules::Rfc => {
+                self.rto.backoffs > 0
+                    || (self.cfg.ssthresh_from_cwnd && self.in_recovery && matches!(self.congestion, Congestion::NewReno(_)))
+            }
             TcpRules::Ns2 => false,
             TcpRules::Ns3 => self.recovery.after_timeout() && self.snd_una < self.retransmitted_end,
         };
@@ -813,6 +831,9 @@ pub(crate) mod tests {
             prr: false,
             rack_tlp: false,
             hystart: false,
+            ssthresh_from_cwnd: false,
+            count_acked_segments: false,
+            cwnd_limited_growth: false,
         }
     }
 
@@ -917,6 +938,38 @@ pub(crate) mod tests {
         assert!(out[0].retransmit);
         // the backed-off timer is armed for twice the RTO (RFC 6298 §5.5)
         assert_eq!(s.take_timer_request(), Some(fire + Time::from_ms(2000)));
+    }
+
+    /// ssthresh after: 8 segments sent at cwnd 8, the first lost, three duplicate ACKs
+    /// (fast recovery), then the retransmission timer.
+    fn ssthresh_after_timeout_in_recovery(ssthresh_from_cwnd: bool) -> (u64, u64) {
+        let mut s = TcpSender::new(SenderConfig { variant: TcpVariant::Newreno, ssthresh_from_cwnd, ..config() });
+        s.cwnd = 8 * MSS;
+        let mut out = vec![];
+        s.write(Time::ZERO, 8 * MSS, &mut out);
+        let mut fire = s.take_timer_request().unwrap();
+        for _ in 0..3 {
+            s.on_ack(Time::from_ms(1), ack_of(0), &[], &mut out);
+        }
+        assert!(s.in_recovery);
+        let at_entry = s.ssthresh;
+        // the fast retransmit restarted the timer: the first event reschedules it
+        while !s.on_timer_event(fire, &mut out) {
+            fire = s.take_timer_request().expect("the timer is armed");
+        }
+        assert_eq!(s.stats.timeouts, 1);
+        (at_entry, s.ssthresh)
+    }
+
+    #[test]
+    fn a_timeout_in_recovery_keeps_linux_ssthresh_tcp_enter_loss() {
+        // RFC 5681 §3.1 takes eq. (4) again at the timeout: FlightSize 8 -> 4, though cwnd
+        // was inflated by the duplicate ACKs; Linux reduces ssthresh "if it has not yet
+        // been made inside this window" (tcp_enter_loss), so recovery's 4 stays
+        assert_eq!(ssthresh_after_timeout_in_recovery(false), (4 * MSS, 4 * MSS));
+        let (entry, after) = ssthresh_after_timeout_in_recovery(true);
+        assert_eq!(entry, 4 * MSS, "tcp_reno_ssthresh at entry: cwnd 8 >> 1");
+        assert_eq!(after, entry, "held: the cwnd the recovery inflated is not halved again");
     }
 
     #[test]

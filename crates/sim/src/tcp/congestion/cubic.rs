@@ -251,7 +251,7 @@ mod tests {
     }
 
     fn clock(now_ps: u64, rtt_ps: u64) -> AckClock {
-        AckClock { now: Time(now_ps), srtt: Some(Time(rtt_ps)), cwnd_limited: true }
+        AckClock { now: Time(now_ps), srtt: Some(Time(rtt_ps)), cwnd_limited: true, prior_flight: 0 }
     }
 
     /// Closed form of eq. (1) in segments.

@@ -39,8 +39,8 @@ impl Dctcp {
     }
 
     #[inline]
-    pub fn ssthresh_on_loss(&self, in_flight: u64, window: u64) -> u64 {
-        self.classic.ssthresh_on_loss(in_flight, window)
+    pub fn ssthresh_on_loss(&self, cwnd: u64, in_flight: u64, window: u64) -> u64 {
+        self.classic.ssthresh_on_loss(cwnd, in_flight, window)
     }
 
     pub fn on_timeout(&mut self, cwnd: &mut u64, ssthresh: &mut u64, in_flight: u64, window: u64, repeated: bool) {

@@ -46,8 +46,11 @@ pub struct AckClock {
     pub srtt: Option<Time>,
     /// Before this ACK the data in flight filled cwnd to within a segment: the window, not
     /// the application or the receive window, was what limited the sender (RFC 9438 §5.8;
-    /// Linux's `tcp_is_cwnd_limited`). Only CUBIC looks at it.
+    /// Linux's `tcp_is_cwnd_limited`). CUBIC looks at it, and reno with `cwnd_limited_growth`.
     pub cwnd_limited: bool,
+    /// The bytes in flight before this ACK (Linux's `tcp_is_cwnd_limited` in slow start
+    /// compares cwnd with twice the packets out).
+    pub prior_flight: u64,
 }
 
 /// The congestion controller of one sender.
@@ -77,7 +80,11 @@ impl Congestion {
     #[inline]
     pub fn on_ack(&mut self, clock: AckClock, cwnd: &mut u64, ssthresh: u64, acked: u64) {
         match self {
-            Congestion::NewReno(c) => c.on_ack(cwnd, ssthresh, acked),
+            Congestion::NewReno(c) => {
+                if c.may_grow(clock, *cwnd, ssthresh) {
+                    c.on_ack(cwnd, ssthresh, acked)
+                }
+            }
             Congestion::Dctcp(c) => c.on_ack(cwnd, ssthresh, acked),
             Congestion::Cubic(c) => c.on_ack(clock, cwnd, ssthresh, acked),
             // every ACK's delay moved the window already (`TcpSender::on_ack`)
@@ -90,9 +97,9 @@ impl Congestion {
     #[inline]
     pub fn on_loss(&mut self, cwnd: u64, in_flight: u64, window: u64) -> u64 {
         match self {
-            Congestion::NewReno(c) => c.ssthresh_on_loss(in_flight, window),
+            Congestion::NewReno(c) => c.ssthresh_on_loss(cwnd, in_flight, window),
             // RFC 8257 §3.5: a loss is answered as conventional TCP answers it
-            Congestion::Dctcp(c) => c.ssthresh_on_loss(in_flight, window),
+            Congestion::Dctcp(c) => c.ssthresh_on_loss(cwnd, in_flight, window),
             Congestion::Cubic(c) => c.on_loss(cwnd, in_flight),
             Congestion::Swift(c) => c.on_fast_recovery(cwnd),
         }

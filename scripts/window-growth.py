@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""How fast each sender's window grows between losses, and how often it loses, in a
+per-event trace (the testbed's capture or the simulator's, as ``incastlab validate --trace``
+writes them):
+
+    python scripts/window-growth.py traces/testbed-n4.csv traces/sim-n4.csv
+
+Per trace:
+- ``segments_per_ack``: the data segments each ACK of new data acknowledged, in the Open
+  state (2 with a receiver that delays every second ACK);
+- ``avoidance_growth``: in congestion avoidance (Open, cwnd >= ssthresh), the segments cwnd
+  grew, each weighted by the cwnd it grew from, over the segments acknowledged meanwhile:
+  1.0 is one segment per window acknowledged (Linux's ``tcp_cong_avoid_ai``), and RFC 5681
+  eq. (3)'s SMSS^2 / cwnd per ACK gives 1 / segments_per_ack;
+- ``episodes``: the times a flow entered Recovery or Loss (a loss response), with the
+  median cwnd (segments) just before, and the drops per episode.
+
+The testbed's ``ssth`` column is ``tcp_current_ssthresh()`` (the larger of ssthresh and
+3/4 cwnd in Open), which is at most cwnd exactly when ssthresh is, so "cwnd >= ssth" reads
+congestion avoidance the same in both traces. Trace lines are
+``time_s,kind,flow,a,b[,c]``; a line that is not one is one line on stderr and status 2."""
+
+from __future__ import annotations
+
+import statistics
+import sys
+
+from incastlab.peers import tracediff
+
+MSS = 1448
+OPEN = 0
+# TcpCongState values that are a loss response (the ns-3 peer's trace: Recovery 3, Loss 4)
+LOSS_STATES = (3, 4)
+REQUEST_BYTES = tracediff.REQUEST_BYTES
+
+
+def growth(path: str, mss: int = MSS) -> dict:
+    cwnd: dict[int, int] = {}
+    ssth: dict[int, int] = {}
+    state: dict[int, int] = {}
+    last_ack: dict[int, int] = {}
+    acked = weighted_growth = 0.0
+    acks = open_acked = open_acks = 0
+    entry_cwnd: list[float] = []
+    drops = 0
+    for e in tracediff.iter_events(path):
+        f = e.flow
+        if e.kind == "cwnd":
+            old = cwnd.get(f)
+            if old is not None and e.a > old and state.get(f, OPEN) == OPEN and old >= ssth.get(f, 1 << 62):
+                weighted_growth += (e.a - old) / mss * old / mss
+            cwnd[f] = e.a
+        elif e.kind == "ssth":
+            ssth[f] = e.a
+        elif e.kind == "state":
+            if e.b in LOSS_STATES and e.a not in LOSS_STATES:
+                entry_cwnd.append(cwnd.get(f, 0) / mss)
+            state[f] = e.b
+        elif e.kind == "drop":
+            drops += 1
+        elif e.kind == "ack" and e.b != REQUEST_BYTES:
+            prev = last_ack.get(f)
+            last_ack[f] = e.a
+            # a new block renumbers nothing in these traces; a jump backwards is a new
+            # connection's sequence space
+            if prev is None or e.a <= prev or state.get(f, OPEN) != OPEN or f not in cwnd:
+                continue
+            segments = (e.a - prev) / mss
+            open_acked += segments
+            open_acks += 1
+            if cwnd[f] >= ssth.get(f, 1 << 62):
+                acked += segments
+                acks += 1
+    episodes = len(entry_cwnd)
+    return {
+        "segments_per_ack": round(open_acked / open_acks, 2) if open_acks else None,
+        "avoidance_acked_segments": round(acked),
+        "avoidance_growth": round(weighted_growth / acked, 2) if acked else None,
+        "episodes": episodes,
+        "cwnd_at_episode_median": round(statistics.median(entry_cwnd), 1) if entry_cwnd else None,
+        "drops": drops,
+        "drops_per_episode": round(drops / episodes, 2) if episodes else None,
+    }
+
+
+def main(argv: list[str]) -> int:
+    if not argv:
+        print("usage: window-growth.py TRACE.csv [TRACE.csv ...]", file=sys.stderr)
+        return 2
+    for p in argv:
+        try:
+            print(p, growth(p))
+        except (OSError, ValueError) as err:
+            print(f"window-growth.py: {p}: {err}", file=sys.stderr)
+            return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

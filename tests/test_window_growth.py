@@ -1,0 +1,68 @@
+"""scripts/window-growth.py on hand-made traces whose answers are counted by hand."""
+
+import importlib.util
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "window-growth.py"
+MSS = 1448
+
+
+def load():
+    spec = importlib.util.spec_from_file_location("window_growth", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+HEAD = ["0.000000000,ack,0,1,24", f"0.000000000,cwnd,0,{4 * MSS},0", f"0.000000000,ssth,0,{2 * MSS},0",
+        "0.000100000,ack,0,1,0"]
+LOSS = ["0.010000000,drop,0,1,1448,21", "0.010001000,drop,0,1449,1448,21", "0.011000000,state,0,0,3"]
+
+
+def lines(acks: list[tuple[int, int | None]]) -> str:
+    """One flow in congestion avoidance (cwnd 4 >= ssthresh 2): ACKs of the given numbers of
+    segments, each followed by cwnd's new value in bytes (None: unchanged); then a loss: two
+    drops and Recovery entered."""
+    out, una = list(HEAD), 1
+    for i, (segments, cwnd) in enumerate(acks):
+        t = 0.001 * (i + 1)
+        una += segments * MSS
+        out.append(f"{t:.9f},ack,0,{una},0")
+        if cwnd is not None:
+            out.append(f"{t:.9f},cwnd,0,{cwnd},0")
+    return "\n".join(out + LOSS) + "\n"
+
+
+def test_linux_growth_is_one_segment_per_window_acknowledged(tmp_path):
+    # tcp_cong_avoid_ai: at cwnd 4, 4 segments acknowledged (2 ACKs of 2) grow it to 5; at 5,
+    # 5 segments (ACKs of 2, 2, 1) to 6: growth x cwnd = 4 + 5 over 9 segments = 1.0
+    p = tmp_path / "linux.csv"
+    p.write_text(lines([(2, None), (2, 5 * MSS), (2, None), (2, None), (1, 6 * MSS)]))
+    g = load().growth(str(p))
+    assert g["avoidance_acked_segments"] == 9
+    assert g["avoidance_growth"] == 1.0
+    assert g["segments_per_ack"] == 1.8
+    # the loss: one episode, entered at cwnd 6, two drops
+    assert (g["episodes"], g["cwnd_at_episode_median"], g["drops"], g["drops_per_episode"]) == (1, 6.0, 2, 2.0)
+
+
+def test_rfc_growth_is_half_as_fast_with_two_segments_per_ack(tmp_path):
+    # RFC 5681 eq. (3): SMSS^2 / cwnd per ACK whatever it acknowledges; four ACKs of two
+    # segments each add about one segment x cwnd / cwnd each: 4 over 8 segments = 0.5
+    acks, cwnd = [], 4 * MSS
+    for _ in range(4):
+        cwnd += MSS * MSS // cwnd
+        acks.append((2, cwnd))
+    p = tmp_path / "rfc.csv"
+    p.write_text(lines(acks))
+    g = load().growth(str(p))
+    assert g["avoidance_growth"] == 0.5  # integer bytes: 0.4997, rounded to 2 places
+    assert g["segments_per_ack"] == 2.0
+
+
+def test_a_line_that_is_not_an_event_is_one_line_and_status_2(tmp_path, capsys):
+    p = tmp_path / "bad.csv"
+    p.write_text("not,a\n")
+    assert load().main([str(p)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "bad.csv" in err
