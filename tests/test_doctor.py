@@ -99,6 +99,32 @@ def test_bisection_finds_the_onset_a_sweep_of_the_same_points_finds():
     assert onset.onset == first
 
 
+def test_the_search_looks_between_two_fan_ins_where_goodput_fell_to_under_half():
+    """Run 7's case 17 (docs/doctor.md): a shared pool at 100 Gbps held at 24 servers,
+    collapsed at 32 and 48, held again at 64. The walk up from the screen's bracket measured
+    6 and 64 only; 64 holds, yet total goodput fell from 6 to 64 to under half, so the points
+    between are run and the onset is 32 (then every grid point below it, as for any crossing)."""
+    import types
+
+    curve = {n: 1000.0 * n for n in GRID if n <= 24} | {32: 300.0, 48: 400.0, 64: 2000.0}
+
+    class Fake(Measurer):
+        def _run(self, jobs):
+            self.simulations += len(jobs)
+            return [types.SimpleNamespace(goodput_mbps=curve[n], timeouts=0, block_time_p99_s=1e-3,
+                                          sim_seconds=0.1, to_dict=lambda: {}) for n, *_ in jobs]
+
+    m = Fake({"sru": 64 * 1024, "rate": 1e9}, rto_min_s=0.2, jobs=1)
+    m.measure([(1, "cluster", {})])
+    assert find_onset(m, 6, 64, 64).onset == 32
+    # the same walk over a curve that only rises looks nowhere else: 1, 6 and 64
+    curve.update({32: 32_000.0, 48: 48_000.0, 64: 64_000.0})
+    m = Fake({"sru": 64 * 1024, "rate": 1e9}, rto_min_s=0.2, jobs=1)
+    m.measure([(1, "cluster", {})])
+    assert find_onset(m, 6, 64, 64).onset is None
+    assert sorted(p.servers for p in m.points()) == [1, 6, 64]
+
+
 def test_defaults_are_shown_as_defaults():
     r = describe(fan_in=8)
     shown = {i[0]: (i[1], i[2]) for i in r.inputs()}

@@ -15,7 +15,9 @@ falls below half of one server's. The search starts from the screen's bracket, w
 until its low end holds and its high end collapses, then narrows it two points at a time
 (one per core) until the two ends are neighbours on the grid; then every grid point below
 that crossing not yet simulated is, in one batch, because goodput is not monotone at a few
-servers and the rule wants the first crossing.
+servers and the rule wants the first crossing. Where the walk up finds no crossing, the grid
+points between two measured fan-ins whose goodput fell to less than half are run too
+(``_scan_falls``): goodput is not monotone at many servers either.
 
 **Why a point lasts two minimum RTOs.** With a fixed 40 blocks, a point at 10 Gbps and up
 (or with small responses) transfers for a few milliseconds, shorter than one 200 ms RTO, so
@@ -246,7 +248,10 @@ def find_onset(m: Measurer, n_safe: int, n_burst: int, n_max: int) -> Onset:
             m.measure([(grid[hi], "cluster", {})])
             steps += 1
         if not bad(hi):
-            return Onset(None, grid[hi], n_max, steps)
+            dip = _scan_falls(m, grid)
+            if dip is None:
+                return Onset(None, grid[hi], n_max, steps)
+            return _scan_below(m, grid, dip, steps + 1, n_max)
     if lo == 0 and bad(0):
         return Onset(grid[0], None, n_max, steps)
     while hi - lo > 1:                    # two probes per round: one per core
@@ -261,6 +266,26 @@ def find_onset(m: Measurer, n_safe: int, n_burst: int, n_max: int) -> Onset:
                 break
             lo = i
     return _scan_below(m, grid, hi, steps, n_max)
+
+
+def _scan_falls(m: Measurer, grid: list[int]) -> int | None:
+    """No crossing found: but goodput is not monotone in the fan-in at the high end either
+    (a shared pool at 100 Gbps collapsed at 32 servers and held at 64: docs/doctor.md, run 7),
+    so the walk up can step over a dip. Without loss, more servers never deliver less in all,
+    so where the measured goodput falls to less than half from one measured fan-in to the next
+    (the collapse rule's factor, against the smaller fan-in instead of one server) the losses
+    bite somewhere between: every grid point between them not yet simulated is run, in one
+    batch. Returns the index of the smallest collapsed grid point measured, or None."""
+    ref = m.reference_mbps
+    cluster = {p.servers: p for p in m.points() if p.label == "cluster" and not p.fields}
+    measured = sorted(n for n in cluster if n in grid)
+    between = [g for a, b in zip(measured, measured[1:])
+               if cluster[b].goodput_mbps < COLLAPSE_SHARE * cluster[a].goodput_mbps
+               for g in grid if a < g < b and g not in cluster]
+    if between:
+        m.measure([(g, "cluster", {}) for g in between])
+        cluster = {p.servers: p for p in m.points() if p.label == "cluster" and not p.fields}
+    return next((i for i, g in enumerate(grid) if g in cluster and cluster[g].collapsed(ref)), None)
 
 
 def _scan_below(m: Measurer, grid: list[int], hi: int, steps: int, n_max: int) -> Onset:
