@@ -13,7 +13,9 @@ Per trace:
   1.0 is one segment per window acknowledged (Linux's ``tcp_cong_avoid_ai``), and RFC 5681
   eq. (3)'s SMSS^2 / cwnd per ACK gives 1 / segments_per_ack;
 - ``episodes``: the times a flow entered Recovery or Loss (a loss response), with the
-  median cwnd (segments) just before, and the drops per episode.
+  median cwnd (segments) the loss found (before the entering ACK's reduction: the
+  simulator writes that reduction before the state change, at the same instant), and the
+  drops per episode.
 
 The testbed's ``ssth`` column is ``tcp_current_ssthresh()`` (the larger of ssthresh and
 3/4 cwnd in Open), which is at most cwnd exactly when ssthresh is, so "cwnd >= ssth" reads
@@ -43,9 +45,14 @@ def growth(path: str, mss: int = MSS) -> dict:
     acks = open_acked = open_acks = 0
     entry_cwnd: list[float] = []
     drops = 0
+    cwnd_time: dict[int, int] = {}
+    cwnd_before: dict[int, int] = {}  # cwnd before the instant of its last change
     for e in tracediff.iter_events(path):
         f = e.flow
         if e.kind == "cwnd":
+            if cwnd_time.get(f) != e.time_ps:
+                cwnd_before[f] = cwnd.get(f, 0)
+                cwnd_time[f] = e.time_ps
             old = cwnd.get(f)
             if old is not None and e.a > old and state.get(f, OPEN) == OPEN and old >= ssth.get(f, 1 << 62):
                 weighted_growth += (e.a - old) / mss * old / mss
@@ -54,7 +61,12 @@ def growth(path: str, mss: int = MSS) -> dict:
             ssth[f] = e.a
         elif e.kind == "state":
             if e.b in LOSS_STATES and e.a not in LOSS_STATES:
-                entry_cwnd.append(cwnd.get(f, 0) / mss)
+                # the window the loss found: the simulator writes the entering ACK's
+                # reduction at the ACK's own instant, before the state change, and the
+                # kernel's tcp_probe reports cwnd as each segment arrives, before TCP acts
+                # on it, so a change at the state's own instant is the reduction
+                at_entry = cwnd_before[f] if cwnd_time.get(f) == e.time_ps else cwnd.get(f, 0)
+                entry_cwnd.append(at_entry / mss)
             state[f] = e.b
         elif e.kind == "drop":
             drops += 1
