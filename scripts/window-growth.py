@@ -17,6 +17,12 @@ Per trace:
   simulator writes that reduction before the state change, at the same instant), and the
   drops per episode.
 
+- ``delivered_twice``: segments the bottleneck passed more than once (a retransmission
+  of a segment that was not lost);
+- ``entries_new_data_first``: entries into Recovery where the flow sent new data ahead of
+  the retransmission, in the sends between the ACK that entered it and the next ACK
+  (Linux retransmits first: ``tcp_xmit_recovery`` runs inside ``tcp_ack``, new data after).
+
 The testbed's ``ssth`` column is ``tcp_current_ssthresh()`` (the larger of ssthresh and
 3/4 cwnd in Open), which is at most cwnd exactly when ssthresh is, so "cwnd >= ssth" reads
 congestion avoidance the same in both traces. Trace lines are
@@ -84,6 +90,7 @@ def growth(path: str, mss: int = MSS) -> dict:
                 acked += segments
                 acks += 1
     episodes = len(entry_cwnd)
+    twice, first = order_at_entry(path)
     return {
         "segments_per_ack": round(open_acked / open_acks, 2) if open_acks else None,
         "avoidance_acked_segments": round(acked),
@@ -92,7 +99,43 @@ def growth(path: str, mss: int = MSS) -> dict:
         "cwnd_at_episode_median": round(statistics.median(entry_cwnd), 1) if entry_cwnd else None,
         "drops": drops,
         "drops_per_episode": round(drops / episodes, 2) if episodes else None,
+        "delivered_twice": twice,
+        "entries_new_data_first": first,
     }
+
+
+def order_at_entry(path: str) -> tuple[int, int]:
+    """(segments dequeued more than once, Recovery entries with new data sent ahead of the
+    retransmission among the sends that follow the entering ACK)."""
+    dequeued: dict[tuple[int, int], int] = {}
+    pending: dict[int, list[str]] = {}  # flow -> its sends since its last ACK
+    sends: dict[int, list[str] | None] = {}  # flow -> its sends since a Recovery entry
+    first = 0
+
+    def close(f: int) -> None:
+        nonlocal first
+        burst = sends.pop(f, None)
+        if burst and "rtx" in burst and "tx" in burst[: burst.index("rtx")]:
+            first += 1
+
+    for e in tracediff.iter_events(path):
+        if e.kind == "deq":
+            dequeued[(e.flow, e.a)] = dequeued.get((e.flow, e.a), 0) + 1
+        elif e.kind == "ack":
+            close(e.flow)
+        elif e.kind == "state" and e.b == 3 and e.a != 3:
+            # the sends the entering ACK caused: those of the same instant before the state
+            # line (the simulator's) and every one after it until the next ACK
+            sends[e.flow] = pending.get(e.flow, [])
+        elif e.kind in ("tx", "rtx"):
+            if e.flow in sends:
+                sends[e.flow].append(e.kind)
+            pending.setdefault(e.flow, []).append(e.kind)
+        if e.kind == "ack":
+            pending[e.flow] = []
+    for f in list(sends):
+        close(f)
+    return sum(n - 1 for n in dequeued.values() if n > 1), first
 
 
 def main(argv: list[str]) -> int:
