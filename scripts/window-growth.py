@@ -15,8 +15,7 @@ Per trace:
 - ``episodes``: the times a flow entered Recovery or Loss (a loss response), with the
   median cwnd (segments) the loss found (before the entering ACK's reduction: the
   simulator writes that reduction before the state change, at the same instant), and the
-  drops per episode.
-
+  drops per episode;
 - ``delivered_twice``: segments the bottleneck passed more than once (a retransmission
   of a segment that was not lost);
 - ``entries_new_data_first``: entries into Recovery where the flow sent new data ahead of
@@ -109,7 +108,7 @@ def order_at_entry(path: str) -> tuple[int, int]:
     retransmission among the sends that follow the entering ACK)."""
     dequeued: dict[tuple[int, int], int] = {}
     pending: dict[int, list[str]] = {}  # flow -> its sends since its last ACK
-    sends: dict[int, list[str] | None] = {}  # flow -> its sends since a Recovery entry
+    sends: dict[int, list[str]] = {}  # flow -> its sends since a Recovery entry
     first = 0
 
     def close(f: int) -> None:
@@ -126,7 +125,7 @@ def order_at_entry(path: str) -> tuple[int, int]:
         elif e.kind == "state" and e.b == 3 and e.a != 3:
             # the sends the entering ACK caused: those of the same instant before the state
             # line (the simulator's) and every one after it until the next ACK
-            sends[e.flow] = pending.get(e.flow, [])
+            sends[e.flow] = list(pending.get(e.flow, []))
         elif e.kind in ("tx", "rtx"):
             if e.flow in sends:
                 sends[e.flow].append(e.kind)
