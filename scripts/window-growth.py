@@ -13,7 +13,14 @@ Per trace:
   1.0 is one segment per window acknowledged (Linux's ``tcp_cong_avoid_ai``), and RFC 5681
   eq. (3)'s SMSS^2 / cwnd per ACK gives 1 / segments_per_ack;
 - ``episodes``: the times a flow entered Recovery or Loss (a loss response), with the
-  median cwnd (segments) just before, and the drops per episode.
+  median cwnd (segments) the loss found (before the entering ACK's reduction: the
+  simulator writes that reduction before the state change, at the same instant), and the
+  drops per episode;
+- ``delivered_twice``: segments the bottleneck passed more than once (a retransmission
+  of a segment that was not lost);
+- ``entries_new_data_first``: entries into Recovery where the flow sent new data ahead of
+  the retransmission, in the sends between the ACK that entered it and the next ACK
+  (Linux retransmits first: ``tcp_xmit_recovery`` runs inside ``tcp_ack``, new data after).
 
 The testbed's ``ssth`` column is ``tcp_current_ssthresh()`` (the larger of ssthresh and
 3/4 cwnd in Open), which is at most cwnd exactly when ssthresh is, so "cwnd >= ssth" reads
@@ -43,9 +50,14 @@ def growth(path: str, mss: int = MSS) -> dict:
     acks = open_acked = open_acks = 0
     entry_cwnd: list[float] = []
     drops = 0
+    cwnd_time: dict[int, int] = {}
+    cwnd_before: dict[int, int] = {}  # cwnd before the instant of its last change
     for e in tracediff.iter_events(path):
         f = e.flow
         if e.kind == "cwnd":
+            if cwnd_time.get(f) != e.time_ps:
+                cwnd_before[f] = cwnd.get(f, 0)
+                cwnd_time[f] = e.time_ps
             old = cwnd.get(f)
             if old is not None and e.a > old and state.get(f, OPEN) == OPEN and old >= ssth.get(f, 1 << 62):
                 weighted_growth += (e.a - old) / mss * old / mss
@@ -54,7 +66,12 @@ def growth(path: str, mss: int = MSS) -> dict:
             ssth[f] = e.a
         elif e.kind == "state":
             if e.b in LOSS_STATES and e.a not in LOSS_STATES:
-                entry_cwnd.append(cwnd.get(f, 0) / mss)
+                # the window the loss found: the simulator writes the entering ACK's
+                # reduction at the ACK's own instant, before the state change, and the
+                # kernel's tcp_probe reports cwnd as each segment arrives, before TCP acts
+                # on it, so a change at the state's own instant is the reduction
+                at_entry = cwnd_before[f] if cwnd_time.get(f) == e.time_ps else cwnd.get(f, 0)
+                entry_cwnd.append(at_entry / mss)
             state[f] = e.b
         elif e.kind == "drop":
             drops += 1
@@ -72,6 +89,7 @@ def growth(path: str, mss: int = MSS) -> dict:
                 acked += segments
                 acks += 1
     episodes = len(entry_cwnd)
+    twice, first = order_at_entry(path)
     return {
         "segments_per_ack": round(open_acked / open_acks, 2) if open_acks else None,
         "avoidance_acked_segments": round(acked),
@@ -80,7 +98,43 @@ def growth(path: str, mss: int = MSS) -> dict:
         "cwnd_at_episode_median": round(statistics.median(entry_cwnd), 1) if entry_cwnd else None,
         "drops": drops,
         "drops_per_episode": round(drops / episodes, 2) if episodes else None,
+        "delivered_twice": twice,
+        "entries_new_data_first": first,
     }
+
+
+def order_at_entry(path: str) -> tuple[int, int]:
+    """(segments dequeued more than once, Recovery entries with new data sent ahead of the
+    retransmission among the sends that follow the entering ACK)."""
+    dequeued: dict[tuple[int, int], int] = {}
+    pending: dict[int, list[str]] = {}  # flow -> its sends since its last ACK
+    sends: dict[int, list[str]] = {}  # flow -> its sends since a Recovery entry
+    first = 0
+
+    def close(f: int) -> None:
+        nonlocal first
+        burst = sends.pop(f, None)
+        if burst and "rtx" in burst and "tx" in burst[: burst.index("rtx")]:
+            first += 1
+
+    for e in tracediff.iter_events(path):
+        if e.kind == "deq":
+            dequeued[(e.flow, e.a)] = dequeued.get((e.flow, e.a), 0) + 1
+        elif e.kind == "ack":
+            close(e.flow)
+        elif e.kind == "state" and e.b == 3 and e.a != 3:
+            # the sends the entering ACK caused: those of the same instant before the state
+            # line (the simulator's) and every one after it until the next ACK
+            sends[e.flow] = list(pending.get(e.flow, []))
+        elif e.kind in ("tx", "rtx"):
+            if e.flow in sends:
+                sends[e.flow].append(e.kind)
+            pending.setdefault(e.flow, []).append(e.kind)
+        if e.kind == "ack":
+            pending[e.flow] = []
+    for f in list(sends):
+        close(f)
+    return sum(n - 1 for n in dequeued.values() if n > 1), first
 
 
 def main(argv: list[str]) -> int:

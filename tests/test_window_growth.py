@@ -66,3 +66,31 @@ def test_a_line_that_is_not_an_event_is_one_line_and_status_2(tmp_path, capsys):
     assert load().main([str(p)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "bad.csv" in err
+
+
+def test_the_window_a_loss_found_is_read_before_the_entering_acks_reduction(tmp_path):
+    # the simulator writes the entering ACK's reduction (cwnd 6 -> 3) at the ACK's instant,
+    # before the state line: the loss found cwnd 6, as the kernel's tcp_probe would report it
+    p = tmp_path / "sim.csv"
+    p.write_text("\n".join(HEAD + [
+        f"0.001000000,cwnd,0,{6 * MSS},0",
+        "0.002000000,ack,0,1449,0", f"0.002000000,cwnd,0,{3 * MSS},0", "0.002000000,state,0,0,3",
+    ]) + "\n")
+    assert load().growth(str(p))["cwnd_at_episode_median"] == 6.0
+
+
+def test_new_data_ahead_of_the_retransmission_and_segments_delivered_twice_are_counted(tmp_path):
+    # entry 1 (simulator-style, same instant): tx 5 then rtx 1 -> new data first; entry 2:
+    # rtx then tx -> Linux's order. Segment 1 passes the bottleneck twice.
+    p = tmp_path / "order.csv"
+    p.write_text("\n".join(HEAD + [
+        "0.001000000,deq,0,1,1448,0",
+        "0.002000000,ack,0,1,0", "0.002000000,tx,0,7241,1448", "0.002000000,state,0,0,3",
+        "0.002000000,rtx,0,1,1448", "0.002100000,deq,0,1,1448,0",
+        "0.003000000,ack,0,1449,0", "0.003000000,state,0,3,0",
+        "0.004000000,ack,0,2897,0", "0.004000000,state,0,0,3",
+        "0.004000000,rtx,0,2897,1448", "0.004000000,tx,0,8689,1448",
+        "0.005000000,ack,0,4345,0",
+    ]) + "\n")
+    g = load().growth(str(p))
+    assert (g["entries_new_data_first"], g["delivered_twice"]) == (1, 1)

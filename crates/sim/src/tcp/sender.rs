@@ -309,6 +309,13 @@ impl TcpSender {
         self.arm_until(deadline);
     }
 
+    /// The reordering timer `wait` after `now`, if RACK left a segment that may yet be lost.
+    pub(crate) fn arm_reorder_wait(&mut self, now: Time, wait: Option<Time>) {
+        if let Some(w) = wait {
+            self.arm_reorder_timer(Time(now.0 + w.0));
+        }
+    }
+
     /// RFC 8985 §7.2: after new data went out or an ACK acknowledged new data, in the open
     /// state (no recovery, nothing SACKed, no probe outstanding), arm the probe timeout in
     /// the RTO's place: PTO = 2 SRTT (+ WCDelAckT for a lone segment), at most until the

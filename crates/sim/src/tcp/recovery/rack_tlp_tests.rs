@@ -240,3 +240,41 @@ fn a_retransmitted_probe_that_repaired_a_loss_reduces_cwnd_and_a_duplicate_answe
         }
     }
 }
+
+#[test]
+fn an_ack_of_new_data_that_reveals_a_loss_retransmits_first_and_does_not_grow_cwnd() {
+    // Linux's order (tcp_ack: tcp_fastretrans_alert enters recovery, tcp_cong_control
+    // reduces instead of growing, tcp_xmit_recovery retransmits, new data goes after) and
+    // RFC 6675 NextSeg's (rule 1, the lost segment, before rule 2, new data).
+    // Segments 0-6 sent at 0 in slow start (cwnd 7, ssthresh 100); segment 1 is lost. The
+    // ACK at 100 us acknowledges segment 0 and SACKs 2-4: three SACKed segments set
+    // RACK's reo_wnd to 0, so segment 1, sent no later than the delivered 4, is lost now.
+    let mut cfg = config();
+    cfg.variant = TcpVariant::Sack;
+    cfg.rack_tlp = true;
+    cfg.prr = true;
+    cfg.ssthresh_from_cwnd = true;
+    cfg.count_acked_segments = true;
+    let mut s = TcpSender::new(cfg);
+    s.cwnd = 7 * MSS;
+    s.ssthresh = 100 * MSS;
+    let mut out = vec![];
+    s.write(Time::ZERO, 20 * MSS, &mut out);
+    assert_eq!(out.len(), 7);
+    out.clear();
+    s.on_ack(us(100), ack_of(1), &[blk(2, 5)], &mut out);
+    assert!(s.in_recovery);
+    assert_eq!(
+        seg_numbers(&out)[0],
+        1,
+        "the retransmission leads: {:?}",
+        seg_numbers(&out)
+    );
+    assert!(out[0].retransmit);
+    // ssthresh from the window before this ACK (7 >> 1 = 3), not from one slow start grew
+    // by the acknowledged segment first (8 >> 1 = 4)
+    assert_eq!(s.ssthresh, 3 * MSS);
+    // what follows is PRR's allowance only: pipe = 1 (the retransmission) + 5 and 6 = 3
+    // segments, ssthresh 3, so nothing more this ACK
+    assert_eq!(seg_numbers(&out), vec![1]);
+}

@@ -78,23 +78,40 @@ impl Sack {
             }
             return;
         }
-        if new_data {
+        if new_data && s.rack.is_none() {
             s.on_new_ack_open(now, acked);
             s.send_new_data(now, out);
-            if s.rack.is_none() {
-                return;
-            }
+            return;
         }
         let duplicate = ack == s.snd_una && s.snd_una < s.snd_max && new_sack && !new_data;
         if s.rack.is_some() {
-            // RFC 8985: losses are RACK's marks, found on any ACK, instead of DupThresh
+            // RFC 8985: losses are RACK's marks, found on any ACK, instead of DupThresh.
+            // They are found before the ACK grows cwnd or sends: an ACK that advances
+            // SND.UNA and reveals a loss enters recovery without growing the window and
+            // sends the retransmission first, then what PRR allows (RFC 6675 NextSeg rule 1
+            // before rule 2; Linux's tcp_ack: tcp_fastretrans_alert, then tcp_cong_control
+            // reduces instead of tcp_cong_avoid, tcp_xmit_recovery, and new data only
+            // after, in tcp_data_snd_check). New data sent ahead of the retransmission in
+            // the same instant counts as sent after it (RFC 8985 RACK_sent_after's tie on
+            // end_seq) and arrives first, so RACK would mark the retransmission lost too.
             if duplicate {
                 s.dart += 1;
                 s.dupacks += 1;
             }
-            self.rack_detect(s, now);
+            let wait = self.rack_mark(s, now);
             let lost = s.rack.as_deref().is_some_and(|r| r.any_lost());
+            if new_data && !(lost && s.covers_recover()) {
+                // the timers as before: the RTO restarted, then the reordering timer
+                s.on_new_ack_open(now, acked);
+                s.send_new_data(now, out);
+                s.arm_reorder_wait(now, wait);
+                return;
+            }
+            s.arm_reorder_wait(now, wait);
             if lost && s.covers_recover() {
+                if new_data {
+                    s.dupacks = 0;
+                }
                 self.enter(s, now, delivered, out);
             } else if duplicate && s.dupacks < s.cfg.dupack_threshold {
                 s.limited_transmit(now, out);
@@ -118,15 +135,20 @@ impl Sack {
     /// RFC 8985 §6.2 steps 4-5: mark losses, and arm the reordering timer for segments
     /// that may yet turn out lost.
     fn rack_detect(&mut self, s: &mut TcpSender, now: Time) {
+        let wait = self.rack_mark(s, now);
+        s.arm_reorder_wait(now, wait);
+    }
+
+    /// RFC 8985 §6.2 step 5 without arming anything: mark losses and return how long the
+    /// earliest segment that may yet be lost has left.
+    fn rack_mark(&mut self, s: &mut TcpSender, now: Time) -> Option<Time> {
         let recovering = s.in_recovery || s.snd_una < s.recover;
         let (th, srtt) = (s.cfg.dupack_threshold, s.rto.srtt);
-        let Some(r) = s.rack.as_deref_mut() else { return };
+        let r = s.rack.as_deref_mut()?;
         let reo_wnd = r.reo_wnd(recovering, th, srtt);
         let (marked, wait) = r.detect_loss(now, reo_wnd);
         s.stats.rack_marked_lost += marked as u64;
-        if let Some(w) = wait {
-            s.arm_reorder_timer(Time(now.0 + w.0));
-        }
+        wait
     }
 
     /// RACK's reordering timer expired: look again, and repair what it finds.
