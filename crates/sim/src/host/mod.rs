@@ -243,7 +243,9 @@ impl Conns {
             pacers: Vec::new(),
             swift,
             clocks: s.time_breakdown.then(|| {
-                Box::new(flowtime::FlowClocks::new(s.rate_bps, s.mss_bytes as u64, s.header_bytes as u64))
+                // Riak's replies are pipelined on their connection (app::riak)
+                let pipelined = s.workload == crate::scenario::Workload::Riak;
+                Box::new(flowtime::FlowClocks::new(s.rate_bps, s.mss_bytes as u64, s.header_bytes as u64, pipelined))
             }),
         }
     }
