@@ -8,6 +8,8 @@
 //!
 //! - `request`: from the part's start to the sender's first write of it: the request's
 //!   trip (and a per-block connection's handshake, SYN timeouts, the server's think time);
+//!   but a request dropped by a switch is sent again when its timer expires, and the time
+//!   up to then is `rto_wait` (`request_timeout`);
 //! - after it, every interval between two events of the sender goes to the sender's state
 //!   during it (ns-3's names, `trace::CongState`): open (or disorder) to `open`, fast
 //!   recovery or the retransmission rounds after a timeout (until what was outstanding at
@@ -301,6 +303,17 @@ impl FlowClocks {
         for p in self.live(f) {
             p.split.rto_wait += p.pending.iter().sum::<u64>();
             p.pending = [0; 4];
+        }
+    }
+
+    /// A request of flow `f` that a switch dropped is sent again at `now`, its TCP's timer
+    /// expired (`Conns::request_dropped`): every part of the flow not yet written waited it
+    /// out, from its start or the last such timer (the requests behind a lost one wait for
+    /// it too: one byte stream).
+    pub fn request_timeout(&mut self, f: FlowId, now: Time) {
+        for p in self.live(f).filter(|p| p.written.is_none()) {
+            p.split.rto_wait += now.0 - p.last.0;
+            p.last = now;
         }
     }
 

@@ -565,6 +565,9 @@ impl Conns {
     pub(crate) fn nic_enter<const LEAN: bool>(&mut self, cx: &mut Ctx, net: &mut Fabric, id: PktId) {
         if cx.pool.get(id).kind == Kind::Request {
             self.refresh_request(cx, id);
+            if let Some(c) = self.clocks.as_mut().filter(|_| !LEAN) {
+                c.request_timeout(cx.pool.get(id).flow, cx.now);
+            }
         }
         let pkt = cx.pool.get(id);
         let fl = &self.conns[pkt.flow as usize];

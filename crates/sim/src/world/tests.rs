@@ -2069,11 +2069,12 @@ fn at_a_quorum_of_two_the_get_is_its_second_reply_and_a_late_one_is_a_part_only(
 }
 
 #[test]
-fn a_dropped_get_request_is_its_replys_request_time() {
+fn a_dropped_get_request_waits_out_its_timer_then_makes_its_trip() {
     // `one_get`'s first request dies at the switch and enters node 0's NIC again at
-    // 200.025512 ms (the request's modelled RTOmin, `Conns::request_dropped`); it reaches
-    // replica 0 51.024 us later (0.512 + 25 us, twice), whose reply lands 74 us after that,
-    // alone: its part is 200.076536 ms of request, then its 74 us share, at 200.150536 ms
+    // 200.025512 ms (the request's modelled RTOmin, `Conns::request_dropped`): its reply's
+    // part waited that timer out from the get's issue. The request then reaches replica 0
+    // 51.024 us later (0.512 + 25 us, twice), whose reply lands 74 us after that, alone:
+    // 200.025512 ms of RTO wait, 51.024 us of request, its 74 us share, at 200.150536 ms
     let spec = ScenarioSpec { time_breakdown: true, ..one_get_spec(2) };
     let h = get_of(spec, ms(201.0), true);
     assert_eq!(h.counters().requests_dropped, 1);
@@ -2081,7 +2082,8 @@ fn a_dropped_get_request_is_its_replys_request_time() {
     assert_eq!(p.len(), 3);
     let late = p.iter().find(|x| x.flow == 0).unwrap();
     assert_eq!(late.end, ms(200.150536));
-    assert_eq!((late.split.request, late.split.transmission), (ms(200.076536).0, us(74.0).0));
+    assert_eq!(late.split.rto_wait, ms(200.025512).0);
+    assert_eq!((late.split.request, late.split.transmission), (us(51.024).0, us(74.0).0));
     assert_eq!(late.other(), 0);
     assert!(!late.last_of_block, "the get completed at its other two replies");
 }
