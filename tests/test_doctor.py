@@ -358,8 +358,13 @@ def test_riak_collapse_grows_with_the_get_rate_and_the_fine_rto_lifts_it():
     assert not fine.collapsed(thr)
 
 
-def test_riak_report_names_the_onset_rate_and_ranks_fixes_by_p99():
-    r = incastlab.doctor(**SMALL_RIAK, jobs=2)
+@pytest.fixture(scope="module")
+def small_riak_report():
+    return incastlab.doctor(**SMALL_RIAK, jobs=2)
+
+
+def test_riak_report_names_the_onset_rate_and_ranks_fixes_by_p99(small_riak_report):
+    r = small_riak_report
     assert r.collapse                              # 60 % of the link: the test above
     assert r.onset_get_rate is not None and r.onset_get_rate <= r.get_rate
     assert r.last_good_get_rate is None or r.last_good_get_rate < r.onset_get_rate
@@ -368,6 +373,28 @@ def test_riak_report_names_the_onset_rate_and_ranks_fixes_by_p99():
     text = r.text()
     assert "gets/s" in text and "p99 get" in text and "incastlab sweep --grid servers=6 get_rate=" in text
     assert r.to_dict()["workload"] == "riak"
+
+
+def test_riak_report_says_where_the_gets_time_went_from_the_split(small_riak_report):
+    r = small_riak_report
+    t = r.time_split
+    assert t is not None and t["over"] == "get"
+    (here,) = [p for p in r.points if p["label"] == "cluster" and p["get_rate"] == r.get_rate]
+    assert t["parts"] == here["gets"], "one block part per completed get"
+    # the core sums picoseconds exactly; the means are one division each (float rounding)
+    assert sum(row["seconds"] for row in t["rows"]) == pytest.approx(t["mean_s"], rel=1e-12)
+    # 60 % of the link, collapsed with timeouts (the test above): the timers show in the split
+    # (RTOmin 20 ms against a 0.6 ms lone get)
+    rto = next(row for row in t["rows"] if row["component"] == "rto_wait")
+    assert rto["seconds"] > 0
+    text = r.text()
+    assert f"where the time went: {t['sentence']}" in text
+    assert f"mean over the {t['parts']} gets" in text
+    mech = next(line for line in text.splitlines() if line.startswith("mechanism:"))
+    assert "the mean get" in mech and "went mostly to" in mech
+    assert json.loads(json.dumps(r.to_dict()))["time_split"]["rows"][0]["component"] == "transmission"
+    # the split's run is the point itself (it changes no result): no second run of your point
+    assert sum(1 for p in r.points if p["label"] == "cluster" and p["get_rate"] == r.get_rate) == 1
 
 
 # -- recordings with the fan-in per interval ------------------------------------------------

@@ -128,9 +128,37 @@ def test_an_ndp_incast_splits_its_time_with_trims_and_nacks_and_adds_up():
     assert same(on) == same(off)
 
 
-def test_the_breakdown_outside_the_synchronized_reads_is_one_line_exit_2():
+# A small Riak cluster at the blog's load (8 nodes, 125 gets/s each of 3 x 100 KB, 30 % of a
+# 1 Gbps link, 32 KiB ports) for 0.5 s: its gets' replies meet at full ports and time out
+RIAK = dict(workload="riak", servers=8, duration="0.5s")
+
+
+def test_riaks_gets_are_the_blocks_and_every_reply_a_part():
+    on = incastlab.simulate({**RIAK, "time_breakdown": True})
+    off = incastlab.simulate(RIAK)
+    assert on.timeouts > 0, "the blog's timeouts: the split has an RTO wait to show"
+    gets, replies = where_the_time_went(on), where_the_time_went(on, over="flow")
+    # a get's block part is the reply that completed it (the quorum's, R = 2 of 3): one per
+    # completed get; every reply delivered is a part
+    assert gets.parts == on.gets_completed > 0
+    assert replies.parts >= 2 * gets.parts
+    for split in (gets, replies):
+        assert math.isclose(sum(split.seconds.values()), split.mean_s, rel_tol=1e-12), split
+        assert split.seconds["other"] == 0.0
+        assert split.seconds["transmission"] > 0 and split.seconds["request"] > 0
+    assert replies.seconds["rto_wait"] > 0, replies
+    # the block parts are the gets (world/tests.rs pins them to the picosecond): their mean
+    # lies between the fastest and the slowest get the result reports
+    assert gets.mean_s <= on.get_latency_max_s
+    same = lambda r: {k: v for k, v in r.to_dict().items()  # noqa: E731
+                      if k not in ("wall_seconds", "time_breakdown") and not k.startswith("time_")}
+    assert same(on) == same(off)
+
+
+def test_the_breakdown_over_erlang_distribution_is_one_line_exit_2():
     p = subprocess.run([sys.executable, "-m", "incastlab.cli.main", "simulate", "--servers", "4", "--workload", "riak",
-                        "--time-breakdown"], capture_output=True, text=True, timeout=120)
+                        "--riak-transport", "erlang_dist", "--time-breakdown"],
+                       capture_output=True, text=True, timeout=120)
     assert p.returncode == 2
-    assert "time-breakdown" in p.stderr and "sync_read" in p.stderr and "Traceback" not in p.stderr
+    assert "time-breakdown" in p.stderr and "per_pair" in p.stderr and "Traceback" not in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1, p.stderr

@@ -2,10 +2,12 @@
 ``time_breakdown``) read as one table of components, seconds and shares.
 
 The core splits each flow's part of a block (from the client's request to its last byte
-delivered; a one-shot flow, from its start) into components that add up to its completion
-time; docs/simulate.md, "Where the time went", defines them. ``over="block"`` reads the
-means over each block's last part (the part that ended the block, so they add up to the mean
-block time; an incast's last flow); ``over="flow"`` the means over every part.
+delivered; a one-shot flow, from its start; a Riak reply, from its get's issue) into
+components that add up to its completion time; docs/simulate.md, "Where the time went",
+defines them. ``over="block"`` reads the means over each block's last part (the part that
+ended the block, so they add up to the mean block time; an incast's last flow; for Riak's
+gets, the reply that completed each get at the read quorum, so they add up to the mean get
+latency); ``over="flow"`` the means over every part (every reply).
 """
 
 from __future__ import annotations

@@ -746,9 +746,14 @@ impl ScenarioSpec {
     fn check_transport(&self, admission: Admission, buffer_packets: u32) -> Result<Option<TrimConfig>, ScenarioError> {
         let (s, d) = (self, ScenarioSpec::default());
         let transport = word(&s.transport);
-        check(!s.time_breakdown || s.workload == Workload::SyncRead || s.workload.is_flows(), || {
-            let allowed = "off unless workload is sync_read, incast, shuffle or permutation (it splits the reads' parts and the one-shot flows)";
-            ScenarioError::new("time_breakdown", "on", allowed).with_related(&["workload"])
+        let split = match s.workload {
+            Workload::SyncRead => true,
+            Workload::Riak => s.riak_transport == RiakTransport::PerPair,
+            w => w.is_flows(),
+        };
+        check(!s.time_breakdown || split, || {
+            let allowed = "off unless workload is sync_read, riak (riak_transport per_pair), incast, shuffle or permutation (it splits the reads' parts, Riak's replies and the one-shot flows; Erlang distribution's one stream per node pair is not split)";
+            ScenarioError::new("time_breakdown", "on", allowed).with_related(&["workload", "riak_transport"])
         })?;
         if s.transport != Transport::Tcp {
             check(s.workload.is_flows(), || {

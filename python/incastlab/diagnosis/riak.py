@@ -38,6 +38,7 @@ from typing import Any, Callable
 
 from .. import units
 from ..errors import UsageError
+from ..timesplit import TimeSplit, where_the_time_went
 from .cluster import Cluster, describe
 from .fixes import COSTS, candidates
 from .mechanism import CATEGORIES
@@ -196,6 +197,8 @@ class GetPoint:
     timeouts: int
     drops: int
     forensics: dict = field(default_factory=dict)
+    #: where the gets' time went (``timesplit``, over the gets), if run with the breakdown on
+    time_split: dict | None = None
 
     def collapsed(self, threshold_s: float) -> bool:
         return self.get_p99_s >= threshold_s
@@ -223,7 +226,9 @@ class GetMeasurer:
     def measure(self, wanted: list[tuple[float, str, dict]]) -> list[GetPoint]:
         from ..sim import run_points
 
-        key = lambda g, f: (_round_rate(g), tuple(sorted(f.items())))  # noqa: E731
+        # (the time breakdown changes no result: a point run with it is the point without it)
+        key = lambda g, f: (_round_rate(g), tuple(sorted((k, v) for k, v in f.items()  # noqa: E731
+                                                         if k != "time_breakdown")))
         todo = list({key(g, f): (g, lab, f) for g, lab, f in wanted if key(g, f) not in self.cache}.values())
         if todo:
             self.progress("simulating " + ", ".join(f"{lab}@{_round_rate(g):g}/s" for g, lab, _ in todo)
@@ -232,12 +237,14 @@ class GetMeasurer:
             results = run_points([self.scenario(g, f) for g, _, f in todo], jobs=self.jobs)
             for (g, lab, f), res in zip(todo, results):
                 d = res.to_dict()
+                split = where_the_time_went(d, over="block")
                 self.cache[key(g, f)] = GetPoint(
                     label=lab, get_rate=_round_rate(g), utilization=self.rc.utilization(g),
                     seconds=float(d["duration_s"]), gets=int(d["gets_completed"]),
                     get_p50_s=float(d["get_latency_p50_s"]), get_p99_s=float(d["get_latency_p99_s"]),
                     goodput_mbps=float(d["goodput_mbps"]), timeouts=int(d["timeouts"]), drops=int(d["drops"]),
-                    forensics={k: d[k] for k in _FORENSICS if isinstance(d.get(k), (int, float))})
+                    forensics={k: d[k] for k in _FORENSICS if isinstance(d.get(k), (int, float))},
+                    time_split=None if split is None else split_dict(split))
         return [self.cache[key(g, f)] for g, _, f in wanted]
 
 
@@ -267,21 +274,51 @@ def find_get_onset(m: GetMeasurer, threshold_s: float) -> GetOnset:
     return GetOnset(rates[hi] if hi < len(rates) else None, rates[lo] if lo >= 0 else None, rates[-1])
 
 
+def split_dict(split: TimeSplit) -> dict:
+    """A split as the report carries it (as the synchronized reads' ``verdict.time_split``)."""
+    return {"over": "get", "parts": split.parts, "mean_s": split.mean_s, "rows": split.rows(),
+            "sentence": split.sentence()}
+
+
+def split_lines(t: dict | None, get_rate: float) -> list[str]:
+    """The report's lines of where the gets' time went (none without a split)."""
+    if not t:
+        return []
+    out = [f"where the time went: {t['sentence']}",
+           f"  where the time went at {get_rate:g} gets/s a node (mean over the {t['parts']} gets, each the reply "
+           f"that completed it, get {_ms(t['mean_s'])}, seed 1):"]
+    return out + [f"    {r['share']:>4.0%}  {_ms(r['seconds']):>10}  {r['what']}" for r in t["rows"] if r["seconds"] > 0]
+
+
 def mechanism_for_gets(p: GetPoint, rto_min_s: float, nodes: int) -> str:
     """The mechanism line for gets, in mechanism.py's categories (FAST'08 §5.1)."""
     f = p.forensics
     t = int(f.get("timeouts", 0))
     per_k = 1000 * t / max(p.gets, 1)
+    split = _split_clause(p.time_split)
     if t == 0:
         return (f"no retransmission timeouts; {p.drops} drops ({p.drops / p.seconds / nodes:.0f} a second a node) "
-                "recovered without a timer")
+                "recovered without a timer" + split)
     counts = {k: int(f.get(k, 0)) for k in CATEGORIES}
     top = max(counts, key=counts.get)
     name, why = CATEGORIES[top]
     rest = ", ".join(f"{counts[k]} {CATEGORIES[k][0]}" for k in CATEGORIES if k != top and counts[k])
     return (f"{t} timeouts in {p.seconds:g} s ({per_k:.0f} per 1000 gets), {counts[top] / t:.0%} {name}: {why}; "
             f"each holds a reply for about RTOmin ({rto_min_s * 1e3:g} ms)" + (f"; the rest: {rest}" if rest else "")
-            + f"; {p.drops} drops ({p.drops / p.seconds / nodes:.0f} a second a node)")
+            + f"; {p.drops} drops ({p.drops / p.seconds / nodes:.0f} a second a node)" + split)
+
+
+def _split_clause(t: dict | None) -> str:
+    """The mechanism's closing clause from the split: the component the mean get spent most
+    on, and the timers' share (what a timeout cost the gets, not only how many there were)."""
+    if not t or t["mean_s"] <= 0:
+        return ""
+    rows = {r["component"]: r for r in t["rows"]}
+    top = max(t["rows"], key=lambda r: r["share"])
+    clause = f"; the mean get ({_ms(t['mean_s'])}) went mostly to {top['what']} ({top['share']:.0%})"
+    if top["component"] != "rto_wait" and rows["rto_wait"]["share"] >= 0.01:
+        clause += f", {rows['rto_wait']['share']:.0%} to waiting out RTO timers"
+    return clause
 
 
 @dataclass(frozen=True)
@@ -322,6 +359,8 @@ class RiakReport:
     wall_seconds: float
     rule: str
     notes: list[str] = field(default_factory=list)
+    #: where the time of the gets at your point went (``split_dict``; None: not split)
+    time_split: dict | None = None
 
     def to_dict(self) -> dict:
         return {"workload": "riak", **asdict(self)}
@@ -339,6 +378,7 @@ class RiakReport:
             held = (f" (holds at {self.last_good_get_rate:.4g}/s)" if self.last_good_get_rate else "")
             out.append(f"onset: {self.onset_get_rate:.4g} gets/s a node ({self.onset_utilization:.0%} of the link)"
                        f"{held}")
+        out.extend(split_lines(self.time_split, self.get_rate))
         out.append(f"mechanism: {self.mechanism}")
         if self.collapse:
             out.append(f"cheapest fix that works: {self.cheapest_fix or 'none of those tried'}")
@@ -393,7 +433,8 @@ def diagnose_riak(rc: RiakCluster, *, jobs: int | None = None,
     t0 = time.monotonic()
     m = GetMeasurer(rc, jobs=jobs or min(2, available_cores()), progress=progress)
     thr = rc.threshold_s()
-    here = m.measure([(rc.get_rate, "cluster", {})])[0]
+    # your point with the time breakdown on (it changes no result; the onset search reuses it)
+    here = m.measure([(rc.get_rate, "cluster", {"time_breakdown": True})])[0]
     onset = find_get_onset(m, thr)
     sc = screen(rc.base)
     fixes = []
@@ -435,4 +476,5 @@ def diagnose_riak(rc: RiakCluster, *, jobs: int | None = None,
                        f.side_effects, COSTS[f.cost]) for i, (f, p) in enumerate(ranked)],
         points=[asdict(p) for p in pts],
         sweep=_sweep(rc, [p for p in pts if p.label == "cluster"]),
-        simulations=m.simulations, wall_seconds=time.monotonic() - t0, rule=rule, notes=notes)
+        simulations=m.simulations, wall_seconds=time.monotonic() - t0, rule=rule, notes=notes,
+        time_split=here.time_split)

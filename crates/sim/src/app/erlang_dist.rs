@@ -237,7 +237,9 @@ impl ErlangDist {
                     self.mailbox[node as usize].push_back((sender, get, bytes));
                     requests = true;
                 }
-                Msg::Reply { get, bytes } => self.gets.reply_arrived(cx.now, get, bytes),
+                Msg::Reply { get, bytes } => {
+                    self.gets.reply_arrived(cx.now, get, bytes);
+                }
             }
         }
         if requests && !self.vnode_suspended[node as usize] {

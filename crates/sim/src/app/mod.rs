@@ -45,8 +45,9 @@ pub enum Action {
     Window { flow: FlowId, window: u64, may_update: bool },
     /// The flow's sending end writes this many bytes to its socket.
     Write(FlowId, u64),
-    /// The flow's part of the block is done (a per-block connection closes); true: it was
-    /// the block's last part (the time breakdown sums the blocks' last parts apart).
+    /// The flow's part of the block is done (a per-block connection closes; Riak's, a
+    /// reply's, whose connection persists); true: it was the block's last part (the time
+    /// breakdown sums the blocks' last parts apart; Riak: the reply that completed its get).
     Close(FlowId, bool),
     /// The flow begins a part now (a one-shot flow's start; the time breakdown's, which a
     /// request or a SYN begins for the synchronized reads).
@@ -137,7 +138,7 @@ impl App {
     ) {
         match self {
             App::SyncRead(a) => a.on_delivered::<LEAN>(cx, conns, flow, from, to, out),
-            App::Riak(a) => a.on_delivered(cx, conns, flow, from, to),
+            App::Riak(a) => a.on_delivered(cx, conns, flow, from, to, out),
             App::RiakDist(a) => a.on_delivered(cx, conns, flow, from, to, out),
             App::Bulk(a) => a.on_delivered(flow, from, to),
             App::Flows(a) => a.on_delivered(cx, flow, to, out),

@@ -208,13 +208,14 @@ impl RiakGets {
 
     /// A reply of `bytes` to `get` fully reached its coordinator now: it counts towards its
     /// get, which completes at the quorum and is retired (with every older get all of whose
-    /// replies arrived) at the last.
-    pub fn reply_arrived(&mut self, now: Time, get: u64, bytes: u64) {
+    /// replies arrived) at the last. True if this reply completed its get.
+    pub fn reply_arrived(&mut self, now: Time, get: u64, bytes: u64) -> bool {
         self.replies_delivered += 1;
         self.reply_bytes_delivered += bytes;
         let g = &mut self.gets[(get - self.first) as usize];
         g.replies += 1;
-        if g.replies == self.quorum {
+        let completes = g.replies == self.quorum;
+        if completes {
             self.completed += 1;
             self.latencies.record((now - g.started).0);
         }
@@ -222,11 +223,21 @@ impl RiakGets {
             self.gets.pop_front();
             self.first += 1;
         }
+        completes
     }
 
     /// `flow`'s coordinator `node` got stream bytes up to offset `delivered` (from
-    /// `before`): the replies they complete count towards their gets, in order.
-    pub fn delivered(&mut self, now: Time, flow: FlowId, node: usize, before: u64, delivered: u64) {
+    /// `before`): the replies they complete count towards their gets, in order; each is
+    /// told to `on_reply` (true: it completed its get).
+    pub fn delivered(
+        &mut self,
+        now: Time,
+        flow: FlowId,
+        node: usize,
+        before: u64,
+        delivered: u64,
+        mut on_reply: impl FnMut(bool),
+    ) {
         self.node_bytes_received[node] += delivered - before;
         while let Some(&(end, get)) = self.conns[flow as usize].replies.front() {
             if end > delivered {
@@ -236,7 +247,7 @@ impl RiakGets {
             c.replies.pop_front();
             let bytes = end - c.whole;
             c.whole = end;
-            self.reply_arrived(now, get, bytes);
+            on_reply(self.reply_arrived(now, get, bytes));
         }
     }
 
@@ -327,10 +338,15 @@ impl Riak {
         self.readable = readable;
     }
 
-    /// Flow `f`'s coordinator has in-order stream bytes up to `to` (from `from`).
-    pub(crate) fn on_delivered(&mut self, cx: &mut Ctx, conns: &Conns, f: FlowId, from: u64, to: u64) {
+    /// Flow `f`'s coordinator has in-order stream bytes up to `to` (from `from`). With the
+    /// time breakdown kept, each reply that arrived ends its part (`Action::Close`: the
+    /// connection stays open), a block's last when it completed its get.
+    pub(crate) fn on_delivered(&mut self, cx: &mut Ctx, conns: &Conns, f: FlowId, from: u64, to: u64, out: &mut Actions) {
         let node = conns.get(f).hosts.1 as usize;
-        self.gets.delivered(cx.now, f, node, from, to);
+        if conns.clocks.is_none() {
+            return self.gets.delivered(cx.now, f, node, from, to, |_| {});
+        }
+        self.gets.delivered(cx.now, f, node, from, to, |completes| out.push(Action::Close(f, completes)));
     }
 }
 
@@ -358,15 +374,15 @@ mod tests {
             assert_eq!(out, vec![(id, 1000)]);
             g.write_reply(f, id, 1000);
         }
-        g.delivered(Time(200), 0, 3, 0, 1000);
-        g.delivered(Time(250), 1, 3, 0, 999);
+        g.delivered(Time(200), 0, 3, 0, 1000, |_| {});
+        g.delivered(Time(250), 1, 3, 0, 999, |_| {});
         assert_eq!(g.completed, 0, "one reply and 999 of 1000 bytes of another: not yet");
         assert_eq!((g.replies_delivered, g.reply_bytes_delivered), (1, 1000));
         assert_eq!((g.replies_written, g.reply_bytes_written), (3, 3000));
-        g.delivered(Time(300), 1, 3, 999, 1000);
+        g.delivered(Time(300), 1, 3, 999, 1000, |_| {});
         assert_eq!((g.completed, g.latencies.len(), g.latencies.max()), (1, 1, Some(200)));
         assert_eq!(g.gets_held(), 1, "its third reply is still due");
-        g.delivered(Time(400), 2, 3, 0, 1000);
+        g.delivered(Time(400), 2, 3, 0, 1000, |_| {});
         assert_eq!(g.completed, 1, "the third reply arrives but the get completed once");
         assert_eq!((g.latencies.len(), g.gets_held()), (1, 0), "and the get is retired");
         assert_eq!(g.node_bytes_received, vec![0, 0, 0, 3000]);
@@ -388,10 +404,10 @@ mod tests {
         for &(id, bytes) in &out {
             g.write_reply(0, id, bytes);
         }
-        g.delivered(Time(10), 0, 1, 0, 799);
+        g.delivered(Time(10), 0, 1, 0, 799, |_| {});
         assert_eq!((g.latencies.len(), g.latencies.max()), (1, Some(10)), "offset 799 ends the first reply only");
         assert_eq!(g.gets_held(), 2, "the first get is retired");
-        g.delivered(Time(20), 0, 1, 799, 1000);
+        g.delivered(Time(20), 0, 1, 799, 1000, |_| {});
         // both others end by 1000, in order: latencies 19 and 18 ps (exact below 2048 ps)
         let l = &g.latencies;
         assert_eq!((l.len(), l.percentile(1.0), l.percentile(50.0), l.max()), (3, Some(10), Some(18), Some(19)));
@@ -410,7 +426,7 @@ mod tests {
                 let n = g.send_request(f, id, 100);
                 g.request_arrived(f, n, &mut out);
                 g.write_reply(f, id, 100);
-                g.delivered(Time(i * 1_000_000 + 5000 + f as u64), f, 3, i * 100, (i + 1) * 100);
+                g.delivered(Time(i * 1_000_000 + 5000 + f as u64), f, 3, i * 100, (i + 1) * 100, |_| {});
             }
             out.clear();
             assert_eq!(g.gets_held(), 0);

@@ -8,6 +8,8 @@
 //!
 //! - `request`: from the part's start to the sender's first write of it: the request's
 //!   trip (and a per-block connection's handshake, SYN timeouts, the server's think time);
+//!   but a request dropped by a switch is sent again when its timer expires, and the time
+//!   up to then is `rto_wait` (`request_timeout`);
 //! - after it, every interval between two events of the sender goes to the sender's state
 //!   during it (ns-3's names, `trace::CongState`): open (or disorder) to `open`, fast
 //!   recovery or the retransmission rounds after a timeout (until what was outstanding at
@@ -33,6 +35,16 @@
 //!   against this time (at 1/n of the link a pulled sender spends most of its time waiting
 //!   for its turn); what is left of it is `pull_wait`: waiting for pulls beyond the fair
 //!   share, and what is left of the open time `queueing`.
+//!
+//! Riak's gets (`app::riak`) pipeline their replies: one persistent connection per replica
+//! -> coordinator pair carries every reply the coordinator asks that replica for, one after
+//! another, so a flow can be in several parts at once (`FlowClocks::pipelined`). Each
+//! request begins a part (a reply's, from its get's issue), the replica's writes take the
+//! parts in the order they began (it reads its requests in order), and the replies end in
+//! that order too (one byte stream); every event of the sender is counted in each part it
+//! has written, since each waited through it.
+
+use std::collections::VecDeque;
 
 use crate::event::FlowId;
 use crate::net::HostId;
@@ -111,6 +123,8 @@ pub struct PartTime {
     pub start: Time,
     pub end: Time,
     pub split: Split,
+    /// It ended its block (Riak: it completed its get).
+    pub last_of_block: bool,
 }
 
 impl PartTime {
@@ -139,7 +153,6 @@ impl Totals {
 /// The part a flow is in, while it runs.
 #[derive(Clone, Debug, Default)]
 struct Open {
-    live: bool,
     start: Time,
     /// The sender's first write of the part (`None`: still in `request`).
     written: Option<Time>,
@@ -165,7 +178,10 @@ struct Open {
 /// The time breakdown of every flow of a world (`Conns::clocks`).
 #[derive(Clone, Debug, Default)]
 pub struct FlowClocks {
-    parts: Vec<Open>,
+    /// Per flow, its parts running, oldest first (at most one unless `pipelined`).
+    parts: Vec<VecDeque<Open>>,
+    /// A request begins a part even while the flow is in one (Riak's replies).
+    pipelined: bool,
     /// Per receiving host: parts open, and parts begun.
     open_at: Vec<u32>,
     begun_at: Vec<u64>,
@@ -181,17 +197,20 @@ pub struct FlowClocks {
 }
 
 impl FlowClocks {
-    pub fn new(rate_bps: u64, mss: u64, header: u64) -> Self {
-        FlowClocks { rate_bps, mss, header, ..Default::default() }
+    /// `pipelined`: every `begin` begins a part, even while the flow is in one (Riak's
+    /// replies on a persistent connection); else a flow is in one part at a time.
+    pub fn new(rate_bps: u64, mss: u64, header: u64, pipelined: bool) -> Self {
+        FlowClocks { rate_bps, mss, header, pipelined, ..Default::default() }
     }
 
-    /// Flow `f` (to host `dst`) begins a part at `now`, unless one is running.
+    /// Flow `f` (to host `dst`) begins a part at `now`, unless one is running and the
+    /// flow's parts are not pipelined.
     pub fn begin(&mut self, f: FlowId, dst: HostId, now: Time) {
         let i = f as usize;
         if self.parts.len() <= i {
-            self.parts.resize(i + 1, Open::default());
+            self.parts.resize(i + 1, VecDeque::new());
         }
-        if self.parts[i].live {
+        if !self.pipelined && !self.parts[i].is_empty() {
             return;
         }
         let h = dst as usize;
@@ -201,30 +220,41 @@ impl FlowClocks {
         }
         self.open_at[h] += 1;
         self.begun_at[h] += 1;
-        self.parts[i] = Open {
-            live: true,
+        self.parts[i].push_back(Open {
             start: now,
             last: now,
             overlap_at_start: self.open_at[h],
             begun_before: self.begun_at[h] - 1,
             ..Open::default()
-        };
+        });
     }
 
-    fn live(&mut self, f: FlowId) -> Option<&mut Open> {
-        self.parts.get_mut(f as usize).filter(|p| p.live)
+    /// Flow `f`'s parts running, oldest first.
+    fn live(&mut self, f: FlowId) -> impl Iterator<Item = &mut Open> {
+        self.parts.get_mut(f as usize).into_iter().flat_map(|q| q.iter_mut())
     }
 
-    /// Flow `f`'s sender writes `bytes` at `now` (its NIC held `held` so far).
+    /// Flow `f`'s parts its sender has written to (their sending end's events count in them).
+    fn writing(&mut self, f: FlowId) -> impl Iterator<Item = &mut Open> {
+        self.live(f).take_while(|p| p.written.is_some())
+    }
+
+    /// Flow `f`'s sender writes `bytes` at `now` (its NIC held `held` so far): the oldest
+    /// part not yet written to is written now; the ones before it (written already) count
+    /// the time up to now. A flow whose parts are all written adds the bytes to its newest.
     pub fn written(&mut self, f: FlowId, phase: Phase, now: Time, held: Time, bytes: u64) {
-        let Some(p) = self.live(f) else { return };
+        let Some(parts) = self.parts.get_mut(f as usize) else { return };
+        let Some(newest) = parts.len().checked_sub(1) else { return };
+        let first_unwritten = parts.iter().position(|p| p.written.is_none());
+        for p in parts.iter_mut().take(first_unwritten.unwrap_or(usize::MAX)) {
+            tick(p, phase, now, held);
+        }
+        let p = &mut parts[first_unwritten.unwrap_or(newest)];
         if p.written.is_none() {
             p.split.request += now.0 - p.last.0;
             p.written = Some(now);
             p.last = now;
             p.held = held;
-        } else {
-            tick(p, phase, now, held);
         }
         p.bytes += bytes;
     }
@@ -232,28 +262,24 @@ impl FlowClocks {
     /// Account flow `f` up to `now` in the state its sender was in since the last call.
     #[inline]
     pub fn tick(&mut self, f: FlowId, phase: Phase, now: Time, held: Time) {
-        if let Some(p) = self.live(f) {
-            if p.written.is_some() {
-                tick(p, phase, now, held);
-            }
+        for p in self.writing(f) {
+            tick(p, phase, now, held);
         }
     }
 
     /// Flow `f` made progress at `now` (it transmitted, or an ACK moved `snd_una`).
     pub fn progress(&mut self, f: FlowId, phase: Phase, now: Time, held: Time) {
-        if let Some(p) = self.live(f) {
-            if p.written.is_some() {
-                tick(p, phase, now, held);
-                commit(p);
-            }
+        for p in self.writing(f) {
+            tick(p, phase, now, held);
+            commit(p);
         }
     }
 
     /// A switch trimmed flow `f`'s packet at `seq` at `now` (`phase`: its sender's until
     /// now): the flow is in `trim_recovery` until the packet's resend arrives.
     pub fn trimmed(&mut self, f: FlowId, seq: u64, phase: Phase, now: Time, held: Time) {
-        if let Some(p) = self.live(f) {
-            if p.written.is_some() && !p.trimmed.contains(&seq) {
+        for p in self.writing(f) {
+            if !p.trimmed.contains(&seq) {
                 tick(p, phase, now, held);
                 p.trimmed.push(seq);
             }
@@ -263,7 +289,7 @@ impl FlowClocks {
     /// Flow `f`'s packet at `seq` reached its receiver whole at `now`: if it was a trimmed
     /// packet's resend, that trim is recovered.
     pub fn arrived(&mut self, f: FlowId, seq: u64, phase: Phase, now: Time, held: Time) {
-        if let Some(p) = self.live(f) {
+        for p in self.live(f) {
             if let Some(i) = p.trimmed.iter().position(|&s| s == seq) {
                 tick(p, phase, now, held);
                 p.trimmed.swap_remove(i);
@@ -274,13 +300,24 @@ impl FlowClocks {
     /// Flow `f`'s retransmission timer fired at `now`: the time since its last progress
     /// was a wait for it. (Call `tick` first, with the sender as it was.)
     pub fn timeout(&mut self, f: FlowId) {
-        if let Some(p) = self.live(f) {
+        for p in self.live(f) {
             p.split.rto_wait += p.pending.iter().sum::<u64>();
             p.pending = [0; 4];
         }
     }
 
-    /// Flow `f`'s part ends at `now` (its last byte delivered); `last_of_block`: it was the
+    /// A request of flow `f` that a switch dropped is sent again at `now`, its TCP's timer
+    /// expired (`Conns::request_dropped`): every part of the flow not yet written waited it
+    /// out, from its start or the last such timer (the requests behind a lost one wait for
+    /// it too: one byte stream).
+    pub fn request_timeout(&mut self, f: FlowId, now: Time) {
+        for p in self.live(f).filter(|p| p.written.is_none()) {
+            p.split.rto_wait += now.0 - p.last.0;
+            p.last = now;
+        }
+    }
+
+    /// Flow `f`'s oldest part ends at `now` (its last byte delivered); `last_of_block`: it was the
     /// block's last. `ideal_first`: the idle one-way latency of its first packet of
     /// `first_wire` bytes. Returns the finished part.
     pub fn end(
@@ -296,14 +333,14 @@ impl FlowClocks {
         let (rate, mss, header) = (self.rate_bps, self.mss, self.header);
         let h = dst as usize;
         let begun_now = self.begun_at[h];
-        let p = self.live(f)?;
+        let mut p = self.parts.get_mut(f as usize)?.pop_front()?;
+        let p = &mut p;
         if p.written.is_some() {
             tick(p, phase, now, held);
             commit(p);
         } else {
             p.split.request += now.0 - p.last.0; // ended before any write (nothing asked)
         }
-        p.live = false;
         let n = p.overlap_at_start as u64 + (begun_now - p.begun_before - 1);
         let fair = fair_share_time(p.bytes, n.max(1), rate, mss, header, ideal_first);
         // the fair share is counted against the open time first, then against the time
@@ -313,8 +350,7 @@ impl FlowClocks {
         p.split.transmission = from_open + from_pulls;
         p.split.queueing = p.open - from_open;
         p.split.pull_wait = p.pull_blocked - from_pulls;
-        p.trimmed = Vec::new();
-        let part = PartTime { flow: f, start: p.start, end: now, split: p.split };
+        let part = PartTime { flow: f, start: p.start, end: now, split: p.split, last_of_block };
         self.open_at[h] -= 1;
         self.all.add(&part);
         if last_of_block {

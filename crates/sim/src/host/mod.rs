@@ -243,7 +243,9 @@ impl Conns {
             pacers: Vec::new(),
             swift,
             clocks: s.time_breakdown.then(|| {
-                Box::new(flowtime::FlowClocks::new(s.rate_bps, s.mss_bytes as u64, s.header_bytes as u64))
+                // Riak's replies are pipelined on their connection (app::riak)
+                let pipelined = s.workload == crate::scenario::Workload::Riak;
+                Box::new(flowtime::FlowClocks::new(s.rate_bps, s.mss_bytes as u64, s.header_bytes as u64, pipelined))
             }),
         }
     }
@@ -563,6 +565,9 @@ impl Conns {
     pub(crate) fn nic_enter<const LEAN: bool>(&mut self, cx: &mut Ctx, net: &mut Fabric, id: PktId) {
         if cx.pool.get(id).kind == Kind::Request {
             self.refresh_request(cx, id);
+            if let Some(c) = self.clocks.as_mut().filter(|_| !LEAN) {
+                c.request_timeout(cx.pool.get(id).flow, cx.now);
+            }
         }
         let pkt = cx.pool.get(id);
         let fl = &self.conns[pkt.flow as usize];

@@ -650,15 +650,22 @@ fn a_request_dropped_on_a_crowded_trunk_is_sent_again_and_its_block_completes() 
 /// A Riak cluster of 4 nodes with quorum `q`, replies of one full segment, one get from
 /// node 0 at time 0 (the next ones a thousand seconds away), run to `end`.
 fn one_get(q: u32, end: Time, drop_first_request: bool) -> Harness {
-    let workload = Workload::Riak;
-    let spec = ScenarioSpec {
+    get_of(one_get_spec(q), end, drop_first_request)
+}
+
+fn one_get_spec(q: u32) -> ScenarioSpec {
+    ScenarioSpec {
         servers: 4,
-        workload,
+        workload: Workload::Riak,
         read_quorum: q,
         reply_bytes: 1460,
         get_rate: 0.001,
         ..ScenarioSpec::default()
-    };
+    }
+}
+
+/// [`one_get`] of any spec.
+fn get_of(spec: ScenarioSpec, end: Time, drop_first_request: bool) -> Harness {
     let mut h = Harness::new(spec);
     if drop_first_request {
         h.drop_where({
@@ -1900,10 +1907,12 @@ fn in_a_collapse_every_part_adds_up_and_the_blocks_last_parts_make_the_block_tim
 }
 
 #[test]
-fn the_time_breakdown_is_refused_by_name_outside_the_reads_and_the_one_shot_flows() {
-    let spec = ScenarioSpec { servers: 4, workload: Workload::Riak, time_breakdown: true, ..ScenarioSpec::default() };
+fn the_time_breakdown_is_refused_by_name_outside_the_reads_riaks_replies_and_the_one_shot_flows() {
+    let riak = ScenarioSpec { servers: 4, workload: Workload::Riak, time_breakdown: true, ..ScenarioSpec::default() };
+    assert!(riak.validate().is_ok());
+    let spec = ScenarioSpec { riak_transport: RiakTransport::ErlangDist, ..riak };
     let e = spec.validate().err().expect("refused").to_string();
-    assert!(e.starts_with("time_breakdown") && e.contains("sync_read, incast"), "{e}");
+    assert!(e.starts_with("time_breakdown") && e.contains("riak (riak_transport per_pair)"), "{e}");
     for workload in [Workload::Incast, Workload::Shuffle, Workload::Permutation] {
         let spec = ScenarioSpec { servers: 4, workload, time_breakdown: true, ..ScenarioSpec::default() };
         assert!(spec.validate().is_ok(), "{workload:?}");
@@ -2001,4 +2010,159 @@ fn in_one_shot_incasts_every_part_adds_up_and_the_breakdown_moves_nothing() {
         assert_eq!(with.time_block_s, with.incast_completion_s, "one incast, all started at 0");
         assert_eq!(with.time_flow_other_s, Some(0.0));
     }
+}
+
+// ---- where the time went: Riak's gets (a get is a block, each reply a part) ----------------
+
+#[test]
+fn a_get_whose_third_reply_is_dropped_at_a_two_packet_port_waits_one_rto_min_for_it() {
+    // `one_get`'s get (4 nodes, three 1,460 B replies, 1 Gbps, 25 us links) into a node-0
+    // port of 3,000 B: reply 0 reaches it at 88.024 us and goes on the wire, reply 1 (88.536
+    // us) fits beside it, reply 2 (89.048 us) does not and dies. Each part runs from the
+    // get's issue at 0:
+    // - reply 0: its request's trip to replica 0 (51.024 us), then its 74 us one-way trip
+    //   alone: all transmission (n = 3 parts overlap, but one packet's fair share is its
+    //   first packet's trip);
+    // - reply 1: request 51.536 us, then behind reply 0 at the port until 100.024 us: it
+    //   lands at 137.024 us, 11.488 us past its 74 us share: queueing;
+    // - reply 2: request 52.048 us; its segment, sent then (its last progress), is never
+    //   ACKed, so its timer (armed at the write, RTOmin 200 ms above 3 x the handshake's
+    //   RTT) fires 200 ms later: exactly RTOmin of rto_wait, then the resend's 74 us trip in
+    //   the Loss state (recovery), landing at 200.126048 ms.
+    // With a quorum of 3 the get completes at reply 2: the block is its part, and the get's
+    // latency is the block's time to the picosecond.
+    let spec = ScenarioSpec { buffer_bytes: 3000, time_breakdown: true, ..one_get_spec(3) };
+    let h = get_of(spec, ms(201.0), false);
+    assert_eq!(h.w.conns.get(2).sender.stats.timeouts, 1, "reply 2's flow timed out once");
+    let p = parts(&h);
+    assert_eq!(p.len(), 3);
+    let by_flow = |f: FlowId| p.iter().find(|x| x.flow == f).unwrap();
+    let s0 = by_flow(0).split;
+    assert_eq!((s0.request, s0.transmission, s0.queueing, s0.rto_wait, s0.recovery), (us(51.024).0, us(74.0).0, 0, 0, 0));
+    let s1 = by_flow(1).split;
+    assert_eq!((s1.request, s1.transmission, s1.queueing, s1.rto_wait), (us(51.536).0, us(74.0).0, us(11.488).0, 0));
+    let s2 = by_flow(2).split;
+    assert_eq!((s2.request, s2.rto_wait, s2.recovery), (us(52.048).0, ms(200.0).0, us(74.0).0));
+    assert_eq!((s2.transmission, s2.queueing, s2.pause), (0, 0, 0));
+    for part in &p {
+        assert_eq!(part.other(), 0, "{part:?}");
+        assert_eq!(part.start, Time::ZERO, "every reply's part starts at its get's issue");
+    }
+    let g = gets(&h);
+    let clocks = h.w.conns.clocks.as_ref().unwrap();
+    assert_eq!((g.completed, clocks.blocks.parts), (1, 1));
+    assert_eq!(Time(clocks.blocks.time), ms(200.126048));
+    assert_eq!(clocks.blocks.time, g.latencies.max().unwrap(), "the block is the get");
+    assert_eq!(clocks.blocks.split, s2, "and its split is its completing reply's");
+}
+
+#[test]
+fn at_a_quorum_of_two_the_get_is_its_second_reply_and_a_late_one_is_a_part_only() {
+    // the same get at Riak's default quorum: it completes at reply 1 (137.024 us, queueing
+    // behind reply 0); reply 2's RTO wait is in the parts' sums, not the get's
+    let spec = ScenarioSpec { buffer_bytes: 3000, time_breakdown: true, ..one_get_spec(2) };
+    let h = get_of(spec, ms(201.0), false);
+    let clocks = h.w.conns.clocks.as_ref().unwrap();
+    assert_eq!((clocks.blocks.parts, Time(clocks.blocks.time)), (1, us(137.024)));
+    assert_eq!((clocks.blocks.split.queueing, clocks.blocks.split.rto_wait), (us(11.488).0, 0));
+    assert_eq!((clocks.all.parts, clocks.all.split.rto_wait), (3, ms(200.0).0));
+}
+
+#[test]
+fn a_dropped_get_request_waits_out_its_timer_then_makes_its_trip() {
+    // `one_get`'s first request dies at the switch and enters node 0's NIC again at
+    // 200.025512 ms (the request's modelled RTOmin, `Conns::request_dropped`): its reply's
+    // part waited that timer out from the get's issue. The request then reaches replica 0
+    // 51.024 us later (0.512 + 25 us, twice), whose reply lands 74 us after that, alone:
+    // 200.025512 ms of RTO wait, 51.024 us of request, its 74 us share, at 200.150536 ms
+    let spec = ScenarioSpec { time_breakdown: true, ..one_get_spec(2) };
+    let h = get_of(spec, ms(201.0), true);
+    assert_eq!(h.counters().requests_dropped, 1);
+    let p = parts(&h);
+    assert_eq!(p.len(), 3);
+    let late = p.iter().find(|x| x.flow == 0).unwrap();
+    assert_eq!(late.end, ms(200.150536));
+    assert_eq!(late.split.rto_wait, ms(200.025512).0);
+    assert_eq!((late.split.request, late.split.transmission), (us(51.024).0, us(74.0).0));
+    assert_eq!(late.other(), 0);
+    assert!(!late.last_of_block, "the get completed at its other two replies");
+}
+
+#[test]
+fn replies_pipelined_on_one_connection_are_parts_in_their_order() {
+    // two nodes, every get asks the other (one connection each way); node 0 issues three
+    // gets at 0, 1 and 2 us for 14,600 B replies (10 segments): replica 1 reads the requests
+    // in order and writes each reply behind the one before on the same connection. Each
+    // reply is its own part, they end in order, each from its own get's issue, every part
+    // adds up, and each reply's wait behind the ones before it is in its open time
+    // (transmission and queueing), nothing else (no loss: a 1 MiB port)
+    let spec = ScenarioSpec {
+        servers: 2,
+        workload: Workload::Riak,
+        replicas: 1,
+        read_quorum: 1,
+        reply_bytes: 14_600,
+        get_rate: 0.001,
+        buffer_bytes: 1 << 20,
+        time_breakdown: true,
+        ..ScenarioSpec::default()
+    };
+    let mut h = Harness::new(spec);
+    for i in 0..3 {
+        h.at(us(i as f64), Event::App { timer: AppTimer { app: 0, kind: 0 }.byte(), arg: 0 });
+    }
+    h.run_until(ms(5.0));
+    let p = parts(&h);
+    assert_eq!(p.len(), 3);
+    assert!(p.iter().all(|x| x.flow == p[0].flow), "one connection");
+    assert_eq!(p.iter().map(|x| x.start).collect::<Vec<_>>(), vec![us(0.0), us(1.0), us(2.0)]);
+    assert!(p.windows(2).all(|w| w[0].end < w[1].end), "ended in order");
+    for part in &p {
+        assert_eq!(part.other(), 0, "{part:?}");
+        let s = part.split;
+        assert_eq!((s.rto_wait, s.recovery, s.pause), (0, 0, 0));
+        assert!(s.request > 0 && s.transmission > 0);
+    }
+    // the later replies waited behind the earlier ones: more open time each
+    let open = |x: &crate::host::flowtime::PartTime| x.split.transmission + x.split.queueing;
+    assert!(open(&p[0]) < open(&p[1]) && open(&p[1]) < open(&p[2]), "{p:?}");
+    let g = gets(&h);
+    let clocks = h.w.conns.clocks.as_ref().unwrap();
+    assert_eq!((g.completed, clocks.blocks.parts), (3, 3));
+    assert_eq!(p.iter().map(|x| (x.end - x.start).0).max(), g.latencies.max());
+}
+
+#[test]
+fn in_a_riak_cluster_every_reply_adds_up_the_gets_are_the_blocks_and_the_breakdown_moves_nothing() {
+    // Fritchie's cluster (20 nodes, 125 gets/s each asking 3 replicas for 100 KB, a 32 KiB
+    // port: the blog's drops at 30 % load) for 0.5 s: every reply's components add up
+    // exactly; the blocks are the completed gets (their slowest is the get latency's max);
+    // timeouts show as RTO waits; and the result with the breakdown off is the same
+    let spec = ScenarioSpec {
+        servers: 20,
+        workload: Workload::Riak,
+        duration_ps: Some(PS_PER_S / 2),
+        time_breakdown: true,
+        ..ScenarioSpec::default()
+    };
+    let mut h = Harness::new(spec.clone());
+    h.run();
+    let p = parts(&h);
+    let g = gets(&h);
+    assert_eq!(p.len() as u64, g.replies_delivered);
+    for part in &p {
+        assert_eq!(part.other(), 0, "{part:?}");
+    }
+    let clocks = h.w.conns.clocks.as_ref().unwrap();
+    assert_eq!(clocks.blocks.parts, g.completed);
+    let blocks: Vec<&crate::host::flowtime::PartTime> = p.iter().filter(|x| x.last_of_block).collect();
+    assert_eq!(blocks.len() as u64, g.completed);
+    assert_eq!(blocks.iter().map(|x| (x.end - x.start).0).max(), g.latencies.max());
+    let with = crate::run(&spec).unwrap();
+    assert!(with.timeouts > 0 && clocks.all.split.rto_wait > 0, "the blog's timeouts: {}", with.timeouts);
+    let without = crate::run(&ScenarioSpec { time_breakdown: false, ..spec }).unwrap();
+    assert_eq!(without_time_split(&with), without_time_split(&without));
+    assert_eq!(with.time_blocks, with.gets_completed);
+    assert_eq!(with.time_flow_other_s, Some(0.0));
+    assert_eq!(with.time_block_other_s, Some(0.0));
 }
