@@ -1,6 +1,6 @@
 """Swift (`transport = swift`, docs/transports.md) from the Python front: impossible
 combinations are refused naming the field, and a Swift incast reports its least window
-(the cwnd rules and the pacing are pinned in crates/sim/src/tcp/congestion/swift.rs and
+(the cwnd rules, the pacing and the timer's samples are pinned in crates/sim/src/tcp/congestion/swift.rs and
 crates/sim/src/world/tests.rs)."""
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ SWIFT = {"transport": "swift", "workload": "incast", "tcp": "sack"}
     ({"workload": "incast", "swift_ai": 2.0}, "swift_ai"),
     ({"workload": "incast", "transport": "ndp", "trimming": True, "swift_base_target": "20us"}, "swift_base_target"),
     ({"workload": "incast", "swift_fs_range": "10us"}, "swift_fs_range"),
+    ({"workload": "incast", "swift_rto": "tcp"}, "swift_rto"),
+    ({**SWIFT, "swift_rto": "karn"}, "swift_rto"),
     # the flow-based scaling falls from fs_range at fs_min_cwnd to 0 at fs_max_cwnd
     ({**SWIFT, "swift_fs_min_cwnd": 50.0, "swift_fs_max_cwnd": 10.0}, "swift_fs_min_cwnd"),
     # (given alone, the maximum is the field named: the user's, not the default it meets)

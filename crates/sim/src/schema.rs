@@ -329,6 +329,8 @@ pub const FIELDS: &[Field] = &[
         "swift: multiplicative decrease constant, beta (§3.2; 0.8, htsim's)"),
     field("swift_max_mdf", "swift_max_mdf", Fraction, Range::Real { min: 0.001, max: 0.999 },
         "swift: the largest multiplicative decrease per RTT, max_mdf (§3.2; 0.5, htsim's)"),
+    choice("swift_rto", "swift_rto", &["delay", "tcp"],
+        "swift: its retransmission timer's RTT samples: delay = every ACK's delay, retransmissions' too, each ending the backoff (§3.6: an EWMA over the end-to-end RTT; htsim's); tcp = TCP's timed segment with Karn's rule"),
     flag("trimming", "switch ports trim a data packet to its header when the data queue (the buffer) is full and serve headers first (NDP §3.1, UEC 1.0)"),
     optional(field("trim_bytes", "trim_bytes", Bytes, whole(1, 65_535),
         "trimming: wire bytes a trimmed packet keeps"), "header (the packet's headers)"),

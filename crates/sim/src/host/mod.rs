@@ -29,7 +29,7 @@ use crate::ctx::Ctx;
 use crate::event::{Event, FlowId, PktId};
 use crate::net::{Fabric, HostId};
 use crate::packet::{Kind, Packet, PacketPool, CE, ECE, ECT, MAX_SACK_BLOCKS};
-use crate::scenario::{Scenario, TcpVariant, TCP_INIT_CWND};
+use crate::scenario::{Scenario, SwiftRto, TcpVariant, TCP_INIT_CWND};
 use crate::tcp::congestion::swift::SwiftParams;
 use crate::tcp::congestion::Cc;
 use crate::tcp::{ReceiverConfig, Segment, SenderConfig, TcpReceiver, TcpSender};
@@ -196,7 +196,9 @@ impl Conns {
             rto_max: Time(s.rto_max_ps),
             granularity: Time(s.timer_granularity_ps),
             timer_ticks: s.timer_ticks,
-            timestamps: s.timestamps,
+            // Swift's RTO takes its samples from its own delay measurement (§3.6): the
+            // sender's timestamp path (every ACK of new data, from its echo)
+            timestamps: s.timestamps || (s.transport == Transport::Swift && s.swift_rto == SwiftRto::Delay),
             rto_random: s.rto_random,
             rto_backoff: s.rto_backoff,
             rules: s.tcp_rules,
