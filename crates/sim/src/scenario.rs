@@ -359,7 +359,7 @@ pub struct ScenarioSpec {
     pub trim_header_queue_bytes: Option<u64>,
     /// A header that finds the header queue full goes back to its sender (NDP §3.1).
     pub return_to_sender: bool,
-    /// Swift (`transport = swift`; Kumar et al., SIGCOMM 2020 §3.2, §3.4): the target's
+    /// Swift (`transport = swift`; Kumar et al., SIGCOMM 2020 §3.2, §3.5): the target's
     /// fixed part; unset: each flow's unloaded round trip.
     pub swift_base_target_ps: Option<u64>,
     /// Swift: target per hop of a flow's path (topology-based scaling, the paper's h);

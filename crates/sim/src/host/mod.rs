@@ -308,7 +308,7 @@ impl Conns {
     }
 
     /// Swift's parameters for a flow from `src` to `dst` and its path's hops (switches
-    /// crossed: the TTL's count, §3.4). Unset, `base_target` is the path's unloaded round
+    /// crossed: the TTL's count, §3.5). Unset, `base_target` is the path's unloaded round
     /// trip (a full data packet out, an ACK back, store and forward), `h` one full packet's
     /// time on the sending host's link (a packet of queue per hop) and `fs_range` ten `h`.
     fn swift_params(&self, net: &Fabric, sw: SwiftSettings, src: HostId, dst: HostId) -> (SwiftParams, u32) {

@@ -1578,7 +1578,7 @@ fn swift_incast(servers: u32, packets: u64, queue: u32) -> ScenarioSpec {
 }
 
 #[test]
-fn a_swift_incast_completes_every_flow_and_holds_the_queue_near_its_target_swift_3_4() {
+fn a_swift_incast_completes_every_flow_and_holds_the_queue_near_its_target_swift_3_5() {
     // 100 senders x 50 packets into one 10 Gbps host, on a port of 400 packets (room for
     // the first windows, 100 x 2). Swift's target here: base (the unloaded round trip,
     // 12.5 us) + 1 hop x h (1.2 us: a packet's time) + the flow-based scaling, which at
@@ -1617,7 +1617,7 @@ fn a_swift_incast_completes_every_flow_and_holds_the_queue_near_its_target_swift
 fn under_a_1000_flow_incast_swifts_window_falls_below_one_packet_and_every_flow_completes() {
     // 1000 senders x 10 packets into one 10 Gbps host: a bandwidth-delay product of about
     // 10 packets shared by 1000 flows leaves each a hundredth of a packet, so the windows
-    // must fall below one packet (§3.3) and the senders pace; the port (3000 packets)
+    // must fall below one packet (§3.4) and the senders pace; the port (3000 packets)
     // holds the first windows (1000 x 2), so no flow should need a timeout
     let spec = swift_incast(1000, 10, 3000);
     let mut h = Harness::new(spec);
@@ -1631,7 +1631,7 @@ fn under_a_1000_flow_incast_swifts_window_falls_below_one_packet_and_every_flow_
 #[test]
 fn a_swift_sender_below_one_packet_sends_a_packet_every_rtt_over_cwnd() {
     // one flow whose window is set to a quarter packet: its packets leave 4 RTTs apart
-    // (§3.3), not clocked by ACKs
+    // (§3.4), not clocked by ACKs
     let spec = swift_incast(1, 6, 100);
     let mut h = Harness::traced(spec);
     h.w.conns.get_mut(0).sender.use_swift(
