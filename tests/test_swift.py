@@ -1,7 +1,7 @@
 """Swift (`transport = swift`, docs/transports.md) from the Python front: impossible
-combinations are refused naming the field, and a Swift incast reports its least window
-(the cwnd rules, the pacing and the timer's samples are pinned in crates/sim/src/tcp/congestion/swift.rs and
-crates/sim/src/world/tests.rs)."""
+combinations are refused naming the field, a Swift incast reports its least window, and
+swift-incast's loss check is the paper's bar (the cwnd rules, the pacing and the timer's
+samples are pinned in crates/sim/src/tcp/congestion/swift.rs and crates/sim/src/world/tests.rs)."""
 
 from __future__ import annotations
 
