@@ -1,7 +1,7 @@
 """Swift (`transport = swift`, docs/transports.md) from the Python front: impossible
-combinations are refused naming the field, and a Swift incast reports its least window
-(the cwnd rules and the pacing are pinned in crates/sim/src/tcp/congestion/swift.rs and
-crates/sim/src/world/tests.rs)."""
+combinations are refused naming the field, a Swift incast reports its least window, and
+swift-incast's loss check is the paper's bar (the cwnd rules, the pacing and the timer's
+samples are pinned in crates/sim/src/tcp/congestion/swift.rs and crates/sim/src/world/tests.rs)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ SWIFT = {"transport": "swift", "workload": "incast", "tcp": "sack"}
     ({"workload": "incast", "swift_ai": 2.0}, "swift_ai"),
     ({"workload": "incast", "transport": "ndp", "trimming": True, "swift_base_target": "20us"}, "swift_base_target"),
     ({"workload": "incast", "swift_fs_range": "10us"}, "swift_fs_range"),
+    ({"workload": "incast", "swift_rto": "tcp"}, "swift_rto"),
+    ({**SWIFT, "swift_rto": "karn"}, "swift_rto"),
     # the flow-based scaling falls from fs_range at fs_min_cwnd to 0 at fs_max_cwnd
     ({**SWIFT, "swift_fs_min_cwnd": 50.0, "swift_fs_max_cwnd": 10.0}, "swift_fs_min_cwnd"),
     # (given alone, the maximum is the field named: the user's, not the default it meets)
@@ -47,7 +49,7 @@ def test_the_cli_refuses_a_swift_field_without_swift_in_one_line_exit_2():
 
 def test_a_swift_incast_delivers_every_flow_and_reports_its_least_window():
     # 64 senders x 64 KB into one 10 Gbps host of a k = 8 fat tree: a base BDP of about
-    # 10 packets shared by 64 flows leaves each well under one packet (Swift §3.3)
+    # 10 packets shared by 64 flows leaves each well under one packet (Swift §3.4)
     s = Scenario(servers=64, topology="fat_tree", fat_tree_k=8, rate="10Gbps", rtt="4us", sru="64KB",
                  buffer_packets=200, **SWIFT)
     r = simulate(s).to_dict()
@@ -78,3 +80,26 @@ def test_the_drop_account_classes_every_drop_of_swift_incasts_128_senders():
     assert set(before_an_ack) <= {"part of the first window", "the timeout's own retransmission"}, \
         before_an_ack.value_counts().to_dict()
     assert d.phase.value_counts().idxmax() == "part of the first window"
+
+
+@pytest.mark.parametrize("swift_share, swift_later, passes", [
+    (0.09, False, True),   # a tenth of DCTCP's loss rate and earlier: the abstract's claim holds
+    (0.11, False, False),  # not "at least 10x lower than a DCTCP protocol"
+    (0.05, True, False),   # low loss but a last flow later than DCTCP's ("sharply degrade with DCTCP")
+])
+def test_swift_incasts_loss_check_is_the_papers_tenth_of_dctcps_loss_rate(swift_share, swift_later, passes):
+    # swift-incast's check 3 on a made-up result table: the bar follows Swift's abstract
+    # ("loss rates that are at least 10x lower than a DCTCP protocol"), in the paper's loss
+    # rate (§4.2: lost over sent), against DCTCP only; TCP SACK's numbers do not enter it
+    import pandas as pd
+
+    from incastlab.experiments import swift_incast as si
+
+    dctcp_rate, sent = 0.2, 1_000_000
+    rows = []
+    for label, rate, completion in ((si.SWIFT, swift_share * dctcp_rate, 0.2 if swift_later else 0.05),
+                                    (si.TCP, 0.0, 0.01), (si.DCTCP, dctcp_rate, 0.1), (si.NDP, 0.0, 0.01)):
+        rows.append({"series": label, "x": 1000, "bytes_sent": sent, "bytes_dropped": rate * sent,
+                     "drops": rate * sent / 1460, "incast_completion_s": completion})
+    measured, ok = si.low_loss(pd.DataFrame(rows))
+    assert ok is passes, measured

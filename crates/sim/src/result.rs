@@ -110,7 +110,7 @@ pub struct SimResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pulls: Option<u64>,
     /// Swift: the least window any measured flow reached, packets (below 1: it paced,
-    /// §3.3). Left out for the other transports.
+    /// §3.4). Left out for the other transports.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub swift_min_cwnd: Option<f64>,
     /// One-shot flows (incast, shuffle, permutation): how many, how many delivered whole,

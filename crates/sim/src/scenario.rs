@@ -51,6 +51,23 @@ pub enum RtoBackoff {
     NewAck,
 }
 
+/// Where Swift's retransmission timer takes its RTT samples (`swift_rto`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SwiftRto {
+    /// Swift's own (SIGCOMM 2020 §3.6: the RTO is "computed using exponentially weighted
+    /// moving average over the end-to-end RTT"): RFC 6298's estimator fed by the delay of
+    /// every ACK of new data, measured from the send time the ACK echoes, the
+    /// retransmission's own when it was a retransmission that arrived (the echo removes
+    /// Karn's ambiguity, RFC 6298 §3); each sample ends the backoff. htsim's Swift does
+    /// the same from every ACK (`swift.cpp`, `update_rtt`).
+    #[default]
+    Delay,
+    /// TCP's: one timed segment per RTT and Karn's rule (no sample from a retransmitted
+    /// segment, the backoff kept until one), unless `timestamps` is on.
+    Tcp,
+}
+
 /// Whose rules TCP follows where implementations differ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -342,7 +359,7 @@ pub struct ScenarioSpec {
     pub trim_header_queue_bytes: Option<u64>,
     /// A header that finds the header queue full goes back to its sender (NDP §3.1).
     pub return_to_sender: bool,
-    /// Swift (`transport = swift`; Kumar et al., SIGCOMM 2020 §3.2, §3.4): the target's
+    /// Swift (`transport = swift`; Kumar et al., SIGCOMM 2020 §3.2, §3.5): the target's
     /// fixed part; unset: each flow's unloaded round trip.
     pub swift_base_target_ps: Option<u64>,
     /// Swift: target per hop of a flow's path (topology-based scaling, the paper's h);
@@ -358,6 +375,8 @@ pub struct ScenarioSpec {
     pub swift_ai: f64,
     pub swift_beta: f64,
     pub swift_max_mdf: f64,
+    /// Swift: where its retransmission timer takes its RTT samples (§3.6).
+    pub swift_rto: SwiftRto,
     /// Long-lived background flows between chosen hosts (`app::bulk`).
     pub bulk_flows: u32,
     pub bulk_from: Option<Vec<u32>>,
@@ -510,6 +529,7 @@ impl Default for ScenarioSpec {
             swift_ai: 1.0,
             swift_beta: 0.8,
             swift_max_mdf: 0.5,
+            swift_rto: SwiftRto::Delay,
             // drop-tail ports, as every result before trimming existed
             trimming: false,
             trim_bytes: None,
@@ -725,6 +745,7 @@ impl ScenarioSpec {
                 ("swift_ai", s.swift_ai != d.swift_ai, s.swift_ai.to_string()),
                 ("swift_beta", s.swift_beta != d.swift_beta, s.swift_beta.to_string()),
                 ("swift_max_mdf", s.swift_max_mdf != d.swift_max_mdf, s.swift_max_mdf.to_string()),
+                ("swift_rto", s.swift_rto != d.swift_rto, format!("{:?}", s.swift_rto).to_lowercase()),
             ];
             for (name, set, value) in fields {
                 check(!set, || {

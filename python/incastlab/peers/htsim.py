@@ -282,6 +282,8 @@ SWIFT_ALIGNMENT: tuple[Aligned, ...] = (
     Aligned("timestamps", lambda h: True, "SwiftSubflowSrc::update_rtt: an RTT sample (and RTO) from every ACK's "
             "echoed send time, retransmissions included"),
     Aligned("rto_backoff", lambda h: "new_ack", "update_rtt recomputes _rto from srtt and mdev at every ACK"),
+    Aligned("swift_rto", lambda h: "delay", "update_rtt: the RTO from Swift's own delay samples, as ours' "
+            "swift_rto = delay (Swift §3.6)"),
     Aligned("swift_base_target", lambda h: f"{HTSIM_SWIFT_BASE_US + _swift_h_us():.6f}us",
             "targetDelay: _base_delay (20 us) + hop_count x _h, hop_count the links of the path; ours counts "
             "switches (links - 1), so ours' base is htsim's plus one h: base + switches x h = htsim's target"),

@@ -29,7 +29,7 @@ use crate::ctx::Ctx;
 use crate::event::{Event, FlowId, PktId};
 use crate::net::{Fabric, HostId};
 use crate::packet::{Kind, Packet, PacketPool, CE, ECE, ECT, MAX_SACK_BLOCKS};
-use crate::scenario::{Scenario, TcpVariant, TCP_INIT_CWND};
+use crate::scenario::{Scenario, SwiftRto, TcpVariant, TCP_INIT_CWND};
 use crate::tcp::congestion::swift::SwiftParams;
 use crate::tcp::congestion::Cc;
 use crate::tcp::{ReceiverConfig, Segment, SenderConfig, TcpReceiver, TcpSender};
@@ -196,7 +196,9 @@ impl Conns {
             rto_max: Time(s.rto_max_ps),
             granularity: Time(s.timer_granularity_ps),
             timer_ticks: s.timer_ticks,
-            timestamps: s.timestamps,
+            // Swift's RTO takes its samples from its own delay measurement (§3.6): the
+            // sender's timestamp path (every ACK of new data, from its echo)
+            timestamps: s.timestamps || (s.transport == Transport::Swift && s.swift_rto == SwiftRto::Delay),
             rto_random: s.rto_random,
             rto_backoff: s.rto_backoff,
             rules: s.tcp_rules,
@@ -308,7 +310,7 @@ impl Conns {
     }
 
     /// Swift's parameters for a flow from `src` to `dst` and its path's hops (switches
-    /// crossed: the TTL's count, §3.4). Unset, `base_target` is the path's unloaded round
+    /// crossed: the TTL's count, §3.5). Unset, `base_target` is the path's unloaded round
     /// trip (a full data packet out, an ACK back, store and forward), `h` one full packet's
     /// time on the sending host's link (a packet of queue per hop) and `fs_range` ten `h`.
     fn swift_params(&self, net: &Fabric, sw: SwiftSettings, src: HostId, dst: HostId) -> (SwiftParams, u32) {

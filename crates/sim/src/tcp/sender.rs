@@ -568,7 +568,7 @@ impl TcpSender {
         true
     }
 
-    /// Swift below one packet (§3.3): one segment every `gap` (RTT / cwnd), new data or,
+    /// Swift below one packet (§3.4): one segment every `gap` (RTT / cwnd), new data or,
     /// after a timeout, data sent before, whatever is in flight, as the receive window
     /// allows; a pacing event (`take_pace_request`) brings the next.
     fn send_paced(&mut self, now: Time, gap: Time, out: &mut Vec<Segment>) {
@@ -593,7 +593,7 @@ impl TcpSender {
         sw.request_pace(now, more);
     }
 
-    /// Swift below one packet: a timeout's retransmission is the paced packet of now (§3.3
+    /// Swift below one packet: a timeout's retransmission is the paced packet of now (§3.4
     /// paces every packet), so the next may go only a pacing delay later. Without this,
     /// a thousand flows timing out together would each send two packets at once.
     fn paced_retransmission(&mut self, now: Time) {

@@ -1585,7 +1585,7 @@ fn swift_incast(servers: u32, packets: u64, queue: u32) -> ScenarioSpec {
 }
 
 #[test]
-fn a_swift_incast_completes_every_flow_and_holds_the_queue_near_its_target_swift_3_4() {
+fn a_swift_incast_completes_every_flow_and_holds_the_queue_near_its_target_swift_3_5() {
     // 100 senders x 50 packets into one 10 Gbps host, on a port of 400 packets (room for
     // the first windows, 100 x 2). Swift's target here: base (the unloaded round trip,
     // 12.5 us) + 1 hop x h (1.2 us: a packet's time) + the flow-based scaling, which at
@@ -1624,7 +1624,7 @@ fn a_swift_incast_completes_every_flow_and_holds_the_queue_near_its_target_swift
 fn under_a_1000_flow_incast_swifts_window_falls_below_one_packet_and_every_flow_completes() {
     // 1000 senders x 10 packets into one 10 Gbps host: a bandwidth-delay product of about
     // 10 packets shared by 1000 flows leaves each a hundredth of a packet, so the windows
-    // must fall below one packet (§3.3) and the senders pace; the port (3000 packets)
+    // must fall below one packet (§3.4) and the senders pace; the port (3000 packets)
     // holds the first windows (1000 x 2), so no flow should need a timeout
     let spec = swift_incast(1000, 10, 3000);
     let mut h = Harness::new(spec);
@@ -1638,7 +1638,7 @@ fn under_a_1000_flow_incast_swifts_window_falls_below_one_packet_and_every_flow_
 #[test]
 fn a_swift_sender_below_one_packet_sends_a_packet_every_rtt_over_cwnd() {
     // one flow whose window is set to a quarter packet: its packets leave 4 RTTs apart
-    // (§3.3), not clocked by ACKs
+    // (§3.4), not clocked by ACKs
     let spec = swift_incast(1, 6, 100);
     let mut h = Harness::traced(spec);
     h.w.conns.get_mut(0).sender.use_swift(
@@ -1752,6 +1752,40 @@ fn before_its_first_delay_sample_a_swift_flow_sends_only_its_first_window_and_ti
         timed_out_before_an_ack += (!rtx.is_empty()) as u32;
     }
     assert!(timed_out_before_an_ack >= 50, "only {timed_out_before_an_ack} flows timed out before an ACK");
+}
+
+#[test]
+fn swifts_timer_takes_a_sample_from_its_retransmissions_ack_and_ends_the_backoff_swift_3_6() {
+    // One Swift flow of one packet, that packet dropped: the timer fires, the packet goes
+    // again, and its ACK echoes the retransmission's own send time. Swift's RTO is "computed
+    // using exponentially weighted moving average over the end-to-end RTT" (§3.6): that ACK
+    // is a sample (the echo names the transmission, so Karn's ambiguity does not arise,
+    // RFC 6298 §3) and ends the backoff. With TCP's rule (swift_rto = tcp, Karn) it is no
+    // sample and the doubled RTO stays.
+    use crate::scenario::SwiftRto;
+    // the run to its end, and its estimator just before the retransmission's ACK arrives
+    // (the connection starts with the handshake's sample of the unloaded path)
+    let run = |swift_rto| {
+        let spec = ScenarioSpec { swift_rto, rto_min_ps: Some(200 * PS_PER_US), ..swift_incast(1, 1, 100) };
+        let mut h = Harness::traced(spec.clone());
+        h.drop_nth(0, Kind::Data, 0).run();
+        assert_eq!(h.counters().app_bytes, h.mss(), "the packet arrived");
+        let rtx: Vec<Time> = h.events(EventKind::Rtx).iter().map(|e| e.time).collect();
+        assert_eq!(rtx.len(), 1, "one timeout, one retransmission: {rtx:?}");
+        let ack = h.events(EventKind::Ack).iter().map(|e| e.time).find(|&t| t > rtx[0]).expect("its ACK");
+        let mut before = Harness::new(spec);
+        before.drop_nth(0, Kind::Data, 0).start().run_until(Time(ack.0 - 1));
+        let prior = before.conn(0).sender.rto.clone();
+        assert_eq!(prior.backoffs, 1, "the timer backed off once");
+        let r = prior.measure(rtx[0], ack);
+        (h.conn(0).sender.rto.clone(), prior, r)
+    };
+    let (est, prior, r) = run(SwiftRto::Delay);
+    let srtt0 = prior.srtt.expect("the handshake's sample").0;
+    assert_eq!(est.srtt, Some(Time((7 * srtt0 + r.0) / 8)), "RFC 6298 §2.3 with the retransmission's delay {r:?}");
+    assert_eq!((est.backoffs, est.rto), (0, est.base_rto()), "the sample ended the backoff");
+    let (est, prior, _) = run(SwiftRto::Tcp);
+    assert_eq!((est.srtt, est.backoffs, est.rto), (prior.srtt, 1, prior.rto), "Karn: no sample, the backoff stays");
 }
 
 // ---- where the time went (host::flowtime) -------------------------------------------------

@@ -15,12 +15,12 @@
 //! the same, or `min_cwnd` after `RETX_RESET_THRESHOLD` timeouts in a row (Algorithm 1's
 //! "On retransmit timeout"). cwnd stays within [`MIN_CWND`, `MAX_CWND`].
 //!
-//! Below one packet (§3.3, "large-scale incast"): pacing_delay = rtt / cwnd, rtt the flow's
+//! Below one packet (§3.4, "large-scale incast"): pacing_delay = rtt / cwnd, rtt the flow's
 //! own measured delay; the sender sends one packet per pacing delay
 //! (`TcpSender::send_paced`), whatever is in flight. Before its first delay sample a flow
 //! has no rtt and does not pace: its timer resends (`pacing_delay`).
 //!
-//! The target (§3.4, "scaling the fabric target delay"): base_target + #hops x h
+//! The target (§3.5, "scaling the fabric target delay"): base_target + #hops x h
 //! (topology-based scaling) + the flow-based scaling
 //! fs = clamp(alpha / sqrt(cwnd) + beta', 0, fs_range), with alpha and beta' chosen so that
 //! fs is fs_range at fs_min_cwnd and 0 at fs_max_cwnd:
@@ -28,7 +28,7 @@
 //! beta' = -alpha / sqrt(fs_max_cwnd). Many flows sharing a bottleneck each hold a small
 //! window, so together they settle on a longer queue instead of fighting over a short one.
 //!
-//! The delay (§3.1 splits it into fabric and endpoint parts, each with its own window):
+//! The delay (§3.1's components; §3.3 splits it into fabric and endpoint parts, each with its own window):
 //! here one delay, now - the send time the ACK echoes (TSecr of the segment that brought
 //! the ACK, every segment's own: `TcpReceiver::echo_own`). It holds the sender's NIC
 //! queue, the fabric's propagation, serialization and queues and the ACK's way back; the
@@ -38,7 +38,7 @@
 
 use crate::time::Time;
 
-/// The window's floor, packets (§3.3 paces far below a packet; htsim's Swift uses 0.001).
+/// The window's floor, packets (§3.4 paces far below a packet; htsim's Swift uses 0.001).
 pub const MIN_CWND: f64 = 0.001;
 /// The window's ceiling, packets.
 pub const MAX_CWND: f64 = 10_000.0;
@@ -46,16 +46,16 @@ pub const MAX_CWND: f64 = 10_000.0;
 /// RETX_RESET_THRESHOLD; the paper gives no value: 5, htsim's).
 pub const RETX_RESET_THRESHOLD: u32 = 5;
 
-/// Swift's parameters, named as the paper names them (§3.2, §3.4). `base_target` and `h`
+/// Swift's parameters, named as the paper names them (§3.2, §3.5). `base_target` and `h`
 /// are per flow: the scenario's values or ones derived from the flow's path
 /// (`host::Conns`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SwiftParams {
-    /// The target's fixed part (§3.4): the path's fixed delay and an allowance.
+    /// The target's fixed part (§3.5): the path's fixed delay and an allowance.
     pub base_target: Time,
-    /// Topology-based scaling: target added per hop of the flow's path (§3.4).
+    /// Topology-based scaling: target added per hop of the flow's path (§3.5).
     pub h: Time,
-    /// Flow-based scaling: the most it adds, at `fs_min_cwnd` and below (§3.4).
+    /// Flow-based scaling: the most it adds, at `fs_min_cwnd` and below (§3.5).
     pub fs_range: Time,
     /// Flow-based scaling adds `fs_range` at this window, packets.
     pub fs_min_cwnd: f64,
@@ -144,7 +144,7 @@ impl Swift {
         self.rtt
     }
 
-    /// The flow-based scaling at window `cwnd` (§3.4).
+    /// The flow-based scaling at window `cwnd` (§3.5).
     fn flow_scaling(&self, cwnd: f64) -> f64 {
         let range = self.p.fs_range.0 as f64;
         let alpha = range / (1.0 / self.p.fs_min_cwnd.sqrt() - 1.0 / self.p.fs_max_cwnd.sqrt());
@@ -157,7 +157,7 @@ impl Swift {
         self.flow_scaling(self.cwnd)
     }
 
-    /// The target delay at the current window (§3.4).
+    /// The target delay at the current window (§3.5).
     pub fn target(&self) -> Time {
         let fixed = self.p.base_target.0 + self.hops as u64 * self.p.h.0;
         Time(fixed + self.flow_scaling(self.cwnd) as u64)
@@ -248,7 +248,7 @@ impl Swift {
     }
 
     /// With a window of `cwnd` bytes below one packet, the gap between paced packets:
-    /// rtt / cwnd (§3.2, Algorithm 1's pacing_delay; §3.3), rtt the flow's own smoothed
+    /// rtt / cwnd (§3.2, Algorithm 1's pacing_delay; §3.4), rtt the flow's own smoothed
     /// delay. `None` at a packet or more (the window alone clocks the sender) and before the
     /// flow's first delay sample: then nothing is paced and the retransmission timer alone
     /// resends, one segment per RTO, until an ACK brings a delay to pace by (as htsim's
