@@ -103,3 +103,59 @@ def test_swift_incasts_loss_check_is_the_papers_tenth_of_dctcps_loss_rate(swift_
                      "drops": rate * sent / 1460, "incast_completion_s": completion})
     measured, ok = si.low_loss(pd.DataFrame(rows))
     assert ok is passes, measured
+
+
+@pytest.mark.parametrize("given, blamed", [
+    # several connections per sender are an incast's
+    ({"flows_per_sender": 10}, "flows_per_sender"),
+    ({"workload": "shuffle", "flows_per_sender": 10}, "flows_per_sender"),
+    # the steady-state window ends at the duration: one-shot flows without one run until delivered
+    ({**SWIFT, "measure_from": "1ms"}, "measure_from"),
+    ({**SWIFT, "duration": "10ms", "measure_from": "10ms"}, "measure_from"),
+    # Swift's window floor: Swift's, and no lower than §3.4's 0.001 packets
+    ({"workload": "incast", "swift_min_cwnd_floor": 1.0}, "swift_min_cwnd_floor"),
+    ({**SWIFT, "swift_min_cwnd_floor": 0.0001}, "swift_min_cwnd_floor"),
+])
+def test_the_steady_incasts_fields_refuse_what_they_cannot_mean(given, blamed):
+    with pytest.raises(UsageError) as e:
+        Scenario(servers=4, **given)
+    assert e.value.param == blamed, e.value
+
+
+def test_the_cli_refuses_a_window_after_the_duration_in_one_line_exit_2():
+    r = subprocess.run([sys.executable, "-m", "incastlab.cli.main", "simulate", "--servers", "4", "--workload",
+                        "incast", "--duration", "5ms", "--measure-from", "6ms"], capture_output=True, text=True)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "--measure-from" in r.stderr
+
+
+def test_long_lived_swift_flows_report_the_steady_state_window():
+    # 10 senders x 10 long-lived flows into one 10 Gbps host: the window's columns are there,
+    # count only its 5 ms, and the goodput is at most the payload line rate
+    s = Scenario(servers=10, flows_per_sender=10, rate="10Gbps", rtt="10us", buffer_packets=100, sru="1TB",
+                 duration="20ms", measure_from="15ms", rto_min="200us", **SWIFT)
+    r = simulate(s).to_dict()
+    assert r["steady_from_s"] == pytest.approx(0.015)
+    assert 0 < r["steady_goodput_mbps"] <= 10e3 * 1460 / 1500
+    assert r["steady_bytes_sent"] < r["bytes_sent"] and r["steady_segments_sent"] > 0
+    assert r["steady_loss_rate"] == r["steady_bytes_dropped"] / r["steady_bytes_sent"]
+    assert r["steady_rtt_mean_s"] > 10e-6
+    # without a window, no steady column
+    assert "steady_goodput_mbps" not in simulate(Scenario(servers=4, workload="incast", sru="16KB")).to_dict()
+
+
+@pytest.mark.parametrize("swift_loss, floor1_loss, floor1_rtt_us, passes", [
+    (0.0, 0.05, 200.0, True),    # Table 3's direction: far more loss, far higher RTT
+    (0.0, 0.0, 200.0, False),    # no loss at floor 1: not "degrades to ... loss"
+    (0.01, 0.05, 200.0, False),  # only 5x Swift's loss
+    (0.0, 0.05, 30.0, False),    # RTT not twice Swift's (20 us)
+])
+def test_swift_steady_incasts_floor_check_is_table_3s_direction(swift_loss, floor1_loss, floor1_rtt_us, passes):
+    import pandas as pd
+
+    from incastlab.experiments import swift_steady_incast as ssi
+
+    rows = [{"series": ssi.SWIFT, "x": 100, "steady_loss_rate": swift_loss, "steady_rtt_mean_s": 20e-6},
+            {"series": ssi.FLOOR1, "x": 100, "steady_loss_rate": floor1_loss, "steady_rtt_mean_s": floor1_rtt_us * 1e-6}]
+    measured, ok = ssi.floor_one_degrades(pd.DataFrame(rows))
+    assert ok is passes, measured

@@ -46,6 +46,7 @@ NEITHER_PEER_EXPRESSES = {
     "transport": "ndp",
     "swift_base_target": "20us", "swift_h": "1us", "swift_fs_range": "50us", "swift_fs_min_cwnd": 0.5,
     "swift_fs_max_cwnd": 50.0, "swift_ai": 2.0, "swift_beta": 0.5, "swift_max_mdf": 0.25, "swift_rto": "tcp",
+    "swift_min_cwnd_floor": 1.0, "flows_per_sender": 2, "measure_from": "1s",
     "shaper_rate": "100Mbps", "shaper_burst": 6056,
     # bulk flows and Riak over Erlang distribution (docs/simulate.md, docs/monitor.md)
     "bulk_flows": 1, "bulk_from": [2], "bulk_to": [1], "bulk_rate": "100Mbps",
@@ -69,7 +70,9 @@ CONTEXT = {"prr": {"tcp": "sack"}, "rack_tlp": {"tcp": "sack"}, "buffer_pool": {
            "transport": {"workload": "incast"},
            **{f: {"transport": "swift", "workload": "incast"}
               for f in ("swift_base_target", "swift_h", "swift_fs_range", "swift_fs_min_cwnd", "swift_fs_max_cwnd",
-                        "swift_ai", "swift_beta", "swift_max_mdf", "swift_rto")},
+                        "swift_ai", "swift_beta", "swift_max_mdf", "swift_rto", "swift_min_cwnd_floor")},
+           "flows_per_sender": {"workload": "incast"},
+           "measure_from": {"duration": "2s"},
            "shaper_burst": {"shaper_rate": "100Mbps"},
            **{f: {"bulk_flows": 1} for f in ("bulk_from", "bulk_to", "bulk_rate")},
            **{f: {"workload": "riak"} for f in ("riak_transport",)},

@@ -113,6 +113,29 @@ pub struct SimResult {
     /// §3.4). Left out for the other transports.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub swift_min_cwnd: Option<f64>,
+    /// The steady-state window (`measure_from_ps` to the duration; left out without one):
+    /// its start, the receivers' in-order goodput in it, the measured flows' data payload
+    /// bytes sent (retransmissions included) and dropped at switches in it and their ratio
+    /// (Swift §4.2's loss rate, "the lost packets divided by the sent packets", in bytes:
+    /// the same for full-sized segments), data segments sent, retransmission timeouts, and the mean of the RTT
+    /// samples the senders took in it (Swift's delay samples, every ACK of new data; TCP's
+    /// one timed segment per RTT without timestamps; `None`: no sample).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steady_from_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steady_goodput_mbps: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steady_bytes_sent: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steady_bytes_dropped: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steady_loss_rate: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steady_segments_sent: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steady_timeouts: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steady_rtt_mean_s: Option<Option<f64>>,
     /// One-shot flows (incast, shuffle, permutation): how many, how many delivered whole,
     /// their completion times and slowdowns (FCT over the idle fabric's: `fct`), nearest-
     /// rank over the completed ones; and an incast's last flow's completion (the slowest
@@ -326,6 +349,7 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
     let several = per_client.len() > 1;
     let c = w.counters();
     let (net, conns) = (w.net(), w.conns());
+    let steady = w.steady();
     let by_kind = conns.sender_array_total(|t| t.stats.timeouts_by_kind);
     let busiest = net.busiest_port();
     let pulled = conns.transport().pulls().then(|| conns.pull_totals());
@@ -398,6 +422,17 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         bounces: trims.map(|t| t.2),
         nacks: pulled.as_ref().map(|p| p.nacks),
         swift_min_cwnd: conns.swift_min_cwnd(),
+        steady_from_s: steady.map(|st| secs(st.from.0)),
+        steady_goodput_mbps: steady.map(|st| {
+            let window = sim_seconds - st.from.as_secs_f64();
+            st.app_bytes as f64 * 8.0 / window / 1e6
+        }),
+        steady_bytes_sent: steady.map(|st| st.bytes_sent),
+        steady_bytes_dropped: steady.map(|st| st.bytes_dropped),
+        steady_loss_rate: steady.map(|st| if st.bytes_sent > 0 { st.bytes_dropped as f64 / st.bytes_sent as f64 } else { 0.0 }),
+        steady_segments_sent: steady.map(|st| st.segments),
+        steady_timeouts: steady.map(|st| st.timeouts),
+        steady_rtt_mean_s: steady.map(|st| (st.rtt_samples > 0).then(|| secs(st.rtt_sum_ps) / st.rtt_samples as f64)),
         pulls: pulled.as_ref().map(|p| p.pulls),
         flows: flows.map(|f| f.flows),
         flows_completed: flows.map(|f| f.completed),

@@ -377,6 +377,15 @@ pub struct ScenarioSpec {
     pub swift_max_mdf: f64,
     /// Swift: where its retransmission timer takes its RTT samples (§3.6).
     pub swift_rto: SwiftRto,
+    /// Swift: the window's floor, packets (Algorithm 1's min_cwnd; §3.4: 0.001). 1 is
+    /// Table 3's "Swift w/o cwnd < 1".
+    pub swift_min_cwnd_floor: f64,
+    /// Incast: connections each sender opens to its receiver (Swift §5.3: "100 flows from
+    /// each of 50 machines").
+    pub flows_per_sender: u32,
+    /// The steady-state window starts here (after a warm-up) and ends with the duration:
+    /// the results' `steady_*` columns count only what happens in it.
+    pub measure_from_ps: Option<u64>,
     /// Long-lived background flows between chosen hosts (`app::bulk`).
     pub bulk_flows: u32,
     pub bulk_from: Option<Vec<u32>>,
@@ -530,6 +539,9 @@ impl Default for ScenarioSpec {
             swift_beta: 0.8,
             swift_max_mdf: 0.5,
             swift_rto: SwiftRto::Delay,
+            swift_min_cwnd_floor: crate::tcp::congestion::swift::MIN_CWND,
+            flows_per_sender: 1,
+            measure_from_ps: None,
             // drop-tail ports, as every result before trimming existed
             trimming: false,
             trim_bytes: None,
@@ -679,6 +691,10 @@ pub const MAX_SERVERS: u32 = 1 << 20;
 /// `window_init` of 2, as FAST'08 ran it (RFC 5681 §3.1: 2 to 4 segments, by their size).
 pub const TCP_INIT_CWND: u32 = 2;
 
+/// The most connections `flows_per_sender` may make in all (the bound `clients` x `servers`
+/// has too).
+pub const MAX_FLOW_CONNECTIONS: u64 = 1 << 20;
+
 /// A round trip crosses four links in the star: server -> switch -> client, and back.
 pub const LINKS_PER_RTT: u64 = 4;
 
@@ -697,6 +713,7 @@ impl ScenarioSpec {
         s.bulk_pairs()?;
         let rto_min_ps = s.rto_min()?;
         let stop = s.stop()?;
+        s.check_steady(stop)?;
         let per_server_bytes = s.per_server_bytes()?;
         let (rwnd_bytes, mitigation) = s.scheduling(&per_server_bytes)?;
         let fabric = s.fabric()?;
@@ -746,6 +763,7 @@ impl ScenarioSpec {
                 ("swift_beta", s.swift_beta != d.swift_beta, s.swift_beta.to_string()),
                 ("swift_max_mdf", s.swift_max_mdf != d.swift_max_mdf, s.swift_max_mdf.to_string()),
                 ("swift_rto", s.swift_rto != d.swift_rto, format!("{:?}", s.swift_rto).to_lowercase()),
+                ("swift_min_cwnd_floor", s.swift_min_cwnd_floor != d.swift_min_cwnd_floor, s.swift_min_cwnd_floor.to_string()),
             ];
             for (name, set, value) in fields {
                 check(!set, || {
@@ -1404,6 +1422,35 @@ impl ScenarioSpec {
         Ok(rto_min_ps)
     }
 
+    /// Several connections per incast sender, and the steady-state window: `flows_per_sender`
+    /// is an incast's (its senders' connections to their receiver; at most 2^20 in all), and
+    /// `measure_from_ps` needs a duration to end before (the window is measure_from to it).
+    fn check_steady(&self, stop: StopAt) -> Result<(), ScenarioError> {
+        let s = self;
+        if s.flows_per_sender != 1 {
+            check(s.workload == Workload::Incast, || {
+                ScenarioError::new("flows_per_sender", s.flows_per_sender, "1 unless workload is incast (its senders' connections to their receiver)")
+                    .with_related(&["workload"])
+            })?;
+            let conns = s.flows_per_sender as u64 * s.servers as u64 * s.incasts as u64;
+            check(conns <= MAX_FLOW_CONNECTIONS, || {
+                let allowed = format!("at most {MAX_FLOW_CONNECTIONS} connections in all (flows_per_sender x servers x incasts = {conns})");
+                ScenarioError::new("flows_per_sender", s.flows_per_sender, allowed).with_related(&["servers", "incasts"])
+            })?;
+        }
+        if let Some(m) = s.measure_from_ps {
+            let StopAt::Time(end) = stop else {
+                let allowed = "unset unless duration is set (the steady-state window runs from measure_from to the duration)";
+                return Err(ScenarioError::new("measure_from_ps", format_ps(m), allowed).with_related(&["duration_ps", "blocks"]));
+            };
+            check(m < end.0, || {
+                let allowed = format!("before the duration ({}): the steady-state window runs from measure_from to it", format_ps(end.0));
+                ScenarioError::new("measure_from_ps", format_ps(m), allowed).with_related(&["duration_ps"])
+            })?;
+        }
+        Ok(())
+    }
+
     /// After a block count, or after a duration (FAST'08's 20 s when neither is given).
     fn stop(&self) -> Result<StopAt, ScenarioError> {
         match (self.blocks, self.duration_ps) {
@@ -1524,6 +1571,28 @@ mod tests {
 
     fn spec() -> ScenarioSpec {
         ScenarioSpec { servers: 8, ..ScenarioSpec::default() }
+    }
+
+    #[test]
+    fn flows_per_sender_is_an_incasts_and_measure_from_needs_a_duration_after_it() {
+        let incast = ScenarioSpec { workload: Workload::Incast, flows_per_sender: 100, duration_ps: Some(PS_PER_S), ..spec() };
+        assert!(incast.validate().is_ok());
+        let param = |s: ScenarioSpec| s.validate().unwrap_err().param;
+        assert_eq!(param(ScenarioSpec { flows_per_sender: 2, ..spec() }), "flows_per_sender", "sync_read's connections");
+        assert_eq!(param(ScenarioSpec { flows_per_sender: 65_536, servers: 100, ..incast.clone() }), "flows_per_sender", "over 2^20");
+        let from = |m: u64, s: ScenarioSpec| ScenarioSpec { measure_from_ps: Some(m), ..s };
+        assert!(from(PS_PER_S / 2, incast.clone()).validate().is_ok());
+        assert_eq!(param(from(PS_PER_S, incast.clone())), "measure_from_ps", "at the duration: an empty window");
+        // one-shot flows without a duration run until delivered: no end to measure to
+        assert_eq!(param(from(1, ScenarioSpec { duration_ps: None, ..incast.clone() })), "measure_from_ps");
+        assert_eq!(param(from(1, ScenarioSpec { blocks: Some(3), ..spec() })), "measure_from_ps");
+        // sync reads' default duration (20 s) is a duration
+        assert!(from(PS_PER_S, spec()).validate().is_ok());
+        // Swift's floor is Swift's
+        assert_eq!(param(ScenarioSpec { swift_min_cwnd_floor: 1.0, ..incast.clone() }), "swift_min_cwnd_floor");
+        let swift = ScenarioSpec { transport: crate::host::Transport::Swift, swift_min_cwnd_floor: 1.0, ..incast };
+        assert!(swift.validate().is_ok());
+        assert_eq!(param(ScenarioSpec { swift_min_cwnd_floor: 0.0001, ..swift }), "swift_min_cwnd_floor", "below 0.001 (§3.4)");
     }
 
     #[test]

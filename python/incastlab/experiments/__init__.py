@@ -44,6 +44,7 @@ REGISTRY: dict[str, str] = {
     "ndp-incast": "ndp_incast",
     "ndp-collateral": "ndp_collateral",
     "swift-incast": "swift_incast",
+    "swift-steady-incast": "swift_steady_incast",
 }
 
 

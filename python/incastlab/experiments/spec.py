@@ -154,6 +154,8 @@ class Experiment:
             return plural(self.base["blocks"], "block")
         if self.axis == "duration":
             return "each stopped at its point's time"
+        if self.base.get("duration"):
+            return f"{self.base['duration']} simulated"
         if self.base.get("workload") in ("incast", "shuffle", "permutation"):
             return "until its flows are delivered"
         return f"{self.point_duration(quick)} simulated"

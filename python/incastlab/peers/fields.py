@@ -76,7 +76,9 @@ ONE_SYNC_READ_CLIENT_LACKS: dict[str, str] = {
     "transport": "a transport other than TCP (its flows are TCP's)",
     **{f: "Swift's delay-based window (its flows are TCP's, with its own cc)"
        for f in ("swift_base_target", "swift_h", "swift_fs_range", "swift_fs_min_cwnd", "swift_fs_max_cwnd",
-                 "swift_ai", "swift_beta", "swift_max_mdf", "swift_rto")},
+                 "swift_ai", "swift_beta", "swift_max_mdf", "swift_rto", "swift_min_cwnd_floor")},
+    "flows_per_sender": "several connections per incast sender (it runs synchronized reads only)",
+    "measure_from": "a steady-state window (it reports the whole run)",
     "bulk_flows": "long-lived bulk flows beside the reads (it runs synchronized reads only)",
     "bulk_from": "bulk flows' senders (it has no bulk flows)",
     "bulk_to": "bulk flows' receivers (it has no bulk flows)",

@@ -155,6 +155,7 @@ struct SwiftSettings {
     ai: f64,
     beta: f64,
     max_mdf: f64,
+    min_cwnd: f64,
 }
 
 /// The ACK receiver `r` of `flow` sends now: cumulative, TSecr, window, ECE (DCTCP's echo)
@@ -225,6 +226,7 @@ impl Conns {
             ai: s.swift_ai,
             beta: s.swift_beta,
             max_mdf: s.swift_max_mdf,
+            min_cwnd: s.swift_min_cwnd_floor,
         });
         Conns {
             conns: Vec::new(),
@@ -326,6 +328,7 @@ impl Conns {
             ai: sw.ai,
             beta: sw.beta,
             max_mdf: sw.max_mdf,
+            min_cwnd: sw.min_cwnd,
         };
         (params, topo.hops(src, dst) - 1)
     }

@@ -122,6 +122,11 @@ pub struct SenderStats {
     pub tail_loss_probes: u64,
     /// Segments RACK marked lost (RFC 8985 §6.2 step 5), not counting an RTO's marks.
     pub rack_marked_lost: u64,
+    /// RTT samples taken (the timer's: one timed segment per RTT, or every ACK of new data
+    /// with timestamps, Swift's delay samples) and their sum, picoseconds: the results'
+    /// steady-state mean RTT.
+    pub rtt_samples: u64,
+    pub rtt_sum_ps: u64,
 }
 
 /// What the one retransmission timer is armed for: Linux, too, runs the RTO, the loss
@@ -639,6 +644,8 @@ impl TcpSender {
         self.cwnd_limited = self.prior_flight + self.cfg.mss > self.cwnd;
         let acked = if ack > self.snd_una { self.advance_una(now, ack) } else { 0 };
         if let Some(rtt) = self.rtt_sample.take() {
+            self.stats.rtt_samples += 1;
+            self.stats.rtt_sum_ps += rtt.0;
             let sample = Sample { now, rtt, snd_una: self.snd_una, snd_max: self.snd_max, flight: self.flight_size() + acked };
             self.congestion.on_sample(sample, self.cwnd, &mut self.ssthresh);
         }

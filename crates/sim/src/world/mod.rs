@@ -24,6 +24,7 @@
 #[cfg(test)]
 mod harness;
 mod plan;
+mod steady;
 #[cfg(test)]
 mod tests;
 
@@ -49,6 +50,7 @@ use crate::port_util::PortUtil;
 use crate::scenario::{Mitigation, RiakTransport, Scenario, StopAt, Workload};
 use crate::tcp::ictcp::Ictcp;
 use plan::Plan;
+pub use steady::Steady;
 use crate::time::{serialization_time, Time, PS_PER_S};
 use crate::trace::{RecordOptions, Recorder};
 
@@ -71,6 +73,11 @@ pub struct World {
     flows_unacked: usize,
     /// When the measurement ended (end of the duration, or of the last block).
     pub measured_until: Time,
+    /// The steady-state window's start (`measure_from_ps`), and what the counters held then.
+    measure_from: Option<Time>,
+    steady: Option<Steady>,
+    /// An event popped past the end of a phase of the run, to run first in the next.
+    held: Option<(Time, Event)>,
     /// What the application being called asks for (carried out after the call).
     actions: Actions,
     progress: Option<std::sync::Arc<crate::progress::RunProgress>>,
@@ -158,10 +165,13 @@ impl World {
             }
             Workload::Incast | Workload::Shuffle | Workload::Permutation => {
                 let first = conns.len() as FlowId;
+                // each incast sender opens `flows_per_sender` connections (1: one flow per pair)
+                let copies = s.flows_per_sender as usize;
                 let flows = plan
                     .pairs
                     .iter()
                     .enumerate()
+                    .flat_map(|(k, pair)| std::iter::repeat_n((k, pair), copies))
                     .map(|(k, &(src, dst, group))| {
                         let flow = conns.add(&mut cx, &mut net, src, dst, 0, true, workload_app);
                         let late = if s.start_spread_ps > 0 { cx.rng.random_range(0..s.start_spread_ps) } else { 0 };
@@ -212,6 +222,9 @@ impl World {
             draining: false,
             flows_unacked: 0,
             measured_until: Time::ZERO,
+            measure_from: s.measure_from_ps.map(Time),
+            steady: None,
+            held: None,
             actions: Actions::default(),
             lean,
         }
@@ -249,6 +262,12 @@ impl World {
             StopAt::Time(t) => t,
             StopAt::Blocks(_) => Time::NEVER,
         };
+        if let Some(from) = self.measure_from {
+            // the warm-up, then the window: the run is split, not perturbed (no event is
+            // added; the first event past `from` is held and runs first after the snapshot)
+            self.run_events(from);
+            self.steady = Some(Steady::of(self, from));
+        }
         if !self.run_events(end) {
             if let StopAt::Time(t) = self.stop {
                 self.measured_until = t;
@@ -274,8 +293,19 @@ impl World {
     /// `!LEAN && ...`). The two copies differ only in cost.
     #[inline(never)]
     fn run_events_as<const LEAN: bool>(&mut self, end: Time) -> bool {
+        if let Some((t, ev)) = self.held.take() {
+            // the event the last phase popped past its end (`run`)
+            if t > end {
+                self.held = Some((t, ev));
+                return false;
+            }
+            self.cx.now = t;
+            self.cx.events += 1;
+            self.dispatch::<LEAN>(ev);
+        }
         while let Some((t, ev)) = self.cx.queue.pop() {
             if t > end {
+                self.held = Some((t, ev));
                 break;
             }
             self.cx.now = t;
@@ -463,6 +493,11 @@ impl World {
     }
 
     // ---- what the results read -----------------------------------------------------------
+
+    /// What happened in the steady-state window (`measure_from_ps` to the end), once run.
+    pub fn steady(&self) -> Option<Steady> {
+        self.steady.map(|start| start.until(&Steady::of(self, self.measured_until)))
+    }
 
     /// The instant of the last event run.
     pub fn now(&self) -> Time {

@@ -1651,6 +1651,7 @@ fn a_swift_sender_below_one_packet_sends_a_packet_every_rtt_over_cwnd() {
             ai: 0.0, // and here it stays
             beta: 0.8,
             max_mdf: 0.5,
+            min_cwnd: crate::tcp::congestion::swift::MIN_CWND,
         },
         1,
     );
@@ -2199,4 +2200,67 @@ fn in_a_riak_cluster_every_reply_adds_up_the_gets_are_the_blocks_and_the_breakdo
     assert_eq!(with.time_blocks, with.gets_completed);
     assert_eq!(with.time_flow_other_s, Some(0.0));
     assert_eq!(with.time_block_other_s, Some(0.0));
+}
+
+/// Long-lived Swift flows from `senders` hosts, `per_sender` each, to one 10 Gbps host (a
+/// 10 us round trip, `queue`-packet port), run `ms` ms and measured over the last quarter.
+fn swift_steady_incast(senders: u32, per_sender: u32, queue: u32, ms: u64, floor: f64) -> ScenarioSpec {
+    ScenarioSpec {
+        flows_per_sender: per_sender,
+        sru_bytes: Some(1 << 40), // backlogged for the whole run
+        duration_ps: Some(ms * PS_PER_MS),
+        measure_from_ps: Some(ms * 3 / 4 * PS_PER_MS),
+        rto_min_ps: Some(200 * PS_PER_US),
+        swift_min_cwnd_floor: floor,
+        ..swift_incast(senders, 1, queue)
+    }
+}
+
+#[test]
+fn long_lived_swift_flows_into_one_host_lose_nothing_after_warm_up_and_the_floor_1_variant_loses_swift_table_3() {
+    // 20 senders x 50 long-lived flows (1000-to-1, Swift §5.3's setting scaled to 10 Gbps)
+    // on a 200-packet port: the first windows (1000 x 2) overflow it, the flows converge in
+    // the 150 ms warm-up, and the last 50 ms are the steady state Table 3 measures
+    let run = |floor: f64| {
+        let mut h = Harness::new(swift_steady_incast(20, 50, 200, 200, floor));
+        h.run();
+        h.w.steady().expect("a steady-state window")
+    };
+    let (swift, floor1) = (run(crate::tcp::congestion::swift::MIN_CWND), run(1.0));
+    let window_s = 0.05;
+    let line_payload_bps = 10e9 * 1460.0 / 1500.0;
+    let rtt_us = |s: &crate::world::Steady| s.rtt_sum_ps as f64 / s.rtt_samples as f64 / 1e6;
+    // Swift: no loss, no timeout, the link full (Table 3: "line-rate throughput ... almost
+    // zero loss"); 95 %: the link's idle moments as 1000 paced flows hand over
+    assert_eq!((swift.bytes_dropped, swift.timeouts), (0, 0), "Swift in steady state: {swift:?}");
+    let goodput = swift.app_bytes as f64 * 8.0 / window_s;
+    assert!(goodput >= 0.95 * line_payload_bps, "Swift's goodput {goodput} bps");
+    // its delay near the target: base (12.5 us) + h (1.2 us) + at most fs_range (12 us) =
+    // 25.7 us; twice that bounds an AIMD swinging about it
+    assert!(rtt_us(&swift) < 2.0 * 25.7, "Swift's mean RTT {} us", rtt_us(&swift));
+    // the floor at one packet: 1000 packets in flight against 200 of port and about 8 of
+    // bandwidth-delay product; the port stays full (240 us of queue) and drops what does
+    // not fit (Table 3's direction: "high latency and loss")
+    assert!(floor1.bytes_dropped as f64 > 0.01 * floor1.bytes_sent as f64, "floor 1: {floor1:?}");
+    assert!(rtt_us(&floor1) > 150.0, "floor 1's mean RTT {} us: three quarters of a full port's 240 us", rtt_us(&floor1));
+}
+
+#[test]
+fn the_steady_state_window_counts_without_changing_the_run() {
+    // the run is split at measure_from, not perturbed: with and without the window, the same
+    // events, the same totals; the window holds what happened after its start
+    let spec = ScenarioSpec { duration_ps: Some(20 * PS_PER_MS), measure_from_ps: None, ..swift_steady_incast(10, 10, 50, 20, 0.001) };
+    let totals = |spec: ScenarioSpec| {
+        let mut h = Harness::new(spec);
+        h.run();
+        let c = h.counters();
+        ((h.w.events(), c.app_bytes, c.data_bytes_sent, c.data_bytes_dropped), h.w.steady())
+    };
+    let (plain, none) = totals(spec.clone());
+    let (split, window) = totals(ScenarioSpec { measure_from_ps: Some(5 * PS_PER_MS), ..spec });
+    assert_eq!(none, None);
+    assert_eq!(plain, split);
+    let w = window.expect("a window");
+    assert!(w.app_bytes > 0 && w.app_bytes < plain.1 && w.bytes_sent < plain.2, "{w:?}");
+    assert_eq!(w.from, Time(5 * PS_PER_MS));
 }

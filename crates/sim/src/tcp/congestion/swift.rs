@@ -13,7 +13,7 @@
 //! On fast recovery (a loss found by duplicate ACKs or SACK): cwnd x (1 - max_mdf) if
 //! `can_decrease`, and the count of timeouts in a row ends. On a retransmission timeout
 //! the same, or `min_cwnd` after `RETX_RESET_THRESHOLD` timeouts in a row (Algorithm 1's
-//! "On retransmit timeout"). cwnd stays within [`MIN_CWND`, `MAX_CWND`].
+//! "On retransmit timeout"). cwnd stays within [`SwiftParams::min_cwnd`] ([`MIN_CWND`] unless the scenario raises it) and [`MAX_CWND`].
 //!
 //! Below one packet (§3.4, "large-scale incast"): pacing_delay = rtt / cwnd, rtt the flow's
 //! own measured delay; the sender sends one packet per pacing delay
@@ -38,11 +38,13 @@
 
 use crate::time::Time;
 
-/// The window's floor, packets (§3.4 paces far below a packet; htsim's Swift uses 0.001).
+/// The window's floor by default, packets (§3.4: "down to a minimum of 0.001 packets";
+/// htsim's Swift uses 0.001). `SwiftParams::min_cwnd` (`swift_min_cwnd_floor`) sets it: 1
+/// is Table 3's "Swift w/o cwnd < 1".
 pub const MIN_CWND: f64 = 0.001;
 /// The window's ceiling, packets.
 pub const MAX_CWND: f64 = 10_000.0;
-/// Timeouts in a row after which cwnd drops to `MIN_CWND` (Algorithm 1's
+/// Timeouts in a row after which cwnd drops to its floor, `min_cwnd` (Algorithm 1's
 /// RETX_RESET_THRESHOLD; the paper gives no value: 5, htsim's).
 pub const RETX_RESET_THRESHOLD: u32 = 5;
 
@@ -67,6 +69,8 @@ pub struct SwiftParams {
     pub beta: f64,
     /// The largest multiplicative decrease, per RTT (§3.2).
     pub max_mdf: f64,
+    /// The window's floor, packets (Algorithm 1's min_cwnd; [`MIN_CWND`] by default).
+    pub min_cwnd: f64,
 }
 
 /// One sender's Swift state.
@@ -174,7 +178,7 @@ impl Swift {
     /// Set the window to `w` packets (clamped), noting a decrease, and the sender's byte
     /// window from it (at least one byte: a window of zero would send nothing, paced or not).
     fn set(&mut self, now: Time, w: f64, cwnd: &mut u64) {
-        let w = w.clamp(MIN_CWND, MAX_CWND);
+        let w = w.clamp(self.p.min_cwnd, MAX_CWND);
         if w < self.cwnd {
             self.t_last_decrease = Some(now);
         }
@@ -190,7 +194,7 @@ impl Swift {
     /// Take up a byte window the loss recovery set (NewReno's inflation and its end).
     fn adopt(&mut self, cwnd: u64) {
         if self.bytes() != cwnd {
-            self.cwnd = (cwnd as f64 / self.mss).clamp(MIN_CWND, MAX_CWND);
+            self.cwnd = (cwnd as f64 / self.mss).clamp(self.p.min_cwnd, MAX_CWND);
         }
     }
 
@@ -239,7 +243,7 @@ impl Swift {
         self.adopt(*cwnd);
         self.retransmit_cnt += 1;
         if self.retransmit_cnt >= RETX_RESET_THRESHOLD {
-            self.set(now, MIN_CWND, cwnd);
+            self.set(now, self.p.min_cwnd, cwnd);
         } else if self.can_decrease(now) {
             self.set(now, self.cwnd * (1.0 - self.p.max_mdf), cwnd);
         } else {
@@ -286,6 +290,7 @@ mod tests {
             ai: 1.0,
             beta: 0.8,
             max_mdf: 0.5,
+            min_cwnd: MIN_CWND,
         }
     }
 
@@ -364,6 +369,26 @@ mod tests {
         assert_eq!(fresh.pacing_delay(c), None);
         fresh.on_ack(us(40), 0, Some(us(30)), &mut c);
         assert_eq!(fresh.pacing_delay(c), Some(us(60)), "the first sample paces: 30 us / 0.5");
+    }
+
+    #[test]
+    fn with_the_floor_at_one_packet_the_window_never_falls_below_it_and_never_paces_table_3() {
+        // Table 3's "Swift w/o cwnd < 1": min_cwnd 1 instead of 0.001 (§3.4)
+        let p = SwiftParams { min_cwnd: 1.0, ..params() };
+        let mut cwnd = 2 * MSS;
+        let mut s = Swift::new(p, 0, MSS, cwnd);
+        s.rtt = Some(us(10));
+        // a delay 100 times the target, an RTT apart each time: halved until the floor
+        for k in 0..5 {
+            s.on_ack(us(100 * (k + 1)), MSS, Some(Time(100 * s.target().0)), &mut cwnd);
+        }
+        assert_eq!((s.window(), cwnd), (1.0, MSS));
+        assert_eq!(s.pacing_delay(cwnd), None, "at one packet the window clocks: no pacing");
+        // five timeouts in a row reset the window to the floor, not to 0.001
+        for k in 0..5 {
+            s.on_timeout(us(1000 + 100 * k), &mut cwnd);
+        }
+        assert_eq!((s.window(), s.min_cwnd_seen), (1.0, 1.0));
     }
 
     #[test]
