@@ -132,7 +132,7 @@ def test_the_cli_refuses_a_window_after_the_duration_in_one_line_exit_2():
 def test_long_lived_swift_flows_report_the_steady_state_window():
     # 10 senders x 10 long-lived flows into one 10 Gbps host: the window's columns are there,
     # count only its 5 ms, and the goodput is at most the payload line rate
-    s = Scenario(servers=10, flows_per_sender=10, rate="10Gbps", rtt="10us", buffer_packets=100, sru="1TB",
+    s = Scenario(servers=10, flows_per_sender=10, rate="10Gbps", rtt="10us", buffer_packets=100, sru="1000GB",
                  duration="20ms", measure_from="15ms", rto_min="200us", **SWIFT)
     r = simulate(s).to_dict()
     assert r["steady_from_s"] == pytest.approx(0.015)

@@ -157,7 +157,7 @@ EXPERIMENT = Experiment(
             "mean RTT next to the paper's.",
     series=SERIES,
     base={"workload": "incast", "servers": SENDERS, "rate": "50Gbps", "rtt": "10us", "buffer": "512KiB",
-          "mss": MSS, "sru": "1TB", "duration": DURATION, "measure_from": MEASURE_FROM},
+          "mss": MSS, "sru": "1000GB", "duration": DURATION, "measure_from": MEASURE_FROM},
     axis="flows_per_sender",
     values=(20, 100),
     quick_values=(100,),
