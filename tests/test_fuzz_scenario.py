@@ -193,6 +193,9 @@ PLAUSIBLE = {
     **{f: st.one_of(FRACTIONS, st.floats(0, 20_000)) for f in ("swift_fs_min_cwnd", "swift_fs_max_cwnd")},
     **{f: st.one_of(FRACTIONS, st.floats(0, 200)) for f in ("swift_ai", "swift_beta", "swift_max_mdf")},
     "swift_rto": st.sampled_from([*BY_PUBLIC["swift_rto"].choices, "karn"]),
+    "swift_min_cwnd_floor": st.one_of(FRACTIONS, st.floats(0, 20_000)),
+    # long-lived incast flows and the steady-state window (issue 29's fourth pass)
+    "flows_per_sender": st.integers(0, 70_000), "measure_from": st.one_of(st.none(), TIMES),
     # bulk flows and Riak's transport (issue 26)
     "bulk_flows": st.integers(0, 5000),
     "bulk_from": st.one_of(st.none(), st.lists(st.integers(-1, 40), max_size=5), st.text(",0123456789 ", max_size=8)),
