@@ -76,8 +76,6 @@ pub struct World {
     /// The steady-state window's start (`measure_from_ps`), and what the counters held then.
     measure_from: Option<Time>,
     steady: Option<Steady>,
-    /// An event popped past the end of a phase of the run, to run first in the next.
-    held: Option<(Time, Event)>,
     /// What the application being called asks for (carried out after the call).
     actions: Actions,
     progress: Option<std::sync::Arc<crate::progress::RunProgress>>,
@@ -224,7 +222,6 @@ impl World {
             measured_until: Time::ZERO,
             measure_from: s.measure_from_ps.map(Time),
             steady: None,
-            held: None,
             actions: Actions::default(),
             lean,
         }
@@ -264,7 +261,7 @@ impl World {
         };
         if let Some(from) = self.measure_from {
             // the warm-up, then the window: the run is split, not perturbed (no event is
-            // added; the first event past `from` is held and runs first after the snapshot)
+            // added; the first event past `from` is put back under its own key)
             self.run_events(from);
             self.steady = Some(Steady::of(self, from));
         }
@@ -293,19 +290,9 @@ impl World {
     /// `!LEAN && ...`). The two copies differ only in cost.
     #[inline(never)]
     fn run_events_as<const LEAN: bool>(&mut self, end: Time) -> bool {
-        if let Some((t, ev)) = self.held.take() {
-            // the event the last phase popped past its end (`run`)
-            if t > end {
-                self.held = Some((t, ev));
-                return false;
-            }
-            self.cx.now = t;
-            self.cx.events += 1;
-            self.dispatch::<LEAN>(ev);
-        }
         while let Some((t, ev)) = self.cx.queue.pop() {
             if t > end {
-                self.held = Some((t, ev));
+                self.put_back(ev);
                 break;
             }
             self.cx.now = t;
@@ -324,6 +311,16 @@ impl World {
             }
         }
         false
+    }
+
+    /// The event just popped lies past the end of this phase of the run: file it again
+    /// under its own key (time and tie order), so the next phase pops it exactly where it
+    /// was (`run`'s steady-state window splits a run without perturbing it).
+    #[cold]
+    #[inline(never)]
+    fn put_back(&mut self, ev: Event) {
+        let key = self.cx.queue.current();
+        self.cx.queue.push_key(key, ev);
     }
 
     /// Hand `ev` to the part whose event it is (`events::Family`).
