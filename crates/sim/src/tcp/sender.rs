@@ -63,6 +63,8 @@ pub struct SenderConfig {
     pub rack_tlp: bool,
     /// Linux's HyStart in CUBIC's slow start (`tcp::congestion::hystart`); other ccs ignore it.
     pub hystart: bool,
+    /// Linux's condition on PRR-SSRB's extra segment (`tcp::recovery::prr`).
+    pub prr_extra_if_advanced: bool,
     /// Linux's `tcp_reno_ssthresh`: a loss leaves ssthresh at half of cwnd, not of
     /// FlightSize (`tcp::congestion::newreno`); reno and DCTCP's loss response only.
     pub ssthresh_from_cwnd: bool,
@@ -838,6 +840,7 @@ pub(crate) mod tests {
             prr: false,
             rack_tlp: false,
             hystart: false,
+            prr_extra_if_advanced: false,
             ssthresh_from_cwnd: false,
             count_acked_segments: false,
             cwnd_limited_growth: false,
