@@ -244,6 +244,9 @@ def linux(*, cc: str | None, quickack: bool = False, rto_min_s: float | None = N
                               f" (0x1: RACK {'on' if rack else 'off'})", "rack_tlp", rack and tlp, rack, fields))
     items.append(_newer_field("tail loss probe (RFC 8985 §7)", f"net.ipv4.tcp_early_retrans = {_value(early)}"
                               f" (3, 4: TLP {'on' if tlp else 'off'})", "rack_tlp", rack and tlp, tlp, fields))
+    items.append(_compiled_in("2 ms more on the tail loss probe's timeout and RACK's reordering timer",
+                              "always (TCP_TIMEOUT_MIN_US: tcp_schedule_loss_probe, tcp_rack_mark_lost; no knob)",
+                              "rack_timer_floor", "RFC 8985 §6.3, §7.2: nothing added", fields))
     items.append(_newer_field("PRR during recovery (RFC 6937)", "always (tcp_cwnd_reduction; no knob)",
                               "prr", True, True, fields))
     items.append(_compiled_in("PRR's extra segment below ssthresh: only on an ACK that advanced SND.UNA and "

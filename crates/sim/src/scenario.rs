@@ -276,6 +276,9 @@ pub struct ScenarioSpec {
     /// Linux's ICSK_ACK_PUSHED: the receiver acknowledges an in-order segment shorter than
     /// the MSS at once (`tcp::receiver`).
     pub ack_short_segments: bool,
+    /// Linux's TCP_TIMEOUT_MIN_US: 2 ms added to the probe timeout (with more than one
+    /// segment out) and to RACK's reordering timer (`tcp::recovery::rack`); rack_tlp only.
+    pub rack_timer_floor: bool,
     /// Linux's `tcp_reno_ssthresh`: ssthresh = max(cwnd / 2, 2 SMSS) at a loss
     /// (`tcp::congestion::newreno`); reno and DCTCP only.
     pub ssthresh_from_cwnd: bool,
@@ -468,6 +471,9 @@ impl Default for ScenarioSpec {
             prr_extra_if_advanced: false,
             // RFC 1122 §4.2.3.2 / RFC 5681 §4.2 only (Linux's short-segment ACK: the linux preset)
             ack_short_segments: false,
+            // RFC 8985 §6.3, §7.2: PTO = 2 SRTT, the reordering timer at RACK.rtt + reo_wnd
+            // (Linux's + TCP_TIMEOUT_MIN_US: the linux preset)
+            rack_timer_floor: false,
             // RFC 5681 eq. (4) and (2)-(3), as ns-2 and ns-3 (Linux's reno: the linux preset)
             ssthresh_from_cwnd: false,
             count_acked_segments: false,

@@ -210,6 +210,7 @@ impl Conns {
             count_acked_segments: s.count_acked_segments,
             cwnd_limited_growth: s.cwnd_limited_growth,
             prr_extra_if_advanced: s.prr_extra_if_advanced,
+            rack_timer_floor: s.rack_timer_floor,
         };
         let receiver_cfg = ReceiverConfig {
             delayed_ack: (s.delayed_ack_ps > 0).then_some(Time(s.delayed_ack_ps)),
