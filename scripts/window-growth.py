@@ -20,7 +20,12 @@ Per trace:
   of a segment that was not lost);
 - ``entries_new_data_first``: entries into Recovery where the flow sent new data ahead of
   the retransmission, in the sends between the ACK that entered it and the next ACK
-  (Linux retransmits first: ``tcp_xmit_recovery`` runs inside ``tcp_ack``, new data after).
+  (Linux retransmits first: ``tcp_xmit_recovery`` runs inside ``tcp_ack``, new data after);
+- ``ack_stalls``: ACKs that reached a server 30 ms or more after its last send while it had
+  data outstanding (a delayed ACK waited out, or a timeout), by the sender's state and by
+  what that last send was: ``recovery_rtx`` (Recovery, a retransmission), ``recovery_new``
+  (Recovery, new data), ``open_short`` (Open, a segment shorter than the MSS: a
+  response's last), ``open_full``, ``other`` (Disorder, CWR, Loss).
 
 The testbed's ``ssth`` column is ``tcp_current_ssthresh()`` (the larger of ssthresh and
 3/4 cwnd in Open), which is at most cwnd exactly when ssthresh is, so "cwnd >= ssth" reads
@@ -90,6 +95,7 @@ def growth(path: str, mss: int = MSS) -> dict:
                 acks += 1
     episodes = len(entry_cwnd)
     twice, first = order_at_entry(path)
+    stalls = ack_stalls(path, mss)
     return {
         "segments_per_ack": round(open_acked / open_acks, 2) if open_acks else None,
         "avoidance_acked_segments": round(acked),
@@ -100,7 +106,40 @@ def growth(path: str, mss: int = MSS) -> dict:
         "drops_per_episode": round(drops / episodes, 2) if episodes else None,
         "delivered_twice": twice,
         "entries_new_data_first": first,
+        "ack_stalls": stalls,
     }
+
+
+STALL_PS = 30 * 10**9  # 30 ms: below the 40 ms delayed-ACK timeout, far above these RTTs
+
+
+def ack_stalls(path: str, mss: int = MSS) -> dict[str, int]:
+    """ACKs reaching a server >= 30 ms after its last send with data outstanding, by the
+    sender's state and its last send (the ``ack_stalls`` keys of the module's doc)."""
+    state: dict[int, int] = {}
+    last_send: dict[int, tuple[int, str, int]] = {}  # flow -> (time, kind, bytes)
+    snd_max: dict[int, int] = {}
+    una: dict[int, int] = {}
+    out = dict.fromkeys(("recovery_rtx", "recovery_new", "open_short", "open_full", "other"), 0)
+    for e in tracediff.iter_events(path):
+        f = e.flow
+        if e.kind == "state":
+            state[f] = e.b
+        elif e.kind in ("tx", "rtx"):
+            last_send[f] = (e.time_ps, e.kind, e.b)
+            snd_max[f] = max(snd_max.get(f, 0), e.a + e.b)
+        elif e.kind == "ack":
+            sent = last_send.get(f)
+            if e.b != REQUEST_BYTES and sent and snd_max[f] > una.get(f, 0) and e.time_ps - sent[0] >= STALL_PS:
+                st = state.get(f, OPEN)
+                if st == 3:
+                    out["recovery_rtx" if sent[1] == "rtx" else "recovery_new"] += 1
+                elif st == OPEN and sent[1] == "tx":
+                    out["open_short" if sent[2] < mss else "open_full"] += 1
+                else:
+                    out["other"] += 1
+            una[f] = max(una.get(f, 0), e.a)
+    return out
 
 
 def order_at_entry(path: str) -> tuple[int, int]:

@@ -347,3 +347,22 @@ def test_reno_row_claims_linux_renos_three_rules_only_for_reno_and_only_when_bui
     assert not older.is_modelled and older.fields == {} and "ssthresh_from_cwnd" in older.modelled
     # CUBIC sockets run tcp_cubic's own rules: no reno row
     assert not any(it.what.startswith("reno's window") for it in presets.linux(cc="cubic", kernel=k))
+
+
+def test_the_compiled_in_receiver_prr_and_timer_rules_are_rows_modelled_only_when_built(tmp_path):
+    # tcp_measure_rcv_mss's ICSK_ACK_PUSHED, tcp_cwnd_reduction's condition on PRR's extra
+    # segment and TCP_TIMEOUT_MIN_US have no knob: a row each, modelled whenever the schema
+    # has the flag, for reno and cubic alike
+    k = fake_kernel(tmp_path)
+    flags = {"a segment shorter than the MSS": "ack_short_segments",
+             "PRR's extra segment": "prr_extra_if_advanced", "2 ms more": "rack_timer_floor"}
+    for cc in ("reno", "cubic"):
+        items = presets.linux(cc=cc, kernel=k)
+        for what, flag in flags.items():
+            it = next(i for i in items if what in i.what)
+            assert it.is_modelled and it.fields == {flag: True}, (cc, it)
+        assert all(presets.scenario_fields(items)[f] is True for f in flags.values())
+    older = presets.linux(cc="reno", kernel=k, fields={"prr", "rack_tlp"})
+    for what, flag in flags.items():
+        it = next(i for i in older if what in i.what)
+        assert not it.is_modelled and it.fields == {} and flag in it.modelled

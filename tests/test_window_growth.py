@@ -94,3 +94,22 @@ def test_new_data_ahead_of_the_retransmission_and_segments_delivered_twice_are_c
     ]) + "\n")
     g = load().growth(str(p))
     assert (g["entries_new_data_first"], g["delivered_twice"]) == (1, 1)
+
+
+def test_ack_stalls_are_counted_by_state_and_by_the_last_send(tmp_path):
+    # flow 0: in Recovery its last send is a retransmission, answered 40 ms later (a stall:
+    # recovery_rtx); then an answer 1 ms after a send (none). Flow 1, Open: its last send is
+    # a 56-byte segment answered 40 ms later (open_short), then a full segment answered 40
+    # ms later but with nothing outstanding by then (the request before it acknowledged
+    # everything: none), then a full one answered 30 ms later (open_full).
+    p = tmp_path / "stalls.csv"
+    p.write_text("\n".join(HEAD + [
+        "0.001000000,state,0,0,3", "0.001000000,rtx,0,1,1448",
+        "0.041000000,ack,0,1449,0",
+        "0.041000000,tx,0,1449,1448", "0.042000000,ack,0,2897,0",
+        "0.000000000,ack,1,1,24", "0.001000000,tx,1,1,56", "0.041000000,ack,1,57,0",
+        "0.050000000,tx,1,57,1448", "0.060000000,ack,1,1505,24", "0.090000000,ack,1,1505,0",
+        "0.100000000,tx,1,1505,1448", "0.130000000,ack,1,2953,0",
+    ]) + "\n")
+    assert load().ack_stalls(str(p)) == {"recovery_rtx": 1, "recovery_new": 0, "open_short": 1, "open_full": 1,
+                                         "other": 0}

@@ -170,6 +170,14 @@ def _newer_field(what: str, kernel: str, public: str, on: bool, kernel_on: bool,
     return Item(what, kernel, sim, "yes", {public: on})
 
 
+def _compiled_in(what: str, kernel: str, public: str, without: str, fields: Any) -> Item:
+    """A rule Linux always runs (no knob), modelled as the simulator's flag `public` where
+    this build has it; `without` is what the simulator does instead where it does not."""
+    if not in_this_build(public, fields):
+        return Item(what, kernel, without, f"no: not in this build (no `{public}` in the scenario schema)")
+    return Item(what, kernel, f"{public}=True", "yes", {public: True})
+
+
 # tcp_cubic's HyStart parameters as the simulator's `hystart` runs them (tcp/congestion/hystart.rs)
 HYSTART_DEFAULTS = {"hystart_detect": "3", "hystart_low_window": "16", "hystart_ack_delta_us": "2000"}
 
@@ -236,8 +244,15 @@ def linux(*, cc: str | None, quickack: bool = False, rto_min_s: float | None = N
                               f" (0x1: RACK {'on' if rack else 'off'})", "rack_tlp", rack and tlp, rack, fields))
     items.append(_newer_field("tail loss probe (RFC 8985 §7)", f"net.ipv4.tcp_early_retrans = {_value(early)}"
                               f" (3, 4: TLP {'on' if tlp else 'off'})", "rack_tlp", rack and tlp, tlp, fields))
+    items.append(_compiled_in("2 ms more on the tail loss probe's timeout and RACK's reordering timer",
+                              "always (TCP_TIMEOUT_MIN_US: tcp_schedule_loss_probe, tcp_rack_mark_lost; no knob)",
+                              "rack_timer_floor", "RFC 8985 §6.3, §7.2: nothing added", fields))
     items.append(_newer_field("PRR during recovery (RFC 6937)", "always (tcp_cwnd_reduction; no knob)",
                               "prr", True, True, fields))
+    items.append(_compiled_in("PRR's extra segment below ssthresh: only on an ACK that advanced SND.UNA and "
+                              "marked nothing newly lost", "always (tcp_cwnd_reduction: FLAG_SND_UNA_ADVANCED "
+                              "&& !newly_lost; no knob)", "prr_extra_if_advanced",
+                              "RFC 6937 §3: on every ACK", fields))
 
     ts = k.sysctl("tcp_timestamps")
     on = ts != "0"
@@ -256,6 +271,9 @@ def linux(*, cc: str | None, quickack: bool = False, rto_min_s: float | None = N
                               rto_min_s if rto_min_via == "socket" else None,
                               rto_min_s if rto_min_via == "sysctl" else None, "testbed --rto-min")
     items.append(delayed_ack(c, jiffy, quickack, delack_max_s))
+    items.append(_compiled_in("an ACK at once for a segment shorter than the MSS", "always (tcp_measure_rcv_mss: "
+                              "ICSK_ACK_PUSHED, tcp_cleanup_rbuf; no knob)", "ack_short_segments",
+                              "RFC 1122: delayed like any other", fields))
     if not quickack:
         items.append(Item("quick-ACK mode at the start and after idle",
                           "always (tcp_enter_quickack_mode; no knob)", "-", "no"))

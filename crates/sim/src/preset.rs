@@ -146,6 +146,12 @@ pub const PRESETS: &[Preset] = &[
             set("rack_tlp", On(true), "net.ipv4.tcp_recovery = 1 (RACK), tcp_early_retrans = 3 (TLP; RFC 8985)"),
             set("hystart", On(true), "tcp_cubic's hystart = 1, hystart_detect = 3 (ACK train and delay; not \
                 RFC 9406's HyStart++)"),
+            set("prr_extra_if_advanced", On(true), "tcp_cwnd_reduction's sndcnt++ only with FLAG_SND_UNA_ADVANCED \
+                and no newly lost segment (net/ipv4/tcp_input.c)"),
+            set("ack_short_segments", On(true), "tcp_measure_rcv_mss marks a segment shorter than rcv_mss \
+                ICSK_ACK_PUSHED; tcp_cleanup_rbuf ACKs it once read (net/ipv4/tcp_input.c, tcp.c)"),
+            set("rack_timer_floor", On(true), "tcp_schedule_loss_probe (packets_out > 1) and tcp_rack_mark_lost add \
+                TCP_TIMEOUT_MIN_US = 2 ms before rounding to jiffies (net/ipv4/tcp_output.c, tcp_recovery.c)"),
             set("ssthresh_from_cwnd", On(true), "reno's tcp_reno_ssthresh, max(cwnd / 2, 2), at recovery entry and \
                 at a timeout (net/ipv4/tcp_cong.c, tcp_input.c tcp_enter_loss)"),
             set("count_acked_segments", On(true), "reno's tcp_slow_start and tcp_cong_avoid_ai count the segments \

@@ -270,6 +270,15 @@ pub struct ScenarioSpec {
     pub rack_tlp: bool,
     /// Linux's HyStart in CUBIC's slow start (`tcp::congestion::hystart`); cubic only.
     pub hystart: bool,
+    /// Linux's `tcp_cwnd_reduction`: PRR-SSRB's extra segment only on an ACK that
+    /// advanced SND.UNA and marked nothing newly lost (`tcp::recovery::prr`); prr only.
+    pub prr_extra_if_advanced: bool,
+    /// Linux's ICSK_ACK_PUSHED: the receiver acknowledges an in-order segment shorter than
+    /// the MSS at once (`tcp::receiver`).
+    pub ack_short_segments: bool,
+    /// Linux's TCP_TIMEOUT_MIN_US: 2 ms added to the probe timeout (with more than one
+    /// segment out) and to RACK's reordering timer (`tcp::recovery::rack`); rack_tlp only.
+    pub rack_timer_floor: bool,
     /// Linux's `tcp_reno_ssthresh`: ssthresh = max(cwnd / 2, 2 SMSS) at a loss
     /// (`tcp::congestion::newreno`); reno and DCTCP only.
     pub ssthresh_from_cwnd: bool,
@@ -467,6 +476,13 @@ impl Default for ScenarioSpec {
             rack_tlp: false,
             // RFC 9438 §4.10 leaves slow start to RFC 5681 (Linux runs HyStart: the linux preset)
             hystart: false,
+            // RFC 6937 §3 PRR-SSRB's "+ MSS" on every ACK (Linux's condition: the linux preset)
+            prr_extra_if_advanced: false,
+            // RFC 1122 §4.2.3.2 / RFC 5681 §4.2 only (Linux's short-segment ACK: the linux preset)
+            ack_short_segments: false,
+            // RFC 8985 §6.3, §7.2: PTO = 2 SRTT, the reordering timer at RACK.rtt + reo_wnd
+            // (Linux's + TCP_TIMEOUT_MIN_US: the linux preset)
+            rack_timer_floor: false,
             // RFC 5681 eq. (4) and (2)-(3), as ns-2 and ns-3 (Linux's reno: the linux preset)
             ssthresh_from_cwnd: false,
             count_acked_segments: false,

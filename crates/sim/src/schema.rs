@@ -212,6 +212,13 @@ pub const FIELDS: &[Field] = &[
     flag("rack_tlp", "RFC 8985 RACK loss detection and tail loss probes (Linux); off: DupThresh. tcp=sack only"),
     flag("hystart", "Linux's HyStart: CUBIC leaves slow start at an ACK train or a delay increase (tcp_cubic \
         hystart=1); off: RFC 5681 slow start. Other ccs ignore it"),
+    flag("prr_extra_if_advanced", "Linux's tcp_cwnd_reduction: below ssthresh, PRR-SSRB adds its extra segment only \
+        on an ACK that advanced SND.UNA and marked nothing newly lost; off: RFC 6937 §3, on every ACK. prr only"),
+    flag("ack_short_segments", "Linux's ICSK_ACK_PUSHED (tcp_measure_rcv_mss, tcp_cleanup_rbuf): an in-order segment \
+        shorter than the MSS is acknowledged at once; off: RFC 1122 §4.2.3.2's delayed ACK for it too"),
+    flag("rack_timer_floor", "Linux's TCP_TIMEOUT_MIN_US: 2 ms more on the tail-loss probe's timeout (2 SRTT, with more \
+        than one segment out) and on RACK's reordering timer (tcp_schedule_loss_probe, tcp_rack_mark_lost); off: RFC \
+        8985 §6.3, §7.2. rack_tlp only"),
     flag("ssthresh_from_cwnd", "Linux's tcp_reno_ssthresh: a loss leaves ssthresh = max(cwnd / 2, 2 segments); off: \
         RFC 5681 eq. (4), half of FlightSize. cc=newreno (and DCTCP's loss response) only"),
     flag("count_acked_segments", "Linux's tcp_slow_start and tcp_cong_avoid_ai: cwnd grows by every segment an ACK \

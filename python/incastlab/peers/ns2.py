@@ -204,6 +204,9 @@ INEXPRESSIBLE: dict[str, str] = {
     "ssthresh_from_cwnd": "Linux's tcp_reno_ssthresh (Agent/TCP halves its window by its own rule, tcp_rules=ns2)",
     "count_acked_segments": "Linux's tcp_cong_avoid_ai (Agent/TCP's opencwnd counts ACKs)",
     "cwnd_limited_growth": "Linux's tcp_is_cwnd_limited (Agent/TCP grows on every new ACK)",
+    "prr_extra_if_advanced": "Linux's condition on PRR's extra segment (Agent/TCP/Sack1 runs no PRR)",
+    "ack_short_segments": "Linux's immediate ACK of a short segment (its DelAck sink delays it as any other)",
+    "rack_timer_floor": "Linux's 2 ms on the probe and RACK timers (ns-2.35 has no RACK or probes)",
     **STAR_OF_FIFOS_LACKS,
     **ONE_SYNC_READ_CLIENT_LACKS,
 }

@@ -253,6 +253,9 @@ INEXPRESSIBLE: dict[str, str] = {
     "ssthresh_from_cwnd": "Linux's tcp_reno_ssthresh (the script runs TcpNewReno; ns-3's TcpLinuxReno is not wired in)",
     "count_acked_segments": "Linux's tcp_cong_avoid_ai (ns-3's TcpLinuxReno has it; the script runs TcpNewReno)",
     "cwnd_limited_growth": "Linux's tcp_is_cwnd_limited (the script runs TcpNewReno, which grows on every new ACK)",
+    "prr_extra_if_advanced": "Linux's condition on PRR's extra segment (the script runs no PRR)",
+    "ack_short_segments": "Linux's immediate ACK of a short segment (its TcpSocketBase delays it as any other)",
+    "rack_timer_floor": "Linux's 2 ms on the probe and RACK timers (ns-3.44's TCP has no RACK or probes)",
     **STAR_OF_FIFOS_LACKS,
     **ONE_SYNC_READ_CLIENT_LACKS,
 }

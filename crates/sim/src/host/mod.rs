@@ -210,12 +210,15 @@ impl Conns {
             ssthresh_from_cwnd: s.ssthresh_from_cwnd,
             count_acked_segments: s.count_acked_segments,
             cwnd_limited_growth: s.cwnd_limited_growth,
+            prr_extra_if_advanced: s.prr_extra_if_advanced,
+            rack_timer_floor: s.rack_timer_floor,
         };
         let receiver_cfg = ReceiverConfig {
             delayed_ack: (s.delayed_ack_ps > 0).then_some(Time(s.delayed_ack_ps)),
             sack: s.tcp == TcpVariant::Sack,
             window: sc.rwnd_bytes,
             dctcp_echo: s.cc == Cc::Dctcp,
+            ack_short_below: s.ack_short_segments.then_some(s.mss_bytes),
         };
         let swift = (s.transport == Transport::Swift).then(|| SwiftSettings {
             base_target: s.swift_base_target_ps.map(Time),

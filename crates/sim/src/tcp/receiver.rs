@@ -6,6 +6,15 @@
 //! an out-of-order segment (a duplicate ACK), for a segment that fills a hole, and for a
 //! duplicate segment. When delayed ACK is off (FAST'08's ns-2 runs), every segment is
 //! acknowledged at once.
+//!
+//! With `ack_short_below` (the `ack_short_segments` field, Linux), an in-order segment
+//! shorter than the MSS is also acknowledged at once: Linux's `tcp_measure_rcv_mss`
+//! marks such a segment ICSK_ACK_PUSHED (a sender sends less than a full segment only at
+//! the end of what it was given), and `tcp_cleanup_rbuf` (net/ipv4/tcp.c) sends the ACK
+//! as soon as the application has read it and the receive queue is empty. The client here
+//! reads every byte as it arrives, so that is at once. Linux skips this in its
+//! "ping-pong" (interactive) mode unless two short segments came; that mode is not
+//! modelled (docs/testbed.md, "reno at 8 KiB: delayed-ACK stalls and PRR's extra segment").
 
 use crate::tcp::timer::{Fired, LazyTimer};
 use crate::time::Time;
@@ -21,6 +30,9 @@ pub struct ReceiverConfig {
     pub window: u64,
     /// Echo CE marks as DCTCP's receiver does (RFC 8257 §3.2).
     pub dctcp_echo: bool,
+    /// Acknowledge at once an in-order segment shorter than this many bytes (the MSS;
+    /// Linux's ICSK_ACK_PUSHED); `None`: RFC 1122's rules only.
+    pub ack_short_below: Option<u32>,
 }
 
 /// What the receiver did with a segment.
@@ -168,6 +180,7 @@ impl TcpReceiver {
         let ack_now = match self.cfg.delayed_ack {
             None => true,
             Some(_) if filled_hole => true,
+            Some(_) if self.cfg.ack_short_below.is_some_and(|mss| len < mss) => true,
             Some(timeout) => {
                 self.unacked_segments += 1;
                 if self.unacked_segments >= 2 {
@@ -282,15 +295,15 @@ mod tests {
     use super::*;
 
     fn immediate() -> TcpReceiver {
-        TcpReceiver::new(ReceiverConfig { delayed_ack: None, sack: true, window: 1 << 20, dctcp_echo: false })
+        TcpReceiver::new(ReceiverConfig { delayed_ack: None, sack: true, window: 1 << 20, dctcp_echo: false, ack_short_below: None })
     }
 
     fn delayed() -> TcpReceiver {
-        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)), sack: false, window: 1 << 20, dctcp_echo: false })
+        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)), sack: false, window: 1 << 20, dctcp_echo: false, ack_short_below: None })
     }
 
     fn dctcp_delayed() -> TcpReceiver {
-        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)), sack: false, window: 1 << 20, dctcp_echo: true })
+        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)), sack: false, window: 1 << 20, dctcp_echo: true, ack_short_below: None })
     }
 
     /// Deliver in-order segment `i` (1000 bytes) with CE bit `ce` as the world does; returns
@@ -337,7 +350,7 @@ mod tests {
     #[test]
     fn dctcp_state_changes_without_an_extra_ack_when_nothing_is_delayed() {
         // every segment acknowledged at once: each ACK's ECE is its own segment's CE
-        let mut r = TcpReceiver::new(ReceiverConfig { delayed_ack: None, sack: false, window: 1 << 20, dctcp_echo: true });
+        let mut r = TcpReceiver::new(ReceiverConfig { delayed_ack: None, sack: false, window: 1 << 20, dctcp_echo: true, ack_short_below: None });
         assert_eq!(deliver(&mut r, 0, true), vec![(1001, true)]);
         assert_eq!(deliver(&mut r, 1, false), vec![(2001, false)]);
         // and without DCTCP's echo, marks are not echoed
@@ -458,6 +471,24 @@ mod tests {
         let mut r = delayed();
         assert!(r.on_segment(Time::ZERO, 101, 100).ack_now);
         assert!(r.on_segment(Time::ZERO, 1, 100).ack_now);
+    }
+
+    #[test]
+    fn a_short_in_order_segment_is_acknowledged_at_once_only_with_ack_short_segments() {
+        // a response's last segment (56 of 1448 bytes) arriving alone: RFC 1122 waits for
+        // the delayed-ACK timer; Linux's ICSK_ACK_PUSHED (tcp_measure_rcv_mss, then
+        // tcp_cleanup_rbuf once the application read it) acknowledges it at once
+        let mut rfc = delayed();
+        assert!(!rfc.on_segment(Time::ZERO, 1, 56).ack_now);
+        let mut linux = TcpReceiver::new(ReceiverConfig { ack_short_below: Some(1448), ..delayed().cfg });
+        assert!(linux.on_segment(Time::ZERO, 1, 56).ack_now);
+        assert_eq!(linux.take_timer_request(), None, "no delayed-ACK timer armed");
+        linux.on_ack_sent();
+        // a full segment alone still waits for its pair or the timer (RFC 1122 §4.2.3.2)
+        assert!(!linux.on_segment(Time::ZERO, 57, 1448).ack_now);
+        assert!(linux.take_timer_request().is_some());
+        // and a short segment out of order is a duplicate ACK either way
+        assert!(linux.on_segment(Time::ZERO, 3001, 56).ack_now);
     }
 
     #[test]

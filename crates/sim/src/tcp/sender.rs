@@ -21,6 +21,11 @@ use crate::tcp::timer::{Fired, LazyTimer};
 use crate::time::Time;
 
 /// Per-connection sender parameters.
+/// Linux's TCP_TIMEOUT_MIN_US (include/net/tcp.h): 2 ms added to the tail-loss probe's
+/// timeout (`tcp_schedule_loss_probe`, more than one segment out) and to RACK's reordering
+/// timer (`tcp_rack_mark_lost`) before they are rounded to jiffies.
+pub const RACK_TIMER_FLOOR: Time = Time(2_000_000_000);
+
 #[derive(Clone, Debug)]
 pub struct SenderConfig {
     pub variant: TcpVariant,
@@ -63,6 +68,10 @@ pub struct SenderConfig {
     pub rack_tlp: bool,
     /// Linux's HyStart in CUBIC's slow start (`tcp::congestion::hystart`); other ccs ignore it.
     pub hystart: bool,
+    /// Linux's condition on PRR-SSRB's extra segment (`tcp::recovery::prr`).
+    pub prr_extra_if_advanced: bool,
+    /// Linux's TCP_TIMEOUT_MIN_US on the probe and reordering timers ([`RACK_TIMER_FLOOR`]).
+    pub rack_timer_floor: bool,
     /// Linux's `tcp_reno_ssthresh`: a loss leaves ssthresh at half of cwnd, not of
     /// FlightSize (`tcp::congestion::newreno`); reno and DCTCP's loss response only.
     pub ssthresh_from_cwnd: bool,
@@ -317,8 +326,15 @@ impl TcpSender {
     /// The reordering timer `wait` after `now`, if RACK left a segment that may yet be lost.
     pub(crate) fn arm_reorder_wait(&mut self, now: Time, wait: Option<Time>) {
         if let Some(w) = wait {
-            self.arm_reorder_timer(Time(now.0 + w.0));
+            self.arm_reorder_timer(Time(now.0 + w.0 + self.rack_timer_floor().0));
         }
+    }
+
+    /// What Linux adds to the probe and reordering timers: TCP_TIMEOUT_MIN_US with
+    /// `rack_timer_floor`, nothing by RFC 8985.
+    #[inline]
+    fn rack_timer_floor(&self) -> Time {
+        if self.cfg.rack_timer_floor { RACK_TIMER_FLOOR } else { Time::ZERO }
     }
 
     /// RFC 8985 §7.2: after new data went out or an ACK acknowledged new data, in the open
@@ -334,7 +350,7 @@ impl TcpSender {
         if self.timer_mode == TimerMode::Reorder {
             return;
         }
-        let pto = r.pto(self.rto.srtt);
+        let pto = r.pto(self.rto.srtt, self.rack_timer_floor());
         let rto_expiry = match (self.timer_mode, self.timer.is_armed()) {
             (TimerMode::Rto, true) => self.timer.deadline(),
             _ => Time(now.0 + self.rto.rto.0),
@@ -845,6 +861,8 @@ pub(crate) mod tests {
             prr: false,
             rack_tlp: false,
             hystart: false,
+            prr_extra_if_advanced: false,
+            rack_timer_floor: false,
             ssthresh_from_cwnd: false,
             count_acked_segments: false,
             cwnd_limited_growth: false,

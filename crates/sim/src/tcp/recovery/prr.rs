@@ -9,6 +9,13 @@
 //! ACK's allowance is not used up, so a part of a segment allows a whole one and the
 //! excess is paid back through `prr_out` (what RFC 6937's CEIL does in segment units, and
 //! Linux's `tcp_cwnd_reduction` in packets).
+//!
+//! Below ssthresh, RFC 6937's PRR-SSRB allows MAX(prr_delivered - prr_out, DeliveredData)
+//! + 1 MSS on every ACK. Linux's `tcp_cwnd_reduction` (net/ipv4/tcp_input.c) adds that
+//! one segment only when the ACK advanced SND.UNA (FLAG_SND_UNA_ADVANCED) and marked no
+//! segment newly lost: an ACK that reveals another loss lets the sender repair it
+//! without sending one more segment into the queue that dropped it. The caller says which
+//! applies (`extra`; the `prr_extra_if_advanced` field).
 
 /// PRR's state for one recovery episode.
 #[derive(Clone, Debug, Default)]
@@ -29,8 +36,9 @@ impl Prr {
 
     /// RFC 6937 §3 "on every ACK during recovery": an ACK delivered `delivered` bytes
     /// (change in SND.UNA plus change in SACKed bytes) and `pipe` bytes are in the
-    /// network; returns sndcnt, the bytes this ACK allows to be sent.
-    pub fn sndcnt(&mut self, delivered: u64, pipe: u64, ssthresh: u64, mss: u64) -> u64 {
+    /// network; returns sndcnt, the bytes this ACK allows to be sent. `extra`: whether
+    /// PRR-SSRB's one MSS above what was delivered is allowed on this ACK (RFC 6937: always).
+    pub fn sndcnt(&mut self, delivered: u64, pipe: u64, ssthresh: u64, mss: u64, extra: bool) -> u64 {
         self.prr_delivered += delivered;
         let sndcnt = if pipe > ssthresh {
             // proportional rate reduction
@@ -39,7 +47,7 @@ impl Prr {
         } else {
             // PRR-SSRB: limit = MAX(prr_delivered - prr_out, DeliveredData) + MSS
             let behind = self.prr_delivered as i128 - self.prr_out as i128;
-            let limit = behind.max(delivered as i128) + mss as i128;
+            let limit = behind.max(delivered as i128) + if extra { mss as i128 } else { 0 };
             (ssthresh as i128 - pipe as i128).min(limit)
         };
         sndcnt.max(0) as u64
@@ -68,7 +76,7 @@ mod tests {
         p.enter(20 * MSS);
         let mut sent = vec![];
         for k in 1..=6u64 {
-            let cnt = p.sndcnt(MSS, (20 - k) * MSS, 10 * MSS, MSS);
+            let cnt = p.sndcnt(MSS, (20 - k) * MSS, 10 * MSS, MSS, true);
             let segs = cnt.div_ceil(MSS);
             p.on_sent(segs * MSS);
             sent.push(segs);
@@ -84,9 +92,9 @@ mod tests {
         let mut p = Prr::default();
         p.enter(20 * MSS);
         p.on_sent(MSS);
-        assert_eq!(p.sndcnt(MSS, 19 * MSS, 10 * MSS, MSS), 0);
-        assert_eq!(p.sndcnt(MSS, 18 * MSS, 10 * MSS, MSS), 0, "CEIL(2000 x 10 / 20) - 1000");
-        assert_eq!(p.sndcnt(MSS, 17 * MSS, 10 * MSS, MSS), 500);
+        assert_eq!(p.sndcnt(MSS, 19 * MSS, 10 * MSS, MSS, true), 0);
+        assert_eq!(p.sndcnt(MSS, 18 * MSS, 10 * MSS, MSS, true), 0, "CEIL(2000 x 10 / 20) - 1000");
+        assert_eq!(p.sndcnt(MSS, 17 * MSS, 10 * MSS, MSS, true), 500);
     }
 
     #[test]
@@ -96,13 +104,31 @@ mod tests {
         let mut p = Prr::default();
         p.enter(20 * MSS);
         p.on_sent(3 * MSS);
-        p.sndcnt(4 * MSS, 12 * MSS, 10 * MSS, MSS); // prr_delivered = 4 segments
+        p.sndcnt(4 * MSS, 12 * MSS, 10 * MSS, MSS, true); // prr_delivered = 4 segments
         // this ACK delivers 2 more: behind = 6 - 3 = 3 > 2, limit = 4; ssthresh - pipe = 6
-        assert_eq!(p.sndcnt(2 * MSS, 4 * MSS, 10 * MSS, MSS), 4 * MSS);
+        assert_eq!(p.sndcnt(2 * MSS, 4 * MSS, 10 * MSS, MSS, true), 4 * MSS);
         p.on_sent(4 * MSS);
         // sent 7 against 7 delivered after one more: behind = 0 < DeliveredData = 1: 1 + 1
-        assert_eq!(p.sndcnt(MSS, 5 * MSS, 10 * MSS, MSS), 2 * MSS, "DeliveredData + 1 MSS");
+        assert_eq!(p.sndcnt(MSS, 5 * MSS, 10 * MSS, MSS, true), 2 * MSS, "DeliveredData + 1 MSS");
         // and never past ssthresh: pipe 9 leaves room for one segment whatever the limit
-        assert_eq!(p.sndcnt(3 * MSS, 9 * MSS, 10 * MSS, MSS), MSS);
+        assert_eq!(p.sndcnt(3 * MSS, 9 * MSS, 10 * MSS, MSS, true), MSS);
+    }
+
+    #[test]
+    fn without_the_extra_segment_ssrb_sends_only_what_was_delivered() {
+        // Linux's tcp_cwnd_reduction: the same ACK as RFC 6937's "DeliveredData + 1 MSS"
+        // above, but one that marked a segment newly lost (or did not advance SND.UNA):
+        // sndcnt = MAX(prr_delivered - prr_out, DeliveredData) = 1 segment, not 2
+        let mut p = Prr::default();
+        p.enter(20 * MSS);
+        p.on_sent(3 * MSS);
+        p.sndcnt(4 * MSS, 12 * MSS, 10 * MSS, MSS, true);
+        p.sndcnt(2 * MSS, 4 * MSS, 10 * MSS, MSS, true);
+        p.on_sent(4 * MSS);
+        assert_eq!(p.sndcnt(MSS, 5 * MSS, 10 * MSS, MSS, false), MSS, "DeliveredData alone");
+        // the proportional part (pipe > ssthresh) has no extra segment to drop
+        let mut q = Prr::default();
+        q.enter(20 * MSS);
+        assert_eq!(q.sndcnt(MSS, 19 * MSS, 10 * MSS, MSS, false), 500);
     }
 }

@@ -231,11 +231,13 @@ impl Rack {
     }
 
     /// §7.2 TLP_calc_PTO before the RTO cap: 2 SRTT, + WCDelAckT when one segment is in
-    /// flight; 1 s without an RTT sample.
-    pub fn pto(&self, srtt: Option<Time>) -> Time {
+    /// flight; 1 s without an RTT sample. `timeout_min` is added when more than one is:
+    /// Linux's `tcp_schedule_loss_probe` (net/ipv4/tcp_output.c) adds TCP_TIMEOUT_MIN_US, 2
+    /// ms, where RFC 8985 adds nothing (`rack_timer_floor`).
+    pub fn pto(&self, srtt: Option<Time>, timeout_min: Time) -> Time {
         match srtt {
             Some(s) if self.log.len() == 1 => Time(2 * s.0 + WC_DEL_ACK.0),
-            Some(s) => Time(2 * s.0),
+            Some(s) => Time(2 * s.0 + timeout_min.0),
             None => PTO_WITHOUT_RTT,
         }
     }
@@ -334,9 +336,19 @@ mod tests {
     #[test]
     fn pto_is_two_srtt_plus_the_delayed_ack_allowance_for_a_lone_segment_7_2() {
         let srtt = Some(Time::from_us(100));
-        assert_eq!(sent(3).pto(srtt), Time::from_us(200));
-        assert_eq!(sent(1).pto(srtt), Time(Time::from_us(200).0 + WC_DEL_ACK.0));
-        assert_eq!(sent(3).pto(None), Time::from_ms(1000));
+        assert_eq!(sent(3).pto(srtt, Time::ZERO), Time::from_us(200));
+        assert_eq!(sent(1).pto(srtt, Time::ZERO), Time(Time::from_us(200).0 + WC_DEL_ACK.0));
+        assert_eq!(sent(3).pto(None, Time::ZERO), Time::from_ms(1000));
+    }
+
+    #[test]
+    fn linux_adds_tcp_timeout_min_us_to_the_pto_with_more_than_one_segment_out() {
+        // tcp_schedule_loss_probe: 2 SRTT + TCP_TIMEOUT_MIN_US (2 ms) with packets_out > 1;
+        // a lone segment keeps its delayed-ACK allowance (tcp_rto_min_us there, WCDelAckT
+        // here: both 200 ms), without the 2 ms
+        let (srtt, floor) = (Some(Time::from_us(600)), Time::from_ms(2));
+        assert_eq!(sent(3).pto(srtt, floor), Time::from_us(1200 + 2000));
+        assert_eq!(sent(1).pto(srtt, floor), Time(Time::from_us(1200).0 + WC_DEL_ACK.0));
     }
 
     #[test]

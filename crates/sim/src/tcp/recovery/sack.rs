@@ -51,6 +51,7 @@ impl Sack {
         out: &mut Vec<Segment>,
     ) {
         let new_data = acked > 0;
+        let marked_before = s.stats.rack_marked_lost;
         let sacked_before = if s.cfg.prr { self.scoreboard.sacked_bytes() } else { 0 };
         let new_sack = self.scoreboard.update(s.snd_una, blocks);
         // RFC 6937 §3 DeliveredData: change in SND.UNA plus change in SACKed bytes
@@ -74,7 +75,8 @@ impl Sack {
                     s.dart += 1;
                 }
                 self.rack_detect(s, now);
-                self.send_in_recovery(s, now, delivered, out);
+                let extra = ssrb_extra(s, new_data, marked_before);
+                self.send_in_recovery(s, now, delivered, extra, out);
             }
             return;
         }
@@ -112,7 +114,8 @@ impl Sack {
                 if new_data {
                     s.dupacks = 0;
                 }
-                self.enter(s, now, delivered, out);
+                let extra = ssrb_extra(s, new_data, marked_before);
+                self.enter(s, now, delivered, extra, out);
             } else if duplicate && s.dupacks < s.cfg.dupack_threshold {
                 s.limited_transmit(now, out);
             }
@@ -126,7 +129,8 @@ impl Sack {
         let mss = s.cfg.mss;
         let lost = self.scoreboard.is_lost(s.snd_una, s.cfg.dupack_threshold, mss);
         if (s.dupacks >= s.cfg.dupack_threshold || lost) && s.covers_recover() {
-            self.enter(s, now, delivered, out);
+            let extra = ssrb_extra(s, new_data, marked_before);
+            self.enter(s, now, delivered, extra, out);
         } else if s.dupacks < s.cfg.dupack_threshold {
             s.limited_transmit(now, out);
         }
@@ -157,16 +161,18 @@ impl Sack {
         if !s.rack.as_deref().is_some_and(|r| r.any_lost()) {
             return;
         }
+        // no ACK: SND.UNA did not advance
+        let extra = !s.cfg.prr_extra_if_advanced;
         if s.in_recovery {
-            self.send_in_recovery(s, now, 0, out);
+            self.send_in_recovery(s, now, 0, extra, out);
         } else if s.covers_recover() {
-            self.enter(s, now, 0, out);
+            self.enter(s, now, 0, extra, out);
         }
     }
 
     /// RFC 6675 §5 step 4: enter recovery and retransmit the first hole (with RACK, the
     /// first segment marked lost).
-    fn enter(&mut self, s: &mut TcpSender, now: Time, delivered: u64, out: &mut Vec<Segment>) {
+    fn enter(&mut self, s: &mut TcpSender, now: Time, delivered: u64, extra: bool, out: &mut Vec<Segment>) {
         let mss = s.cfg.mss;
         self.recovery_point = s.snd_max;
         s.recover = s.snd_max;
@@ -187,7 +193,7 @@ impl Sack {
         self.prr.on_sent(len);
         s.restart_timer(now);
         self.high_rxt = seq + len;
-        self.send_in_recovery(s, now, delivered, out);
+        self.send_in_recovery(s, now, delivered, extra, out);
     }
 
     /// RFC 2018 §8: after a timeout, SACK information is no longer trusted.
@@ -223,13 +229,14 @@ impl Sack {
 
     /// Send what NextSeg allows while cwnd - pipe >= 1 SMSS (RFC 6675 §5 step C). With
     /// PRR, this ACK's `delivered` bytes set cwnd = pipe + sndcnt (RFC 6937 §3), and
-    /// segments go while sndcnt is not used up.
-    fn send_in_recovery(&mut self, s: &mut TcpSender, now: Time, delivered: u64, out: &mut Vec<Segment>) {
+    /// segments go while sndcnt is not used up; `extra`: PRR-SSRB's extra MSS is allowed
+    /// ([`ssrb_extra`]).
+    fn send_in_recovery(&mut self, s: &mut TcpSender, now: Time, delivered: u64, extra: bool, out: &mut Vec<Segment>) {
         let mss = s.cfg.mss;
         let mut pipe = self.pipe(s);
         let prr = s.cfg.prr;
         if prr {
-            let sndcnt = self.prr.sndcnt(delivered, pipe, s.ssthresh, mss);
+            let sndcnt = self.prr.sndcnt(delivered, pipe, s.ssthresh, mss, extra);
             s.cwnd = pipe + sndcnt;
         }
         while if prr { s.cwnd > pipe } else { s.cwnd >= pipe + mss } {
@@ -282,6 +289,15 @@ impl Sack {
     }
 }
 
+/// Whether PRR-SSRB may add its extra MSS on this ACK (RFC 6937 §3: always). With
+/// `prr_extra_if_advanced`, Linux's `tcp_cwnd_reduction` condition: the ACK advanced
+/// SND.UNA and RACK marked no segment lost while processing it (`tcp_ack`'s `rs->losses`,
+/// the segments newly marked lost). Without RACK only the first half applies: the
+/// scoreboard's IsLost marks are not counted per ACK.
+fn ssrb_extra(s: &TcpSender, advanced: bool, marked_before: u64) -> bool {
+    !s.cfg.prr_extra_if_advanced || (advanced && s.stats.rack_marked_lost == marked_before)
+}
+
 /// RFC 8985 §7.4: an ACK at or beyond TLP.end_seq ends the probe's episode. A probe of new
 /// data, or one answered by a pure duplicate ACK (original and probe both arrived), saw
 /// no loss; when a later ACK shows the retransmitted probe repaired one, the sender reacts
@@ -314,6 +330,25 @@ mod tests {
     /// [start, end) of segments a..b as SACK block bytes.
     fn blk(a: u64, b: u64) -> (u64, u64) {
         (ack_of(a), ack_of(b))
+    }
+
+    #[test]
+    fn ssrb_extra_follows_rfc_6937_or_linux_tcp_cwnd_reduction() {
+        // RFC 6937 §3: the extra MSS on every ACK, whatever it did
+        let mut cfg = config();
+        cfg.variant = TcpVariant::Sack;
+        let mut s = TcpSender::new(cfg.clone());
+        assert!(super::ssrb_extra(&s, false, 0));
+        s.stats.rack_marked_lost = 2;
+        assert!(super::ssrb_extra(&s, true, 0));
+        // Linux: only when SND.UNA advanced (FLAG_SND_UNA_ADVANCED) and nothing was newly
+        // marked lost (rs->losses == 0) on this ACK
+        cfg.prr_extra_if_advanced = true;
+        let mut s = TcpSender::new(cfg);
+        s.stats.rack_marked_lost = 2;
+        assert!(super::ssrb_extra(&s, true, 2), "advanced, no new mark");
+        assert!(!super::ssrb_extra(&s, false, 2), "a duplicate ACK");
+        assert!(!super::ssrb_extra(&s, true, 1), "advanced, but one segment newly marked lost");
     }
 
     fn sack_sender(window: u64, total: u64) -> TcpSender {
