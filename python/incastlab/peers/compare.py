@@ -25,6 +25,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
@@ -287,11 +288,25 @@ def run_grid(points: Sequence[Point], run_peer: RunPeer, run_ours: RunOurs = run
     # the largest points first: in the peer they take longest, so the pool ends evenly
     order = sorted(range(len(points)), key=lambda i: -points[i].shared.servers)
     pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="compare")
+    failed = threading.Event()
+
+    def guarded(side, *args):
+        # set by the worker at the failure itself, so no run starts after it, however late
+        # the waiting thread gets to cancel the rest (the skipped runs' None is never read:
+        # the failure is raised first)
+        if failed.is_set():
+            return None
+        try:
+            return side(*args)
+        except BaseException:
+            failed.set()
+            raise
+
     try:
         theirs: dict[int, Future] = {}
         for i in order:
-            theirs[i] = pool.submit(_peer_side, points[i], run_peer, traces[i][0] if traces[i] else None)
-        ours = {i: pool.submit(_our_side, p, run_ours, traces[i][1] if traces[i] else None)
+            theirs[i] = pool.submit(guarded, _peer_side, points[i], run_peer, traces[i][0] if traces[i] else None)
+        ours = {i: pool.submit(guarded, _our_side, p, run_ours, traces[i][1] if traces[i] else None)
                 for i, p in enumerate(points)}
         for done, f in enumerate(as_completed([*theirs.values(), *ours.values()]), start=1):
             f.result()  # the first failure stops the grid
