@@ -150,6 +150,15 @@ pub const PRESETS: &[Preset] = &[
                 and no newly lost segment (net/ipv4/tcp_input.c)"),
             set("ack_short_segments", On(true), "tcp_measure_rcv_mss marks a segment shorter than rcv_mss \
                 ICSK_ACK_PUSHED; tcp_cleanup_rbuf ACKs it once read (net/ipv4/tcp_input.c, tcp.c)"),
+            set("rcv_window_growth", On(true), "tcp_grow_window: rcv_ssthresh grows by 2 advmss per in-order segment \
+                up to window_clamp, icsk_ack.quick |= 1 ACKs that segment at once (net/ipv4/tcp_input.c)"),
+            set("rcv_autotuning", On(true), "tcp_rcv_space_adjust, tcp_rcvbuf_grow: window_clamp from the bytes copied \
+                per receiver RTT, tcp_rmem = 4096 131072 33554432, tcp_moderate_rcvbuf = 1 (net/ipv4/tcp_input.c)"),
+            set("ack_pingpong", On(true), "tcp_event_data_sent enters ping-pong mode (tcp_pingpong_thresh = 1), \
+                tcp_delack_timer_handler leaves it; tcp_in_quickack_mode and tcp_cleanup_rbuf honour it"),
+            set("rcv_scaling_ratio", Whole(162), "scaling_ratio from tcp_measure_rcv_mss: 1448 x 256 / 2288, a \
+                full segment's skb truesize on veth (read in the testbed's tcp:tcp_rcvbuf_grow trace; the kernel \
+                starts from TCP_DEFAULT_SCALING_RATIO = 128)"),
             set("rack_timer_floor", On(true), "tcp_schedule_loss_probe (packets_out > 1) and tcp_rack_mark_lost add \
                 TCP_TIMEOUT_MIN_US = 2 ms before rounding to jiffies (net/ipv4/tcp_output.c, tcp_recovery.c)"),
             set("ssthresh_from_cwnd", On(true), "reno's tcp_reno_ssthresh, max(cwnd / 2, 2), at recovery entry and \

@@ -276,6 +276,18 @@ pub struct ScenarioSpec {
     /// Linux's ICSK_ACK_PUSHED: the receiver acknowledges an in-order segment shorter than
     /// the MSS at once (`tcp::receiver`).
     pub ack_short_segments: bool,
+    /// Linux's `tcp_grow_window`: each in-order segment that raises `rcv_ssthresh` (the
+    /// advertised window) towards `window_clamp` is acknowledged at once (`tcp::linux_rcv`).
+    pub rcv_window_growth: bool,
+    /// Linux's `tcp_rcv_space_adjust` (Dynamic Right-Sizing): `window_clamp` follows the
+    /// bytes copied per receiver RTT, from `tcp_rmem[1]` up to `tcp_rmem[2]` (`tcp::linux_rcv`).
+    pub rcv_autotuning: bool,
+    /// Linux's ping-pong mode: a request within `ato` of the last data holds the quick and
+    /// short-segment ACKs until a delayed-ACK timeout (`tcp::linux_rcv`).
+    pub ack_pingpong: bool,
+    /// Linux's `scaling_ratio`: receive-window bytes per 256 bytes of receive buffer (a
+    /// segment's length over its skb's truesize), for `rcv_window_growth` and `rcv_autotuning`.
+    pub rcv_scaling_ratio: u32,
     /// Linux's TCP_TIMEOUT_MIN_US: 2 ms added to the probe timeout (with more than one
     /// segment out) and to RACK's reordering timer (`tcp::recovery::rack`); rack_tlp only.
     pub rack_timer_floor: bool,
@@ -480,6 +492,10 @@ impl Default for ScenarioSpec {
             prr_extra_if_advanced: false,
             // RFC 1122 §4.2.3.2 / RFC 5681 §4.2 only (Linux's short-segment ACK: the linux preset)
             ack_short_segments: false,
+            rcv_window_growth: false,
+            rcv_autotuning: false,
+            ack_pingpong: false,
+            rcv_scaling_ratio: 128,
             // RFC 8985 §6.3, §7.2: PTO = 2 SRTT, the reordering timer at RACK.rtt + reo_wnd
             // (Linux's + TCP_TIMEOUT_MIN_US: the linux preset)
             rack_timer_floor: false,

@@ -216,6 +216,18 @@ pub const FIELDS: &[Field] = &[
         on an ACK that advanced SND.UNA and marked nothing newly lost; off: RFC 6937 §3, on every ACK. prr only"),
     flag("ack_short_segments", "Linux's ICSK_ACK_PUSHED (tcp_measure_rcv_mss, tcp_cleanup_rbuf): an in-order segment \
         shorter than the MSS is acknowledged at once; off: RFC 1122 §4.2.3.2's delayed ACK for it too"),
+    flag("rcv_window_growth", "Linux's tcp_grow_window (net/ipv4/tcp_input.c): each in-order segment raises rcv_ssthresh, \
+        the advertised window, by 2 MSS up to window_clamp and is acknowledged at once (icsk_ack.quick); off: a fixed \
+        window (rwnd) and RFC 1122 §4.2.3.2's pairs"),
+    flag("rcv_autotuning", "Linux's tcp_rcv_space_adjust / tcp_rcvbuf_grow (DRS): once per receiver RTT (from \
+        timestamps) window_clamp becomes about twice the bytes the application read, from tcp_rmem[1] = 128 KiB up to \
+        tcp_rmem[2] = 32 MiB; off: the clamp stays at its first value. rcv_window_growth only"),
+    flag("ack_pingpong", "Linux's ping-pong mode (tcp_event_data_sent, tcp_pingpong_thresh = 1): a request sent within \
+        ato (the delayed-ACK timeout) of the last data holds rcv_window_growth's and ack_short_segments' immediate \
+        ACKs until a delayed-ACK timeout (tcp_delack_timer_handler); off: never in the mode"),
+    because(field("rcv_scaling_ratio", "rcv_scaling_ratio", Count, whole(1, 255),
+        "Linux's scaling_ratio: window bytes per 256 bytes of receive buffer, a segment's length over its skb's truesize \
+        (TCP_DEFAULT_SCALING_RATIO = 128; veth on the testbed: 162). rcv_window_growth only"), "a u8 in 1/256, tcp_measure_rcv_mss"),
     flag("rack_timer_floor", "Linux's TCP_TIMEOUT_MIN_US: 2 ms more on the tail-loss probe's timeout (2 SRTT, with more \
         than one segment out) and on RACK's reordering timer (tcp_schedule_loss_probe, tcp_rack_mark_lost); off: RFC \
         8985 §6.3, §7.2. rack_tlp only"),

@@ -51,6 +51,11 @@ pub struct Conn {
     pub(super) syn_sent_at: Time,
     pub(super) syn_timeout: Time,
     pub(super) syn_deadline: Time,
+    /// The sending end's TS.Recent (RFC 7323): the TSval of the last ACK or request it
+    /// received, which its data echo (Linux's receiver RTT, `tcp::linux_rcv`).
+    pub(super) peer_tsval: Time,
+    /// The TSval of the receiving end's latest request (it is sent when the request is).
+    pub(super) request_tsval: Time,
     /// Window the receiving end advertises on this flow's next connection.
     pub window: u64,
     /// The NICs of its sending and receiving hosts.

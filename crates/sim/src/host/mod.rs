@@ -32,6 +32,7 @@ use crate::packet::{Kind, Packet, PacketPool, CE, ECE, ECT, MAX_SACK_BLOCKS};
 use crate::scenario::{Scenario, SwiftRto, TcpVariant, TCP_INIT_CWND};
 use crate::tcp::congestion::swift::SwiftParams;
 use crate::tcp::congestion::Cc;
+use crate::tcp::linux_rcv::LinuxRcvConfig;
 use crate::tcp::{ReceiverConfig, Segment, SenderConfig, TcpReceiver, TcpSender};
 use crate::time::Time;
 use crate::trace::{EventKind, SenderSnapshot, TraceEvent, TraceRow};
@@ -162,11 +163,11 @@ struct SwiftSettings {
 /// and the SACK blocks it holds, each costing 8 bytes of option plus 2 for the option
 /// header (RFC 2018 §3).
 #[inline]
-fn ack_packet(flow: FlowId, r: &mut TcpReceiver, header: u32) -> Packet {
+fn ack_packet(flow: FlowId, r: &mut TcpReceiver, header: u32, now: Time) -> Packet {
     r.on_ack_sent();
-    let mut pkt = Packet::new(flow, Kind::Ack, header, 0, 0, r.ack_number());
+    let mut pkt = Packet::new(flow, Kind::Ack, header, 0, now.0, r.ack_number());
     pkt.ts = r.ts_echo();
-    pkt.set_window(r.window);
+    pkt.set_window(r.advertised_window());
     if r.ece() {
         pkt.ecn = ECE;
     }
@@ -219,6 +220,14 @@ impl Conns {
             window: sc.rwnd_bytes,
             dctcp_echo: s.cc == Cc::Dctcp,
             ack_short_below: s.ack_short_segments.then_some(s.mss_bytes),
+            linux: (s.rcv_window_growth || s.rcv_autotuning || s.ack_pingpong).then_some(LinuxRcvConfig {
+                grow_window: s.rcv_window_growth,
+                autotune: s.rcv_autotuning,
+                pingpong: s.ack_pingpong,
+                advmss: s.mss_bytes as u64,
+                scaling_ratio: s.rcv_scaling_ratio as u64,
+                ato: Time(s.delayed_ack_ps),
+            }),
         };
         let swift = (s.transport == Transport::Swift).then(|| SwiftSettings {
             base_target: s.swift_base_target_ps.map(Time),
@@ -302,6 +311,8 @@ impl Conns {
             syn_sent_at: Time::ZERO,
             syn_timeout: self.syn_timeout,
             syn_deadline: Time::NEVER,
+            peer_tsval: Time::ZERO,
+            request_tsval: Time::ZERO,
             window: self.receiver_cfg.window,
             nics,
             hosts: (src, dst),
@@ -489,7 +500,9 @@ impl Conns {
             }
             // ns-2 pads a write's short last segment to a whole packet (tcp::ns2_rules)
             let payload = self.conns[flow as usize].sender.packet_bytes(seg.len as u64) as u32;
-            let mut pkt = Packet::new(flow, Kind::Data, self.header + payload, seg.len, seg.seq, 0);
+            // `ack` carries the TSecr: the TSval of the last ACK or request the server had
+            let echo = self.conns[flow as usize].peer_tsval.0;
+            let mut pkt = Packet::new(flow, Kind::Data, self.header + payload, seg.len, seg.seq, echo);
             pkt.after_timeout = seg.after_timeout;
             pkt.conn = conn;
             pkt.ts = cx.now; // TSval (RFC 7323): when TCP sent it
@@ -633,6 +646,7 @@ impl Conns {
         let s = &mut fl.sender;
         match p.kind {
             Kind::Ack => {
+                fl.peer_tsval = Time(p.seq); // the ACK's TSval (RFC 7323 TS.Recent)
                 let was_unacked = !s.all_acked();
                 s.set_ece(p.has(ECE));
                 s.on_ack_segment(cx.now, p.ack, p.wnd as u64, p.ts, &p.sack_blocks(), &mut self.scratch);
@@ -645,6 +659,7 @@ impl Conns {
                 Arrival::Acked { flow: p.flow, sent, all_acked }
             }
             Kind::Request => {
+                fl.peer_tsval = fl.request_tsval;
                 // its piggybacked ACK first
                 s.on_data_segment_ack(cx.now, p.ack, p.wnd as u64, p.ts, &mut self.scratch);
                 if clocked && s.snd_una != una {
@@ -726,6 +741,9 @@ impl Conns {
         } else {
             receiver.note_timestamp(p.seq, p.ts);
         }
+        if receiver.models_linux_window() {
+            receiver.note_tsecr(cx.now, Time(p.ack), p.len);
+        }
         let got = receiver.on_segment(cx.now, p.seq, p.len);
         if got.ack_now {
             self.send_ack::<LEAN>(cx, net, p.flow);
@@ -753,7 +771,7 @@ impl Conns {
 
     fn send_ack<const LEAN: bool>(&mut self, cx: &mut Ctx, net: &mut Fabric, flow: FlowId) {
         let fl = &mut self.conns[flow as usize];
-        let mut pkt = ack_packet(flow, &mut fl.receiver, self.header);
+        let mut pkt = ack_packet(flow, &mut fl.receiver, self.header, cx.now);
         pkt.conn = fl.conn;
         self.send_from_receiver::<LEAN>(cx, net, pkt);
     }
@@ -818,11 +836,13 @@ impl Conns {
         self.clock_begin(cx, f);
         let wire = self.header + REQUEST_PAYLOAD_BYTES;
         let fl = &mut self.conns[f as usize];
+        fl.receiver.on_data_sent(cx.now);
         fl.receiver.on_ack_sent();
+        fl.request_tsval = cx.now;
         let mut pkt = Packet::new(f, Kind::Request, wire, REQUEST_PAYLOAD_BYTES, number, fl.receiver.ack_number());
         pkt.conn = fl.conn;
         pkt.ts = fl.receiver.ts_echo();
-        pkt.set_window(fl.receiver.window);
+        pkt.set_window(fl.receiver.advertised_window());
         self.send_from_receiver::<false>(cx, net, pkt);
     }
 
@@ -837,10 +857,11 @@ impl Conns {
         }
         let fl = &mut self.conns[f];
         fl.receiver.on_ack_sent();
+        fl.request_tsval = cx.now;
         let p = cx.pool.get_mut(id);
         p.ack = fl.receiver.ack_number();
         p.ts = fl.receiver.ts_echo();
-        p.set_window(fl.receiver.window);
+        p.set_window(fl.receiver.advertised_window());
     }
 
     /// Flow `f` advertises window `w` from now on; with `may_update` (its application still

@@ -10,6 +10,7 @@
 
 pub mod congestion;
 pub mod ictcp;
+pub mod linux_rcv;
 pub mod ns2_rules;
 pub mod receiver;
 pub mod recovery;

@@ -15,7 +15,15 @@
 //! reads every byte as it arrives, so that is at once. Linux skips this in its
 //! "ping-pong" (interactive) mode unless two short segments came; that mode is not
 //! modelled (docs/testbed.md, "reno at 8 KiB: delayed-ACK stalls and PRR's extra segment").
+//!
+//! Linux's receive window and quick-ACK rules, each its scenario field (`tcp::linux_rcv`
+//! holds them and cites net/ipv4/tcp_input.c): `rcv_window_growth` (`tcp_grow_window`:
+//! an in-order segment that raises `rcv_ssthresh` is acknowledged at once, and the
+//! advertised window is `rcv_ssthresh`), `rcv_autotuning` (`tcp_rcv_space_adjust`'s
+//! Dynamic Right-Sizing raises the `window_clamp` that bounds it) and `ack_pingpong`
+//! (`inet_csk`'s ping-pong mode, which holds those quick ACKs and the short-segment one).
 
+use crate::tcp::linux_rcv::{LinuxRcv, LinuxRcvConfig};
 use crate::tcp::timer::{Fired, LazyTimer};
 use crate::time::Time;
 
@@ -33,6 +41,9 @@ pub struct ReceiverConfig {
     /// Acknowledge at once an in-order segment shorter than this many bytes (the MSS;
     /// Linux's ICSK_ACK_PUSHED); `None`: RFC 1122's rules only.
     pub ack_short_below: Option<u32>,
+    /// Linux's window growth, autotuning and ping-pong mode (`tcp::linux_rcv`); `None`:
+    /// a fixed window and RFC 1122's ACK rules.
+    pub linux: Option<LinuxRcvConfig>,
 }
 
 /// What the receiver did with a segment.
@@ -76,6 +87,11 @@ pub struct TcpReceiver {
     ce_state: bool,
     timer: LazyTimer,
     timer_request: Option<Time>,
+    /// An in-order short segment waits for its ACK (Linux's ICSK_ACK_PUSHED, held in
+    /// ping-pong mode; a second one is ICSK_ACK_PUSHED2, acknowledged regardless).
+    pushed: bool,
+    /// Linux's receive-window state, when `cfg.linux` is set.
+    pub linux: Option<LinuxRcv>,
     pub stats: ReceiverStats,
 }
 
@@ -83,7 +99,6 @@ impl TcpReceiver {
     pub fn new(cfg: ReceiverConfig) -> Self {
         TcpReceiver {
             window: cfg.window,
-            cfg,
             rcv_nxt: 1,
             ooo: Vec::new(),
             unacked_segments: 0,
@@ -93,7 +108,43 @@ impl TcpReceiver {
             ce_state: false,
             timer: LazyTimer::default(),
             timer_request: None,
+            pushed: false,
+            linux: cfg.linux.map(LinuxRcv::new),
+            cfg,
             stats: ReceiverStats::default(),
+        }
+    }
+
+    /// The window the next ACK advertises: the owner's (`window`), and with Linux's window
+    /// growth no more than `rcv_ssthresh` (`__tcp_select_window`).
+    #[inline]
+    pub fn advertised_window(&self) -> u64 {
+        match &self.linux {
+            Some(lx) => lx.advertised(self.window),
+            None => self.window,
+        }
+    }
+
+    /// Linux's receive window is modelled (the owner then passes each data segment's
+    /// TSecr: [`TcpReceiver::note_tsecr`]).
+    #[inline]
+    pub fn models_linux_window(&self) -> bool {
+        self.linux.is_some()
+    }
+
+    /// A data segment of `len` bytes echoed `tsecr` (the TSval of the last ACK its sender
+    /// had): Linux's receiver RTT sample (`tcp_rcv_rtt_measure_ts`), for autotuning.
+    pub fn note_tsecr(&mut self, now: Time, tsecr: Time, len: u32) {
+        if let Some(lx) = &mut self.linux {
+            lx.rtt_measure_ts(now, tsecr, len);
+        }
+    }
+
+    /// The receiving end sent a request (data of its own) at `now`: Linux's
+    /// `tcp_event_data_sent` may enter ping-pong mode.
+    pub fn on_data_sent(&mut self, now: Time) {
+        if let Some(lx) = &mut self.linux {
+            lx.on_data_sent(now);
         }
     }
 
@@ -177,13 +228,25 @@ impl TcpReceiver {
         }
         self.ooo.drain(..merged);
         let delivered = self.rcv_nxt - before;
+        // Linux: tcp_event_data_recv's tcp_grow_window may ask for a quick ACK; ping-pong
+        // mode holds it, and the short segment's (tcp_in_quickack_mode, tcp_cleanup_rbuf)
+        let (quick, pingpong) = match &mut self.linux {
+            Some(lx) => {
+                let ooo = self.ooo.iter().map(|(s, e)| e - s).sum::<u64>();
+                lx.on_in_order(now, len, ooo);
+                (lx.in_quickack_mode(), lx.in_pingpong_mode())
+            }
+            None => (false, false),
+        };
+        let short = self.cfg.ack_short_below.is_some_and(|mss| len < mss);
         let ack_now = match self.cfg.delayed_ack {
             None => true,
             Some(_) if filled_hole => true,
-            Some(_) if self.cfg.ack_short_below.is_some_and(|mss| len < mss) => true,
+            Some(_) if short && (!pingpong || self.pushed) => true,
             Some(timeout) => {
                 self.unacked_segments += 1;
-                if self.unacked_segments >= 2 {
+                self.pushed |= short;
+                if self.unacked_segments >= 2 || quick {
                     true
                 } else {
                     if let Some(t) = self.timer.arm(now + timeout) {
@@ -193,6 +256,11 @@ impl TcpReceiver {
                 }
             }
         };
+        if let Some(lx) = &mut self.linux {
+            // the application reads at once: tcp_recvmsg's tcp_rcv_space_adjust
+            let ooo_end = self.ooo.last().map(|&(_, e)| e);
+            lx.rcv_space_adjust(now, self.rcv_nxt, ooo_end);
+        }
         Received { delivered, ack_now }
     }
 
@@ -251,7 +319,11 @@ impl TcpReceiver {
     pub fn on_ack_sent(&mut self) {
         self.last_ack_sent = self.rcv_nxt;
         self.unacked_segments = 0;
+        self.pushed = false;
         self.timer.cancel();
+        if let Some(lx) = &mut self.linux {
+            lx.on_ack_sent();
+        }
     }
 
     /// A delayed-ACK timer event fired; returns true if an ACK must be sent now.
@@ -259,6 +331,9 @@ impl TcpReceiver {
         match self.timer.on_event(now) {
             Fired::Expired => {
                 self.stats.delayed_ack_timeouts += 1;
+                if let Some(lx) = &mut self.linux {
+                    lx.on_delack_timeout();
+                }
                 true
             }
             Fired::Reschedule(t) => {
@@ -295,15 +370,15 @@ mod tests {
     use super::*;
 
     fn immediate() -> TcpReceiver {
-        TcpReceiver::new(ReceiverConfig { delayed_ack: None, sack: true, window: 1 << 20, dctcp_echo: false, ack_short_below: None })
+        TcpReceiver::new(ReceiverConfig { delayed_ack: None, sack: true, window: 1 << 20, dctcp_echo: false, ack_short_below: None, linux: None })
     }
 
     fn delayed() -> TcpReceiver {
-        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)), sack: false, window: 1 << 20, dctcp_echo: false, ack_short_below: None })
+        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)), sack: false, window: 1 << 20, dctcp_echo: false, ack_short_below: None, linux: None })
     }
 
     fn dctcp_delayed() -> TcpReceiver {
-        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)), sack: false, window: 1 << 20, dctcp_echo: true, ack_short_below: None })
+        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)), sack: false, window: 1 << 20, dctcp_echo: true, ack_short_below: None, linux: None })
     }
 
     /// Deliver in-order segment `i` (1000 bytes) with CE bit `ce` as the world does; returns
@@ -350,7 +425,7 @@ mod tests {
     #[test]
     fn dctcp_state_changes_without_an_extra_ack_when_nothing_is_delayed() {
         // every segment acknowledged at once: each ACK's ECE is its own segment's CE
-        let mut r = TcpReceiver::new(ReceiverConfig { delayed_ack: None, sack: false, window: 1 << 20, dctcp_echo: true, ack_short_below: None });
+        let mut r = TcpReceiver::new(ReceiverConfig { delayed_ack: None, sack: false, window: 1 << 20, dctcp_echo: true, ack_short_below: None, linux: None });
         assert_eq!(deliver(&mut r, 0, true), vec![(1001, true)]);
         assert_eq!(deliver(&mut r, 1, false), vec![(2001, false)]);
         // and without DCTCP's echo, marks are not echoed
