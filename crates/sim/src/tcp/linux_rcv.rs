@@ -14,8 +14,8 @@
 //!   rcvwin = 2 copied + 2 (2 copied (copied - space) / space) (+ the out-of-order
 //!   data), at most `tcp_rmem[2]`, and `window_clamp` follows it. The receiver RTT is
 //!   `tcp_rcv_rtt_measure_ts`'s: each full segment with a new TSecr gives now - TSecr on the
-//!   millisecond timestamp clock (at least 1 ms); a smaller sample replaces the estimate, a
-//!   larger one moves it by 1/8 (`tcp_rcv_rtt_update`). Without it the clamp stays at
+//!   millisecond timestamp clock (at least 1 ms), averaged with gain 1/8
+//!   (`tcp_rcv_rtt_update`; its window-based path, `tcp_rcv_rtt_measure`, is not modelled). Without it the clamp stays at
 //!   its initial value, so growth stops there.
 //! - `ack_pingpong`, `inet_csk`'s ping-pong mode: a request sent less than `ato` after
 //!   the last data received (`tcp_event_data_sent`) counts towards `tcp_pingpong_thresh`
@@ -184,9 +184,10 @@ impl LinuxRcv {
         // tcp_rtt_tsopt_us: the millisecond timestamp clock, at least 1 ms
         let ms = |t: Time| t.0 / Time::from_ms(1).0;
         let delta_us = (ms(now) - ms(tsecr)).max(1) * 1000;
-        // tcp_rcv_rtt_update (win_dep 0): a smaller sample replaces, a larger moves by 1/8
-        let m = delta_us << 3;
-        self.rtt_us8 = if self.rtt_us8 == 0 || m < self.rtt_us8 { m } else { self.rtt_us8 - (self.rtt_us8 >> 3) + delta_us };
+        // tcp_rcv_rtt_update (win_dep 0): the first sample sets it, each later one moves it
+        // by 1/8 (so one timeout's sample, the TSecr of an ACK from before the timeout,
+        // holds the estimate tens of milliseconds up for a while, as the trace shows)
+        self.rtt_us8 = if self.rtt_us8 == 0 { delta_us << 3 } else { self.rtt_us8 - (self.rtt_us8 >> 3) + delta_us };
     }
 
     /// The receiver RTT estimate, microseconds (0: none yet).
@@ -341,18 +342,18 @@ mod tests {
     }
 
     #[test]
-    fn the_receiver_rtt_takes_a_smaller_sample_and_moves_an_eighth_towards_a_larger() {
+    fn the_receiver_rtt_is_the_first_sample_then_moves_an_eighth_towards_each() {
         let mut lx = LinuxRcv::new(cfg(128));
         lx.rtt_measure_ts(Time::from_us(1500), Time::from_us(900), 1448);
         assert_eq!(lx.rcv_rtt_us(), 1000, "600 us apart across a millisecond tick: one tick of the ms clock");
         lx.rtt_measure_ts(Time::from_ms(300), Time::from_ms(100), 1448);
-        assert_eq!(lx.rcv_rtt_us(), (8000 - 1000 + 200_000) / 8, "a timeout's 200 ms sample");
+        assert_eq!(lx.rcv_rtt_us(), (8000 - 1000 + 200_000) / 8, "a timeout's 200 ms sample: 25875 us");
         lx.rtt_measure_ts(Time::from_ms(400), Time::from_ms(100), 1448);
-        assert_eq!(lx.rcv_rtt_us(), (8000 - 1000 + 200_000) / 8, "the same TSecr: no sample");
+        assert_eq!(lx.rcv_rtt_us(), 25_875, "the same TSecr: no sample");
         lx.rtt_measure_ts(Time::from_ms(401), Time::from_ms(400), 1448);
-        assert_eq!(lx.rcv_rtt_us(), 1000);
+        assert_eq!(lx.rcv_rtt_us(), (207_000 - 25_875 + 1000) / 8, "a 1 ms sample takes an eighth off: 22765 us");
         lx.rtt_measure_ts(Time::from_ms(420), Time::from_ms(401), 500);
-        assert_eq!(lx.rcv_rtt_us(), 1000, "a segment shorter than the MSS: no sample");
+        assert_eq!(lx.rcv_rtt_us(), 22_765, "a segment shorter than the MSS: no sample");
     }
 
     #[test]

@@ -2264,3 +2264,98 @@ fn the_steady_state_window_counts_without_changing_the_run() {
     assert!(w.app_bytes > 0 && w.app_bytes < plain.1 && w.bytes_sent < plain.2, "{w:?}");
     assert_eq!(w.from, Time(5 * PS_PER_MS));
 }
+
+// ---- Linux's receive window: growth, autotuning, ping-pong (tcp::linux_rcv) ---------------
+
+/// One server, blocks of four 1448-byte segments, the delayed ACK of Linux (40 ms), and the
+/// three receiver rules as given; the ACK numbers the server received, in order.
+fn linux_receiver_acks(blocks: u64, growth: bool, pingpong: bool, ratio: u32) -> (Vec<u64>, u64) {
+    let spec = ScenarioSpec {
+        servers: 1,
+        mss_bytes: 1448,
+        sru_bytes: Some(4 * 1448),
+        blocks: Some(blocks),
+        delayed_ack_ps: 40 * PS_PER_MS,
+        timestamps: true,
+        rcv_window_growth: growth,
+        ack_pingpong: pingpong,
+        rcv_scaling_ratio: ratio,
+        ..ScenarioSpec::default()
+    };
+    let mut h = Harness::traced(spec);
+    h.run();
+    // pure ACKs only (a request's piggybacked ACK is logged with its payload)
+    let acks = h.events(EventKind::Ack).iter().filter(|e| e.b == 0).map(|e| e.a).collect();
+    (acks, h.conn(0).receiver.stats.delayed_ack_timeouts)
+}
+
+#[test]
+fn a_segment_that_grows_the_window_is_acknowledged_at_once() {
+    // ratio 162: window_clamp 82944 over rcv_ssthresh 64088, room for 6.5 steps of 2896
+    // bytes; each of the block's four in-order segments takes one (tcp_grow_window sets
+    // icsk_ack.quick) and is acknowledged alone: ACKs of 1, 2, 3 and 4 segments
+    let (acks, timeouts) = linux_receiver_acks(1, true, false, 162);
+    assert_eq!(acks, vec![1449, 2897, 4345, 5793]);
+    assert_eq!(timeouts, 0);
+    // without the rule the same block is acknowledged in pairs (RFC 1122 §4.2.3.2)
+    let (acks, _) = linux_receiver_acks(1, false, false, 162);
+    assert_eq!(acks, vec![2897, 5793]);
+}
+
+#[test]
+fn outside_growth_segments_are_acknowledged_in_pairs() {
+    // the default ratio 128: tcp_init_buffer_space's clamp 64088 is where rcv_ssthresh
+    // starts, so there is no room; no quick ACK, pairs as RFC 1122 has them
+    let (acks, _) = linux_receiver_acks(1, true, false, 128);
+    assert_eq!(acks, vec![2897, 5793]);
+}
+
+#[test]
+fn in_pingpong_mode_the_growth_quick_ack_is_held() {
+    // block 1 as above (four growth ACKs, rcv_ssthresh 64088 -> 75672, still below 82944);
+    // block 2's request leaves at once after block 1's last segment, within ato (40 ms):
+    // tcp_event_data_sent enters ping-pong mode, and block 2's segments, though each still
+    // grows the window, are acknowledged in pairs
+    let (acks, timeouts) = linux_receiver_acks(2, true, true, 162);
+    let b = 4 * 1448;
+    assert_eq!(acks, vec![1449, 2897, 4345, 5793, b + 2897, b + 5793]);
+    assert_eq!(timeouts, 0);
+    // without ping-pong mode, block 2's first three segments take the rest of the room
+    // (75672 + 2 x 2896, then the last 1480 bytes to 82944) and go alone; the fourth finds
+    // none, is the block's last, and waits for the delayed-ACK timer
+    let (acks, timeouts) = linux_receiver_acks(2, true, false, 162);
+    assert_eq!(acks, vec![1449, 2897, 4345, 5793, b + 1449, b + 2897, b + 4345, b + 5793]);
+    assert_eq!(timeouts, 1);
+}
+
+#[test]
+fn drs_raises_the_clamp_when_the_bytes_read_per_receiver_rtt_grow_and_the_sender_sees_the_window() {
+    // one 1 MiB response with autotuning: the receiver RTT comes from the data's TSecr,
+    // and once a receiver RTT carried more than the first rcvq_space (10 x 1448) the clamp
+    // rises above its 82944 start; rcv_ssthresh follows it, and the ACKs advertise it
+    let spec = |autotune| ScenarioSpec {
+        servers: 1,
+        mss_bytes: 1448,
+        sru_bytes: Some(1 << 20),
+        blocks: Some(1),
+        delayed_ack_ps: 40 * PS_PER_MS,
+        timestamps: true,
+        rcv_window_growth: true,
+        rcv_autotuning: autotune,
+        rcv_scaling_ratio: 162,
+        rwnd_bytes: Some(1 << 30), // the linux preset's: the receiver's own window rules
+        ..ScenarioSpec::default()
+    };
+    let mut h = Harness::traced(spec(true));
+    h.run();
+    let lx = h.conn(0).receiver.linux.clone().unwrap();
+    assert!(lx.grow_steps >= 1 && lx.window_clamp > 82_944, "clamp {} after {} steps", lx.window_clamp, lx.grow_steps);
+    assert_eq!(lx.window_clamp, (lx.rcvbuf * 162) >> 8, "tcp_win_from_space of the grown buffer");
+    assert!(lx.rcv_ssthresh > 82_944, "rcv_ssthresh followed: {}", lx.rcv_ssthresh);
+    assert_eq!(h.conn(0).receiver.advertised_window(), lx.rcv_ssthresh);
+    // and without autotuning the same response leaves the clamp where it began
+    let mut h = Harness::traced(spec(false));
+    h.run();
+    let lx = h.conn(0).receiver.linux.clone().unwrap();
+    assert_eq!((lx.window_clamp, lx.rcv_ssthresh, lx.grow_steps), (82_944, 82_944, 0));
+}
