@@ -146,6 +146,8 @@ PLAUSIBLE = {
     "prr": st.booleans(), "rack_tlp": st.booleans(), "hystart": st.booleans(),
     "ssthresh_from_cwnd": st.booleans(), "count_acked_segments": st.booleans(), "cwnd_limited_growth": st.booleans(),
     "prr_extra_if_advanced": st.booleans(), "ack_short_segments": st.booleans(), "rack_timer_floor": st.booleans(),
+    "rcv_window_growth": st.booleans(), "rcv_autotuning": st.booleans(), "ack_pingpong": st.booleans(),
+    "rcv_scaling_ratio": st.integers(0, 256),
     "timestamps": st.booleans(), "rto_random": FRACTIONS, "slow_start": st.sampled_from([True, False, "on", "off"]),
     "delayed_ack": st.one_of(TIMES, st.sampled_from([True, False, None, "on", "off"])), "init_cwnd": st.integers(0, 20),
     "rwnd": SIZES, "jitter": TIMES, "send_jitter": TIMES, "slow_start_after_idle": st.booleans(),

@@ -366,3 +366,24 @@ def test_the_compiled_in_receiver_prr_and_timer_rules_are_rows_modelled_only_whe
     for what, flag in flags.items():
         it = next(i for i in older if what in i.what)
         assert not it.is_modelled and it.fields == {} and flag in it.modelled
+
+
+def test_the_receive_window_rows_follow_the_clients_sysctls(tmp_path):
+    # tcp_grow_window has no knob; autotuning follows tcp_moderate_rcvbuf (off: the clamp
+    # stays), and a tcp_rmem other than the model's is named; ping-pong reads its threshold
+    k = fake_kernel(tmp_path, tcp_rmem="4096\t131072\t33554432", tcp_moderate_rcvbuf="1", tcp_pingpong_thresh="1")
+    items = presets.linux(cc="reno", kernel=k)
+    fields = presets.scenario_fields(items)
+    assert (fields["rcv_window_growth"], fields["rcv_autotuning"], fields["ack_pingpong"]) == (True, True, True)
+    assert fields["rcv_scaling_ratio"] == presets.VETH_SCALING_RATIO
+    assert row(items, "receive-buffer autotuning").modelled == "yes"
+    assert row(items, "ping-pong mode").modelled == "yes"
+    off = presets.linux(cc="reno", kernel=fake_kernel(tmp_path / "off", tcp_moderate_rcvbuf="0", tcp_pingpong_thresh="3"))
+    assert presets.scenario_fields(off)["rcv_autotuning"] is False
+    assert "not this host's" in row(off, "ping-pong mode").modelled
+    other = presets.linux(cc="reno", kernel=fake_kernel(tmp_path / "other", tcp_moderate_rcvbuf="1"))  # 6 MiB tcp_rmem[2]
+    assert "not this host's" in row(other, "receive-buffer autotuning").modelled
+    # a build without the fields: the rows say so and set nothing
+    older = presets.linux(cc="reno", kernel=k, fields={"prr", "rack_tlp"})
+    assert "rcv_window_growth" not in presets.scenario_fields(older)
+    assert row(older, "receive-buffer autotuning").modelled.startswith("no")

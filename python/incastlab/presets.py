@@ -299,10 +299,60 @@ def linux(*, cc: str | None, quickack: bool = False, rto_min_s: float | None = N
                           f"rwnd={rwnd_clamp}", "yes", {"rwnd": rwnd_clamp}))
     else:
         items.append(Item("receive window", f"autotuned, net.ipv4.tcp_rmem = {_value(rmem)}", "rwnd=1GiB",
-                          "yes: never the limit at these windows", {"rwnd": "1GiB"}))
+                          "yes: no fixed limit; the window advertised is rcv_ssthresh (the rows below)",
+                          {"rwnd": "1GiB"}))
+
+    items.extend(receiver_window_items(c, fields))
 
     frto = k.sysctl("tcp_frto")
     items.append(Item("F-RTO spurious timeout detection (RFC 5682)", f"net.ipv4.tcp_frto = {_value(frto)}", "-", "no"))
+    return items
+
+
+# the receive-buffer numbers the simulator's rcv_autotuning starts from and stops at
+# (crates/sim/src/tcp/linux_rcv.rs: TCP_RMEM_DEFAULT, TCP_RMEM_MAX; tcp_rmem[0] is unused there)
+MODELLED_RMEM = "4096 131072 33554432"
+# skb len / truesize in 1/256 for a full 1448-byte segment on veth (2048-byte fragment + the
+# sk_buff: 2288 B), the scaling_ratio tcp_measure_rcv_mss measures on the testbed; read in
+# its tcp:tcp_rcvbuf_grow trace (docs/testbed.md), not a sysctl
+VETH_SCALING_RATIO = 162
+
+
+def receiver_window_items(c: Kernel, fields: Any = None) -> list[Item]:
+    """The client's receive-window rules (net/ipv4/tcp_input.c): tcp_grow_window's quick ACK
+    per window step, receive-buffer autotuning (tcp_rcv_space_adjust, tcp_rcvbuf_grow), the
+    ping-pong mode that holds quick ACKs, and the skb ratio they compute with. The advertised
+    window is the smaller of ``rwnd`` (the row above) and the grown ``rcv_ssthresh``."""
+    items = [_compiled_in("an ACK at once for each segment that opens the receive window",
+                          "always (tcp_grow_window sets icsk_ack.quick; no knob)", "rcv_window_growth",
+                          "RFC 1122: pairs, a fixed window", fields)]
+    moderate, rmem = c.sysctl("tcp_moderate_rcvbuf"), c.sysctl("tcp_rmem")
+    kernel = f"net.ipv4.tcp_moderate_rcvbuf = {_value(moderate)}, tcp_rmem = {_value(rmem)}"
+    if not in_this_build("rcv_autotuning", fields):
+        items.append(Item("receive-buffer autotuning (DRS)", kernel, "-", "no: not in this build"))
+    elif moderate == "0":
+        items.append(Item("receive-buffer autotuning (DRS)", kernel, "rcv_autotuning=False", "yes: off in the kernel",
+                          {"rcv_autotuning": False}))
+    else:
+        same = rmem is None or rmem == MODELLED_RMEM
+        items.append(Item("receive-buffer autotuning (DRS)", kernel, "rcv_autotuning=True",
+                          "yes" if same else f"yes, from tcp_rmem = {MODELLED_RMEM} (the kernel's default), not this "
+                          "host's", {"rcv_autotuning": True}))
+    thresh = c.sysctl("tcp_pingpong_thresh")
+    if not in_this_build("ack_pingpong", fields):
+        items.append(Item("ping-pong mode holds quick ACKs", f"net.ipv4.tcp_pingpong_thresh = {_value(thresh)}", "-",
+                          "no: not in this build"))
+    else:
+        items.append(Item("ping-pong mode holds quick ACKs",
+                          f"net.ipv4.tcp_pingpong_thresh = {_value(thresh)} (tcp_event_data_sent, "
+                          "tcp_delack_timer_handler)", "ack_pingpong=True",
+                          "yes" if thresh in (None, "1") else "yes, with the default threshold 1, not this host's",
+                          {"ack_pingpong": True}))
+    if in_this_build("rcv_scaling_ratio", fields):
+        items.append(Item("receive window per buffer byte (scaling_ratio)",
+                          f"measured per connection (tcp_measure_rcv_mss): {VETH_SCALING_RATIO}/256 on veth",
+                          f"rcv_scaling_ratio={VETH_SCALING_RATIO}", "yes: read in the testbed's tcp_rcvbuf_grow trace",
+                          {"rcv_scaling_ratio": VETH_SCALING_RATIO}))
     return items
 
 

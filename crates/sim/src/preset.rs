@@ -175,7 +175,7 @@ pub const PRESETS: &[Preset] = &[
                 Ubuntu; 1000 on others)"),
             set("timer_ticks", On(true), "timers fire on jiffies"),
             set("slow_start_after_idle", On(true), "net.ipv4.tcp_slow_start_after_idle = 1 (RFC 5681 §4.1)"),
-            set("rwnd_bytes", Whole(1 << 30), "receive-buffer autotuning (tcp_rmem): never the limit at these \
+            set("rwnd_bytes", Whole(1 << 30), "no fixed window: tcp_rmem autotuning; rcv_window_growth advertises rcv_ssthresh \
                 windows"),
         ],
     },
