@@ -90,8 +90,9 @@ pub struct TcpReceiver {
     /// An in-order short segment waits for its ACK (Linux's ICSK_ACK_PUSHED, held in
     /// ping-pong mode; a second one is ICSK_ACK_PUSHED2, acknowledged regardless).
     pushed: bool,
-    /// Linux's receive-window state, when `cfg.linux` is set.
-    pub linux: Option<LinuxRcv>,
+    /// Linux's receive-window state, when `cfg.linux` is set (boxed: a receiver without
+    /// it stays as small as before, on the per-segment path).
+    pub linux: Option<Box<LinuxRcv>>,
     pub stats: ReceiverStats,
 }
 
@@ -109,7 +110,7 @@ impl TcpReceiver {
             timer: LazyTimer::default(),
             timer_request: None,
             pushed: false,
-            linux: cfg.linux.map(LinuxRcv::new),
+            linux: cfg.linux.map(|c| Box::new(LinuxRcv::new(c))),
             cfg,
             stats: ReceiverStats::default(),
         }

@@ -2348,7 +2348,7 @@ fn drs_raises_the_clamp_when_the_bytes_read_per_receiver_rtt_grow_and_the_sender
     };
     let mut h = Harness::traced(spec(true));
     h.run();
-    let lx = h.conn(0).receiver.linux.clone().unwrap();
+    let lx = *h.conn(0).receiver.linux.clone().unwrap();
     assert!(lx.grow_steps >= 1 && lx.window_clamp > 82_944, "clamp {} after {} steps", lx.window_clamp, lx.grow_steps);
     assert_eq!(lx.window_clamp, (lx.rcvbuf * 162) >> 8, "tcp_win_from_space of the grown buffer");
     assert!(lx.rcv_ssthresh > 82_944, "rcv_ssthresh followed: {}", lx.rcv_ssthresh);
@@ -2356,6 +2356,6 @@ fn drs_raises_the_clamp_when_the_bytes_read_per_receiver_rtt_grow_and_the_sender
     // and without autotuning the same response leaves the clamp where it began
     let mut h = Harness::traced(spec(false));
     h.run();
-    let lx = h.conn(0).receiver.linux.clone().unwrap();
+    let lx = *h.conn(0).receiver.linux.clone().unwrap();
     assert_eq!((lx.window_clamp, lx.rcv_ssthresh, lx.grow_steps), (82_944, 82_944, 0));
 }
