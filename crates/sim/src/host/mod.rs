@@ -162,7 +162,7 @@ struct SwiftSettings {
 /// The ACK receiver `r` of `flow` sends now: cumulative, TSecr, window, ECE (DCTCP's echo)
 /// and the SACK blocks it holds, each costing 8 bytes of option plus 2 for the option
 /// header (RFC 2018 §3).
-#[inline]
+#[inline(always)] // on the per-ACK path: out of line it cost 2 % of a run's instructions
 fn ack_packet(flow: FlowId, r: &mut TcpReceiver, header: u32, now: Time) -> Packet {
     r.on_ack_sent();
     let mut pkt = Packet::new(flow, Kind::Ack, header, 0, now.0, r.ack_number());
