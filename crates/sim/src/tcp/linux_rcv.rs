@@ -14,8 +14,9 @@
 //!   rcvwin = 2 copied + 2 (2 copied (copied - space) / space) (+ the out-of-order
 //!   data), at most `tcp_rmem[2]`, and `window_clamp` follows it. The receiver RTT is
 //!   `tcp_rcv_rtt_measure_ts`'s: each full segment with a new TSecr gives now - TSecr on the
-//!   millisecond timestamp clock (at least 1 ms), averaged with gain 1/8
-//!   (`tcp_rcv_rtt_update`; its window-based path, `tcp_rcv_rtt_measure`, is not modelled). Without it the clamp stays at
+//!   millisecond timestamp clock (at least 1 ms); a smaller sample replaces the estimate,
+//!   a larger one moves it by 1/8 (`tcp_rcv_rtt_update` since Linux 6.16; its
+//!   window-based path, `tcp_rcv_rtt_measure`, is not modelled). Without it the clamp stays at
 //!   its initial value, so growth stops there.
 //! - `ack_pingpong`, `inet_csk`'s ping-pong mode: a request sent less than `ato` after
 //!   the last data received (`tcp_event_data_sent`) counts towards `tcp_pingpong_thresh`
@@ -184,10 +185,12 @@ impl LinuxRcv {
         // tcp_rtt_tsopt_us: the millisecond timestamp clock, at least 1 ms
         let ms = |t: Time| t.0 / Time::from_ms(1).0;
         let delta_us = (ms(now) - ms(tsecr)).max(1) * 1000;
-        // tcp_rcv_rtt_update (win_dep 0): the first sample sets it, each later one moves it
-        // by 1/8 (so one timeout's sample, the TSecr of an ACK from before the timeout,
-        // holds the estimate tens of milliseconds up for a while, as the trace shows)
-        self.rtt_us8 = if self.rtt_us8 == 0 { delta_us << 3 } else { self.rtt_us8 - (self.rtt_us8 >> 3) + delta_us };
+        // tcp_rcv_rtt_update (win_dep 0, since Linux 6.16: "latch the incoming value if it
+        // is lower"): a smaller sample replaces the estimate, a larger one moves it by 1/8.
+        // A timeout's retransmission echoes an ACK from before the timeout: its sample lifts
+        // the estimate by tens of ms until the next smaller one, and the DRS interval with it
+        let m = delta_us << 3;
+        self.rtt_us8 = if self.rtt_us8 == 0 || m < self.rtt_us8 { m } else { self.rtt_us8 - (self.rtt_us8 >> 3) + delta_us };
     }
 
     /// The receiver RTT estimate, microseconds (0: none yet).
@@ -342,7 +345,7 @@ mod tests {
     }
 
     #[test]
-    fn the_receiver_rtt_is_the_first_sample_then_moves_an_eighth_towards_each() {
+    fn the_receiver_rtt_takes_a_smaller_sample_and_moves_an_eighth_towards_a_larger() {
         let mut lx = LinuxRcv::new(cfg(128));
         lx.rtt_measure_ts(Time::from_us(1500), Time::from_us(900), 1448);
         assert_eq!(lx.rcv_rtt_us(), 1000, "600 us apart across a millisecond tick: one tick of the ms clock");
@@ -351,9 +354,9 @@ mod tests {
         lx.rtt_measure_ts(Time::from_ms(400), Time::from_ms(100), 1448);
         assert_eq!(lx.rcv_rtt_us(), 25_875, "the same TSecr: no sample");
         lx.rtt_measure_ts(Time::from_ms(401), Time::from_ms(400), 1448);
-        assert_eq!(lx.rcv_rtt_us(), (207_000 - 25_875 + 1000) / 8, "a 1 ms sample takes an eighth off: 22765 us");
+        assert_eq!(lx.rcv_rtt_us(), 1000, "a smaller sample is latched at once");
         lx.rtt_measure_ts(Time::from_ms(420), Time::from_ms(401), 500);
-        assert_eq!(lx.rcv_rtt_us(), 22_765, "a segment shorter than the MSS: no sample");
+        assert_eq!(lx.rcv_rtt_us(), 1000, "a segment shorter than the MSS: no sample");
     }
 
     #[test]
