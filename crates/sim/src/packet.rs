@@ -50,10 +50,13 @@ pub struct Packet {
     pub wire_bytes: u32,
     /// Payload bytes (goodput counts these only).
     pub len: u32,
-    /// Data: first sequence number; Request: bytes asked for.
+    /// Data: first sequence number; Request: bytes asked for; Ack: its send time in
+    /// picoseconds (RFC 7323 TSval, which the server's data echo: `ack`).
     pub seq: u64,
-    /// Ack: cumulative acknowledgment number. (Data of a receiver-driven transport: the
-    /// flow's length in bytes, so its receiver knows when it has it all.)
+    /// Ack: cumulative acknowledgment number. TCP data: the TSecr, the TSval of the last
+    /// ACK or request its server received, in picoseconds (Linux's receiver RTT,
+    /// `tcp::linux_rcv`). (Data of a receiver-driven transport: the flow's length in
+    /// bytes, so its receiver knows when it has it all.)
     pub ack: u64,
     /// Ack: SACK blocks (RFC 2018) as (start, end) offsets above `ack`, the first
     /// `nsack` valid; 32 bits suffice (a window is under 4 GiB) and keep packets small.

@@ -13,8 +13,9 @@
 //! the end of what it was given), and `tcp_cleanup_rbuf` (net/ipv4/tcp.c) sends the ACK
 //! as soon as the application has read it and the receive queue is empty. The client here
 //! reads every byte as it arrives, so that is at once. Linux skips this in its
-//! "ping-pong" (interactive) mode unless two short segments came; that mode is not
-//! modelled (docs/testbed.md, "reno at 8 KiB: delayed-ACK stalls and PRR's extra segment").
+//! "ping-pong" (interactive) mode unless two short segments came: with `ack_pingpong`
+//! (below) so does this receiver (docs/testbed.md, "reno at 8 KiB: delayed-ACK stalls and
+//! PRR's extra segment").
 //!
 //! Linux's receive window and quick-ACK rules, each its scenario field (`tcp::linux_rcv`
 //! holds them and cites net/ipv4/tcp_input.c): `rcv_window_growth` (`tcp_grow_window`:
