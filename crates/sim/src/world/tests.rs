@@ -2247,9 +2247,9 @@ fn long_lived_swift_flows_into_one_host_lose_nothing_after_warm_up_and_the_floor
 
 #[test]
 fn the_steady_state_window_counts_the_flows_that_delivered_nothing_in_it() {
-    // 6 senders x 2 flows of 20 packets each finish in the first millisecond (12 flows, 240
-    // packets, 100-packet port, 10 Gbps: 0.3 ms of data plus timeouts at 200 us): a window from
-    // 15 ms sees none of them deliver; a window from 0 sees every one deliver
+    // 6 senders x 2 flows of 20 packets each (12 flows, 240 packets: 0.3 ms at 10 Gbps, plus
+    // timeouts of 200 us and more where the 100-packet port drops) are done long before 15 ms:
+    // a window from 15 ms sees none of them deliver; a window from 0 sees every one deliver
     let spec = |from_ms: u64| ScenarioSpec {
         flows_per_sender: 2,
         duration_ps: Some(20 * PS_PER_MS),
