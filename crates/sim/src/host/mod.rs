@@ -958,12 +958,6 @@ impl Conns {
         self.conns.iter().filter(|c| c.measured)
     }
 
-    /// Each measured flow's connection number and receiver's in-order point (`rcv_nxt`), in
-    /// flow order: the steady-state window's idle flows (`world::steady`).
-    pub fn measured_progress(&self) -> Vec<(u32, u64)> {
-        self.measured().map(|c| (c.conn, c.receiver.rcv_nxt)).collect()
-    }
-
     /// Sum of a per-flow sender counter over the measured flows (counters carry over from
     /// one connection of a flow to the next).
     pub fn sender_total(&self, f: impl Fn(&TcpSender) -> u64) -> u64 {

@@ -267,7 +267,7 @@ impl World {
             // added; the first event past `from` is put back under its own key)
             self.run_events(from);
             self.steady = Some(Steady::of(self, from));
-            self.steady_progress = self.conns.measured_progress();
+            self.steady_progress = steady::progress(&self.conns);
         }
         if !self.run_events(end) {
             if let StopAt::Time(t) = self.stop {
@@ -498,7 +498,7 @@ impl World {
     /// What happened in the steady-state window (`measure_from_ps` to the end), once run.
     pub fn steady(&self) -> Option<Steady> {
         self.steady.map(|start| Steady {
-            flows_idle: steady::idle_flows(&self.steady_progress, &self.conns.measured_progress()),
+            flows_idle: steady::idle_flows(&self.steady_progress, &steady::progress(&self.conns)),
             ..start.until(&Steady::of(self, self.measured_until))
         })
     }

@@ -35,6 +35,11 @@ pub struct Steady {
 /// (`rcv_nxt`); a flow moved when either changed.
 pub type Progress = Vec<(u32, u64)>;
 
+/// The measured flows' progress now, in flow order.
+pub fn progress(conns: &crate::host::Conns) -> Progress {
+    (0..conns.len() as u32).map(|f| conns.get(f)).filter(|c| c.measured).map(|c| (c.conn, c.receiver.rcv_nxt)).collect()
+}
+
 /// The flows whose progress is the same at the window's start and end.
 pub fn idle_flows(start: &Progress, end: &Progress) -> u64 {
     start.iter().zip(end).filter(|(a, b)| a == b).count() as u64
