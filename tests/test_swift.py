@@ -140,6 +140,7 @@ def test_long_lived_swift_flows_report_the_steady_state_window():
     assert r["steady_bytes_sent"] < r["bytes_sent"] and r["steady_segments_sent"] > 0
     assert r["steady_loss_rate"] == r["steady_bytes_dropped"] / r["steady_bytes_sent"]
     assert r["steady_rtt_mean_s"] > 10e-6
+    assert r["steady_flows_idle"] in range(0, 10 * 10 + 1)  # a count of the 100 flows; its meaning: the harness test
     # without a window, no steady column
     assert "steady_goodput_mbps" not in simulate(Scenario(servers=4, workload="incast", sru="16KB")).to_dict()
 

@@ -119,7 +119,9 @@ pub struct SimResult {
     /// (Swift §4.2's loss rate, "the lost packets divided by the sent packets", in bytes:
     /// the same for full-sized segments), data segments sent, retransmission timeouts, and the mean of the RTT
     /// samples the senders took in it (Swift's delay samples, every ACK of new data; TCP's
-    /// one timed segment per RTT without timestamps; `None`: no sample).
+    /// one timed segment per RTT without timestamps; `None`: no sample), and the measured
+    /// flows that delivered nothing in order in it (`steady_flows_idle`: a window's numbers
+    /// can come from a part of the flows while the rest wait out backed-off timers).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steady_from_s: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -136,6 +138,8 @@ pub struct SimResult {
     pub steady_timeouts: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steady_rtt_mean_s: Option<Option<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steady_flows_idle: Option<u64>,
     /// One-shot flows (incast, shuffle, permutation): how many, how many delivered whole,
     /// their completion times and slowdowns (FCT over the idle fabric's: `fct`), nearest-
     /// rank over the completed ones; and an incast's last flow's completion (the slowest
@@ -432,6 +436,7 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         steady_loss_rate: steady.map(|st| if st.bytes_sent > 0 { st.bytes_dropped as f64 / st.bytes_sent as f64 } else { 0.0 }),
         steady_segments_sent: steady.map(|st| st.segments),
         steady_timeouts: steady.map(|st| st.timeouts),
+        steady_flows_idle: steady.map(|st| st.flows_idle),
         steady_rtt_mean_s: steady.map(|st| (st.rtt_samples > 0).then(|| secs(st.rtt_sum_ps) / st.rtt_samples as f64)),
         pulls: pulled.as_ref().map(|p| p.pulls),
         flows: flows.map(|f| f.flows),

@@ -76,6 +76,8 @@ pub struct World {
     /// The steady-state window's start (`measure_from_ps`), and what the counters held then.
     measure_from: Option<Time>,
     steady: Option<Steady>,
+    /// Each measured flow's progress when the window opened (`steady::idle_flows`).
+    steady_progress: steady::Progress,
     /// What the application being called asks for (carried out after the call).
     actions: Actions,
     progress: Option<std::sync::Arc<crate::progress::RunProgress>>,
@@ -222,6 +224,7 @@ impl World {
             measured_until: Time::ZERO,
             measure_from: s.measure_from_ps.map(Time),
             steady: None,
+            steady_progress: Vec::new(),
             actions: Actions::default(),
             lean,
         }
@@ -264,6 +267,7 @@ impl World {
             // added; the first event past `from` is put back under its own key)
             self.run_events(from);
             self.steady = Some(Steady::of(self, from));
+            self.steady_progress = steady::progress(&self.conns);
         }
         if !self.run_events(end) {
             if let StopAt::Time(t) = self.stop {
@@ -493,7 +497,10 @@ impl World {
 
     /// What happened in the steady-state window (`measure_from_ps` to the end), once run.
     pub fn steady(&self) -> Option<Steady> {
-        self.steady.map(|start| start.until(&Steady::of(self, self.measured_until)))
+        self.steady.map(|start| Steady {
+            flows_idle: steady::idle_flows(&self.steady_progress, &steady::progress(&self.conns)),
+            ..start.until(&Steady::of(self, self.measured_until))
+        })
     }
 
     /// The instant of the last event run.

@@ -24,6 +24,25 @@ pub struct Steady {
     /// The measured senders' RTT samples and their sum (`SenderStats::rtt_samples`).
     pub rtt_samples: u64,
     pub rtt_sum_ps: u64,
+    /// Measured flows whose receiver took no new byte in order in the window (filled in by
+    /// [`idle_flows`] for the window; 0 in a snapshot). A steady state's loss rate and
+    /// goodput can come from a part of its flows: with one-packet windows, flows whose
+    /// retransmissions keep being lost back off until they wait out the whole window.
+    pub flows_idle: u64,
+}
+
+/// Each measured flow's progress: its connection number and the receiver's in-order point
+/// (`rcv_nxt`); a flow moved when either changed.
+pub type Progress = Vec<(u32, u64)>;
+
+/// The measured flows' progress now, in flow order.
+pub fn progress(conns: &crate::host::Conns) -> Progress {
+    (0..conns.len() as u32).map(|f| conns.get(f)).filter(|c| c.measured).map(|c| (c.conn, c.receiver.rcv_nxt)).collect()
+}
+
+/// The flows whose progress is the same at the window's start and end.
+pub fn idle_flows(start: &Progress, end: &Progress) -> u64 {
+    start.iter().zip(end).filter(|(a, b)| a == b).count() as u64
 }
 
 impl Steady {
@@ -40,6 +59,7 @@ impl Steady {
             timeouts: conns.sender_total(|t| t.stats.timeouts),
             rtt_samples: conns.sender_total(|t| t.stats.rtt_samples),
             rtt_sum_ps: conns.sender_total(|t| t.stats.rtt_sum_ps),
+            flows_idle: 0,
         }
     }
 
@@ -54,6 +74,7 @@ impl Steady {
             timeouts: end.timeouts - self.timeouts,
             rtt_samples: end.rtt_samples - self.rtt_samples,
             rtt_sum_ps: end.rtt_sum_ps - self.rtt_sum_ps,
+            flows_idle: 0,
         }
     }
 }

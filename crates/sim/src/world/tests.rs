@@ -2246,6 +2246,30 @@ fn long_lived_swift_flows_into_one_host_lose_nothing_after_warm_up_and_the_floor
 }
 
 #[test]
+fn the_steady_state_window_counts_the_flows_that_delivered_nothing_in_it() {
+    // 6 senders x 2 flows of 20 packets each (12 flows, 240 packets: 0.3 ms at 10 Gbps, plus
+    // timeouts of 200 us and more where the 100-packet port drops) are done long before 15 ms:
+    // a window from 15 ms sees none of them deliver; a window from 0 sees every one deliver
+    let spec = |from_ms: u64| ScenarioSpec {
+        flows_per_sender: 2,
+        duration_ps: Some(20 * PS_PER_MS),
+        measure_from_ps: Some(from_ms * PS_PER_MS),
+        rto_min_ps: Some(200 * PS_PER_US),
+        ..swift_incast(6, 20, 100)
+    };
+    let window = |from_ms: u64| {
+        let mut h = Harness::new(spec(from_ms));
+        h.run();
+        assert!(h.w.conns().unacked_measured() == 0, "every flow done by 20 ms");
+        h.w.steady().expect("a window")
+    };
+    let late = window(15);
+    assert_eq!((late.app_bytes, late.flows_idle), (0, 12), "{late:?}");
+    let whole = window(0);
+    assert_eq!(whole.flows_idle, 0, "{whole:?}");
+}
+
+#[test]
 fn the_steady_state_window_counts_without_changing_the_run() {
     // the run is split at measure_from, not perturbed: with and without the window, the same
     // events, the same totals; the window holds what happened after its start
