@@ -110,7 +110,7 @@ impl LinuxRcv {
         let rcv_wnd = full / mss * mss;
         let mut window_clamp = (2 * mss).max(full - mss);
         let rcv_ssthresh = rcv_wnd.min(window_clamp);
-        let space = rcv_ssthresh.min(rcv_wnd).min(TCP_INIT_CWND * mss);
+        let space = rcv_ssthresh.min(TCP_INIT_CWND * mss); // rcv_ssthresh <= rcv_wnd already
         if cfg.scaling_ratio != TCP_DEFAULT_SCALING_RATIO {
             // tcp_measure_rcv_mss measured the first full segment's ratio and set the
             // clamp to the buffer's window at it (tcp_set_window_clamp)
