@@ -21,6 +21,11 @@ Per trace:
 - ``entries_new_data_first``: entries into Recovery where the flow sent new data ahead of
   the retransmission, in the sends between the ACK that entered it and the next ACK
   (Linux retransmits first: ``tcp_xmit_recovery`` runs inside ``tcp_ack``, new data after);
+- ``entry_sends``, ``exit_sends``: how many segments (retransmissions and new data) the
+  ACK that entered Recovery, and the one that left it, released: the sends from that ACK to
+  the flow's next one, as {count: times}. Linux sends the fast retransmit alone on entry
+  (``tcp_cwnd_reduction``'s sndcnt includes it: ``prr_counts_fast_retransmit``) and may
+  grow cwnd on the exit ACK (``grow_on_recovery_exit``);
 - ``ack_stalls``: ACKs that reached a server 30 ms or more after its last send while it had
   data outstanding (a delayed ACK waited out, or a timeout), by the sender's state and by
   what that last send was: ``recovery_rtx`` (Recovery, a retransmission), ``recovery_new``
@@ -96,6 +101,7 @@ def growth(path: str, mss: int = MSS) -> dict:
     episodes = len(entry_cwnd)
     twice, first = order_at_entry(path)
     stalls = ack_stalls(path, mss)
+    entry_sends, exit_sends = recovery_edge_sends(path)
     return {
         "segments_per_ack": round(open_acked / open_acks, 2) if open_acks else None,
         "avoidance_acked_segments": round(acked),
@@ -106,6 +112,8 @@ def growth(path: str, mss: int = MSS) -> dict:
         "drops_per_episode": round(drops / episodes, 2) if episodes else None,
         "delivered_twice": twice,
         "entries_new_data_first": first,
+        "entry_sends": entry_sends,
+        "exit_sends": exit_sends,
         "ack_stalls": stalls,
     }
 
@@ -174,6 +182,37 @@ def order_at_entry(path: str) -> tuple[int, int]:
     for f in list(sends):
         close(f)
     return sum(n - 1 for n in dequeued.values() if n > 1), first
+
+
+def recovery_edge_sends(path: str) -> tuple[dict[int, int], dict[int, int]]:
+    """({segments sent: times} for the ACKs that entered Recovery, the same for the ACKs
+    that left it). An ACK's sends are those of its instant written before its state line
+    (the simulator writes them so) and every one after it until the flow's next ACK."""
+    pending: dict[int, int] = {}  # flow -> sends since its last ACK
+    open_burst: dict[int, tuple[str, int]] = {}  # flow -> (edge, sends so far)
+    counts: dict[str, dict[int, int]] = {"entry": {}, "exit": {}}
+
+    def close(f: int) -> None:
+        if f in open_burst:
+            edge, n = open_burst.pop(f)
+            counts[edge][n] = counts[edge].get(n, 0) + 1
+
+    for e in tracediff.iter_events(path):
+        f = e.flow
+        if e.kind == "ack":
+            close(f)
+            pending[f] = 0
+        elif e.kind == "state" and (e.b == 3) != (e.a == 3):
+            close(f)
+            open_burst[f] = ("entry" if e.b == 3 else "exit", pending.get(f, 0))
+        elif e.kind in ("tx", "rtx"):
+            pending[f] = pending.get(f, 0) + 1
+            if f in open_burst:
+                edge, n = open_burst[f]
+                open_burst[f] = (edge, n + 1)
+    for f in list(open_burst):
+        close(f)
+    return tuple(dict(sorted(c.items())) for c in (counts["entry"], counts["exit"]))  # type: ignore[return-value]
 
 
 def main(argv: list[str]) -> int:

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -239,6 +240,12 @@ def test_validate_traces_both_sides_segmented_alike(tmp_path):
         first = [e for e in tracediff.read_trace(side, block=1).data if e.kind == "tx" and e.a == 1]
         assert [e.b for e in first] == [1448, 1448], side
     assert (tmp_path / "testbed-n2" / f"{PREFIX}-c-p.pcapng").stat().st_size > 0
+    # the client's receive-window tracepoint is kept beside the servers' lines where this
+    # kernel has it: tcp_rcv_space_adjust fires on every read of the client's sockets
+    lines = (tmp_path / "testbed-n2" / "tcp_probe.txt").read_text()
+    assert " tcp_probe: " in lines
+    if Path("/sys/kernel/tracing/events/tcp/tcp_rcv_space_adjust").is_dir():
+        assert " tcp_rcv_space_adjust: " in lines
 
 
 def test_the_capture_counts_every_switch_drop(tmp_path):

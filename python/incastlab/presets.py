@@ -253,6 +253,14 @@ def linux(*, cc: str | None, quickack: bool = False, rto_min_s: float | None = N
                               "marked nothing newly lost", "always (tcp_cwnd_reduction: FLAG_SND_UNA_ADVANCED "
                               "&& !newly_lost; no knob)", "prr_extra_if_advanced",
                               "RFC 6937 §3: on every ACK", fields))
+    items.append(_compiled_in("PRR's first ACK: the fast retransmit sent within its allowance",
+                              "always (tcp_cwnd_reduction: sndcnt = max(sndcnt, prr_out ? 0 : 1); no knob)",
+                              "prr_counts_fast_retransmit",
+                              "RFC 6937 §3 read literally: the fast retransmit, then that ACK's sndcnt", fields))
+    items.append(_compiled_in("the ACK that ends fast recovery grows cwnd from ssthresh",
+                              "always (tcp_ack: tcp_try_undo_recovery sets Open before tcp_cong_control runs "
+                              "tcp_cong_avoid; tcp_init_cwnd_reduction clears snd_cwnd_cnt; no knob)",
+                              "grow_on_recovery_exit", "RFC 6675 / RFC 6582: cwnd = ssthresh, no growth", fields))
 
     ts = k.sysctl("tcp_timestamps")
     on = ts != "0"

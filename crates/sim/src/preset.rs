@@ -148,6 +148,11 @@ pub const PRESETS: &[Preset] = &[
                 RFC 9406's HyStart++)"),
             set("prr_extra_if_advanced", On(true), "tcp_cwnd_reduction's sndcnt++ only with FLAG_SND_UNA_ADVANCED \
                 and no newly lost segment (net/ipv4/tcp_input.c)"),
+            set("prr_counts_fast_retransmit", On(true), "tcp_cwnd_reduction: sndcnt = max(sndcnt, prr_out ? 0 : 1), \
+                the fast retransmit counted in the entering ACK's allowance (net/ipv4/tcp_input.c; RFC 9937)"),
+            set("grow_on_recovery_exit", On(true), "tcp_ack: tcp_fastretrans_alert leaves Recovery (tcp_try_undo_recovery \
+                sets Open) before tcp_cong_control, so that ACK runs tcp_cong_avoid from ssthresh; \
+                tcp_init_cwnd_reduction clears snd_cwnd_cnt (net/ipv4/tcp_input.c)"),
             set("ack_short_segments", On(true), "tcp_measure_rcv_mss marks a segment shorter than rcv_mss \
                 ICSK_ACK_PUSHED; tcp_cleanup_rbuf ACKs it once read (net/ipv4/tcp_input.c, tcp.c)"),
             set("rcv_window_growth", On(true), "tcp_grow_window: rcv_ssthresh grows by 2 advmss per in-order segment \

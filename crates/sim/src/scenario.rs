@@ -273,6 +273,14 @@ pub struct ScenarioSpec {
     /// Linux's `tcp_cwnd_reduction`: PRR-SSRB's extra segment only on an ACK that
     /// advanced SND.UNA and marked nothing newly lost (`tcp::recovery::prr`); prr only.
     pub prr_extra_if_advanced: bool,
+    /// Linux's `tcp_cwnd_reduction` (and RFC 9937): the fast retransmit is sent within the
+    /// entering ACK's sndcnt, at least one segment, not before it (`tcp::recovery::prr`);
+    /// prr only.
+    pub prr_counts_fast_retransmit: bool,
+    /// Linux's `tcp_ack`: the ACK that ends fast recovery also grows cwnd from ssthresh as
+    /// an Open-state ACK does, with the growth credit counted from the recovery's start
+    /// (`tcp::recovery::sack`); tcp=sack only.
+    pub grow_on_recovery_exit: bool,
     /// Linux's ICSK_ACK_PUSHED: the receiver acknowledges an in-order segment shorter than
     /// the MSS at once (`tcp::receiver`).
     pub ack_short_segments: bool,
@@ -490,6 +498,10 @@ impl Default for ScenarioSpec {
             hystart: false,
             // RFC 6937 §3 PRR-SSRB's "+ MSS" on every ACK (Linux's condition: the linux preset)
             prr_extra_if_advanced: false,
+            // RFC 6937 §3 read literally: the fast retransmit, then the entering ACK's sndcnt
+            prr_counts_fast_retransmit: false,
+            // RFC 6675 §5 / RFC 6582 §3.2: cwnd = ssthresh on leaving recovery, no growth then
+            grow_on_recovery_exit: false,
             // RFC 1122 §4.2.3.2 / RFC 5681 §4.2 only (Linux's short-segment ACK: the linux preset)
             ack_short_segments: false,
             rcv_window_growth: false,

@@ -214,6 +214,12 @@ pub const FIELDS: &[Field] = &[
         hystart=1); off: RFC 5681 slow start. Other ccs ignore it"),
     flag("prr_extra_if_advanced", "Linux's tcp_cwnd_reduction: below ssthresh, PRR-SSRB adds its extra segment only \
         on an ACK that advanced SND.UNA and marked nothing newly lost; off: RFC 6937 §3, on every ACK. prr only"),
+    flag("prr_counts_fast_retransmit", "Linux's tcp_cwnd_reduction and RFC 9937: the fast retransmit is sent within \
+        the entering ACK's sndcnt (at least one segment); off: RFC 6937 §3 read literally, the fast retransmit and \
+        then that ACK's sndcnt. prr only"),
+    flag("grow_on_recovery_exit", "Linux's tcp_ack: the ACK that ends fast recovery also grows cwnd from ssthresh \
+        (tcp_try_undo_recovery sets Open before tcp_cong_control), counting from the recovery's start \
+        (tcp_init_cwnd_reduction clears snd_cwnd_cnt); off: RFC 6675 / RFC 6582 cwnd = ssthresh. tcp=sack only"),
     flag("ack_short_segments", "Linux's ICSK_ACK_PUSHED (tcp_measure_rcv_mss, tcp_cleanup_rbuf): an in-order segment \
         shorter than the MSS is acknowledged at once; off: RFC 1122 §4.2.3.2's delayed ACK for it too"),
     flag("rcv_window_growth", "Linux's tcp_grow_window (net/ipv4/tcp_input.c): each in-order segment raises rcv_ssthresh, \

@@ -205,6 +205,8 @@ INEXPRESSIBLE: dict[str, str] = {
     "count_acked_segments": "Linux's tcp_cong_avoid_ai (Agent/TCP's opencwnd counts ACKs)",
     "cwnd_limited_growth": "Linux's tcp_is_cwnd_limited (Agent/TCP grows on every new ACK)",
     "prr_extra_if_advanced": "Linux's condition on PRR's extra segment (Agent/TCP/Sack1 runs no PRR)",
+    "prr_counts_fast_retransmit": "Linux's fast retransmit within PRR's allowance (Agent/TCP/Sack1 runs no PRR)",
+    "grow_on_recovery_exit": "Linux's growth on the ACK that ends recovery (Agent/TCP/Sack1 sets cwnd = ssthresh)",
     "ack_short_segments": "Linux's immediate ACK of a short segment (its DelAck sink delays it as any other)",
     "rcv_window_growth": "Linux's quick ACK per receive-window step (ns-2's DelAck sink has a fixed window and ACKs pairs)",
     "rcv_autotuning": "Linux's receive-buffer autotuning (ns-2's DelAck sink has a fixed window)",

@@ -254,6 +254,8 @@ INEXPRESSIBLE: dict[str, str] = {
     "count_acked_segments": "Linux's tcp_cong_avoid_ai (ns-3's TcpLinuxReno has it; the script runs TcpNewReno)",
     "cwnd_limited_growth": "Linux's tcp_is_cwnd_limited (the script runs TcpNewReno, which grows on every new ACK)",
     "prr_extra_if_advanced": "Linux's condition on PRR's extra segment (the script runs no PRR)",
+    "prr_counts_fast_retransmit": "Linux's fast retransmit within PRR's allowance (the script runs no PRR)",
+    "grow_on_recovery_exit": "Linux's growth on the ACK that ends recovery (TcpClassicRecovery sets cwnd = ssthresh)",
     "ack_short_segments": "Linux's immediate ACK of a short segment (its TcpSocketBase delays it as any other)",
     "rcv_window_growth": "Linux's quick ACK per receive-window step (ns-3.44's TcpSocketBase has a fixed window and ACKs pairs)",
     "rcv_autotuning": "Linux's receive-buffer autotuning (ns-3.44's TcpSocketBase has a fixed window)",

@@ -20,7 +20,10 @@ a frame in a block not yet handed over when dumpcap stops is lost without a trac
 capture's statistics, so the captures run ``SETTLE_S`` past the point's end. Where tracefs
 is writable, the servers' ``tcp_probe`` tracepoint (every segment reaching a server socket: cwnd, ssthresh) and
 ``tcp_cong_state_set`` are recorded in a tracing instance of their own and become ``cwnd``,
-``ssth`` and ``state`` events.
+``ssth`` and ``state`` events; where the kernel has them, the client's receive-window steps
+(``tcp_rcvbuf_grow``, Linux 6.16+, and ``tcp_rcv_space_adjust``) are recorded with them and kept
+as lines in the point's ``tcp_probe.txt``, for reading by hand or by a script (docs/testbed.md,
+"the kernel's receive window, traced and modelled").
 
 A packet is known at every point by its source, IP ID and sequence number: Linux numbers a
 connected TCP socket's packets from a per-socket counter (``ip_select_ident_segs``), so a
@@ -58,6 +61,9 @@ TRACEFS = Path("/sys/kernel/tracing")
 # cong_state_set's numbers are Linux's TCP_CA_*: 0 open, 1 disorder, 2 CWR, 3 recovery,
 # 4 loss; ns-3's TcpCongState and the simulator's trace use the same for 0, 1, 3 and 4
 TRACE_EVENTS = ("tcp/tcp_probe", "tcp/tcp_cong_state_set")
+# the client's DRS steps (tcp_rcv_space_adjust, tcp_rcvbuf_grow): recorded where this kernel
+# has them, not converted into trace events (the simulator's trace has no receive window)
+RECEIVER_EVENTS = ("tcp/tcp_rcvbuf_grow", "tcp/tcp_rcv_space_adjust")
 SSTHRESH_UNSET = 1 << 30
 FIELDS = ("frame.time_epoch", "ip.src", "ip.dst", "ip.id", "tcp.seq_raw", "tcp.len", "tcp.ack_raw",
           "tcp.flags.syn")
@@ -141,8 +147,9 @@ class Capture:
         raise EnvironmentProblem(f"dumpcap on {p.dev} in {p.netns} did not start: {' / '.join(seen[-2:]) or 'no output'}")
 
     def _start_tracing(self) -> bool:
-        """The servers' tcp_probe and cong_state events in an instance of our own; False
-        where tracefs is not writable here (the trace then has no cwnd/ssth/state events)."""
+        """The servers' tcp_probe and cong_state events in an instance of our own, and the
+        client's receive-window steps where this kernel has them; False where tracefs is not
+        writable here (the trace then has no cwnd/ssth/state events)."""
         try:
             self.instance.mkdir(exist_ok=True)
             (self.instance / "tracing_on").write_text("0")
@@ -153,11 +160,17 @@ class Capture:
             (self.instance / "events/tcp/tcp_cong_state_set/filter").write_text(f"sport == {PORT}")
             for e in TRACE_EVENTS:
                 (self.instance / "events" / e / "enable").write_text("1")
+            for e in self._receiver_events():
+                (self.instance / "events" / e / "filter").write_text(f"dport == {PORT}")
+                (self.instance / "events" / e / "enable").write_text("1")
             (self.instance / "tracing_on").write_text("1")
             return True
         except OSError:
             self._remove_instance()
             return False
+
+    def _receiver_events(self) -> list[str]:
+        return [e for e in RECEIVER_EVENTS if (self.instance / "events" / e).is_dir()]
 
     def _remove_instance(self) -> None:
         try:
@@ -172,7 +185,7 @@ class Capture:
             try:
                 (self.instance / "tracing_on").write_text("0")
                 (self.dir / "tcp_probe.txt").write_text((self.instance / "trace").read_text())
-                for e in TRACE_EVENTS:
+                for e in (*TRACE_EVENTS, *self._receiver_events()):
                     (self.instance / "events" / e / "enable").write_text("0")
             except OSError:
                 pass

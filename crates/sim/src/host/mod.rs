@@ -212,6 +212,8 @@ impl Conns {
             count_acked_segments: s.count_acked_segments,
             cwnd_limited_growth: s.cwnd_limited_growth,
             prr_extra_if_advanced: s.prr_extra_if_advanced,
+            prr_counts_fast_retransmit: s.prr_counts_fast_retransmit,
+            grow_on_recovery_exit: s.grow_on_recovery_exit,
             rack_timer_floor: s.rack_timer_floor,
         };
         let receiver_cfg = ReceiverConfig {

@@ -70,6 +70,10 @@ pub struct SenderConfig {
     pub hystart: bool,
     /// Linux's condition on PRR-SSRB's extra segment (`tcp::recovery::prr`).
     pub prr_extra_if_advanced: bool,
+    /// Linux's and RFC 9937's fast retransmit within sndcnt (`tcp::recovery::prr`).
+    pub prr_counts_fast_retransmit: bool,
+    /// Linux's growth on the ACK that ends recovery (`tcp::recovery::sack`).
+    pub grow_on_recovery_exit: bool,
     /// Linux's TCP_TIMEOUT_MIN_US on the probe and reordering timers ([`RACK_TIMER_FLOOR`]).
     pub rack_timer_floor: bool,
     /// Linux's `tcp_reno_ssthresh`: a loss leaves ssthresh at half of cwnd, not of
@@ -862,6 +866,8 @@ pub(crate) mod tests {
             rack_tlp: false,
             hystart: false,
             prr_extra_if_advanced: false,
+            prr_counts_fast_retransmit: false,
+            grow_on_recovery_exit: false,
             rack_timer_floor: false,
             ssthresh_from_cwnd: false,
             count_acked_segments: false,

@@ -105,6 +105,14 @@ impl Congestion {
         }
     }
 
+    /// Fast recovery begins: Linux's `tcp_init_cwnd_reduction` clears the growth credit
+    /// (`snd_cwnd_cnt`) that reno's congestion avoidance counts (`grow_on_recovery_exit`).
+    pub fn on_recovery_start(&mut self) {
+        if let Congestion::NewReno(c) = self {
+            c.clear_credit();
+        }
+    }
+
     /// An ACK that gave an RTT sample, before loss recovery and growth see it: CUBIC's
     /// HyStart may end slow start (it sets ssthresh).
     #[inline]

@@ -152,6 +152,11 @@ impl NewReno {
         }
     }
 
+    /// Forget the congestion-avoidance credit (`tcp_init_cwnd_reduction`'s snd_cwnd_cnt = 0).
+    pub fn clear_credit(&mut self) {
+        self.credit = 0;
+    }
+
     /// ssthresh after a loss: max(FlightSize / 2, 2 SMSS) (RFC 5681 eq. (4)), with
     /// `in_flight` as FlightSize; ns-2 halves `window` (min(cwnd, rwnd)) in whole packets;
     /// with `ssthresh_from_cwnd`, Linux's `tcp_reno_ssthresh` halves `cwnd` in whole

@@ -16,6 +16,11 @@
 //! - recovery ends when the cumulative ACK reaches RecoveryPoint;
 //! - after a timeout the scoreboard is cleared (RFC 2018 §8) and the sender goes back N;
 //! - with `prr`, PRR-SSRB (RFC 6937 §3, `prr`) sets how much each ACK in recovery lets go;
+//!   with `prr_counts_fast_retransmit` the fast retransmit is part of the entering ACK's
+//!   allowance (Linux's `tcp_cwnd_reduction`, RFC 9937), not sent before it;
+//! - with `grow_on_recovery_exit`, the ACK that ends recovery grows cwnd from ssthresh as
+//!   an Open-state ACK would (Linux's `tcp_ack`: `tcp_fastretrans_alert` returns to Open
+//!   before `tcp_cong_control` runs `tcp_cong_avoid` on that ACK's delivered segments);
 //! - with `rack_tlp`, RACK's time-based marks (RFC 8985 §6, `rack`) replace IsLost and
 //!   DupThresh, and tail loss probes (§7) are scheduled by the sender.
 //!
@@ -52,11 +57,13 @@ impl Sack {
     ) {
         let new_data = acked > 0;
         let marked_before = s.stats.rack_marked_lost;
-        let sacked_before = if s.cfg.prr { self.scoreboard.sacked_bytes() } else { 0 };
+        let count_delivered = s.cfg.prr || s.cfg.grow_on_recovery_exit;
+        let sacked_before = if count_delivered { self.scoreboard.sacked_bytes() } else { 0 };
         let new_sack = self.scoreboard.update(s.snd_una, blocks);
-        // RFC 6937 §3 DeliveredData: change in SND.UNA plus change in SACKed bytes
+        // RFC 6937 §3 DeliveredData: change in SND.UNA plus change in SACKed bytes (what
+        // Linux's tcp_newly_delivered counts for tcp_cong_control, in segments)
         let delivered =
-            if s.cfg.prr { (acked + self.scoreboard.sacked_bytes()).saturating_sub(sacked_before) } else { 0 };
+            if count_delivered { (acked + self.scoreboard.sacked_bytes()).saturating_sub(sacked_before) } else { 0 };
         let una = s.snd_una;
         let echo = if s.cfg.timestamps { s.echo } else { None }; // TSecr only with RFC 7323 on
         if let Some(r) = s.rack.as_deref_mut() {
@@ -66,6 +73,10 @@ impl Sack {
         if s.in_recovery {
             if s.snd_una >= self.recovery_point {
                 s.leave_recovery();
+                if s.cfg.grow_on_recovery_exit {
+                    let (clock, ssthresh) = (s.ack_clock(now), s.ssthresh);
+                    s.congestion.on_ack(clock, &mut s.cwnd, ssthresh, delivered);
+                }
                 s.restart_timer(now);
                 s.send_new_data(now, out);
             } else {
@@ -181,6 +192,9 @@ impl Sack {
         s.cwnd = s.ssthresh;
         s.in_recovery = true;
         s.stats.fast_retransmits += 1;
+        if s.cfg.grow_on_recovery_exit {
+            s.congestion.on_recovery_start(); // tcp_init_cwnd_reduction: snd_cwnd_cnt = 0
+        }
         let first_lost = s.rack.as_deref().and_then(|r| r.first_lost());
         let (seq, len) = match first_lost {
             Some(g) => (g.start, g.end - g.start),
@@ -189,11 +203,26 @@ impl Sack {
                 (seq, mss.min(hole_end.unwrap_or(s.snd_max).min(s.snd_max) - seq))
             }
         };
+        if s.cfg.prr && s.cfg.prr_counts_fast_retransmit {
+            // Linux's tcp_cwnd_reduction (RFC 9937 alike): this ACK's sndcnt is taken on the
+            // pipe before the retransmission and is at least one segment (`max(sndcnt,
+            // prr_out ? 0 : 1)`), and the fast retransmit goes within it, first
+            let pipe = self.pipe(s);
+            s.cwnd = pipe + self.prr.sndcnt(delivered, pipe, s.ssthresh, mss, extra).max(mss);
+            self.fast_retransmit(s, now, seq, len, out);
+            self.fill_window(s, now, pipe + len, out);
+            return;
+        }
+        self.fast_retransmit(s, now, seq, len, out);
+        self.send_in_recovery(s, now, delivered, extra, out);
+    }
+
+    /// RFC 6675 §5 step 4.3: retransmit the first hole and restart the RTO timer.
+    fn fast_retransmit(&mut self, s: &mut TcpSender, now: Time, seq: u64, len: u64, out: &mut Vec<Segment>) {
         s.emit(now, seq, len, out);
         self.prr.on_sent(len);
         s.restart_timer(now);
         self.high_rxt = seq + len;
-        self.send_in_recovery(s, now, delivered, extra, out);
     }
 
     /// RFC 2018 §8: after a timeout, SACK information is no longer trusted.
@@ -232,13 +261,17 @@ impl Sack {
     /// segments go while sndcnt is not used up; `extra`: PRR-SSRB's extra MSS is allowed
     /// ([`ssrb_extra`]).
     fn send_in_recovery(&mut self, s: &mut TcpSender, now: Time, delivered: u64, extra: bool, out: &mut Vec<Segment>) {
-        let mss = s.cfg.mss;
-        let mut pipe = self.pipe(s);
-        let prr = s.cfg.prr;
-        if prr {
-            let sndcnt = self.prr.sndcnt(delivered, pipe, s.ssthresh, mss, extra);
-            s.cwnd = pipe + sndcnt;
+        let pipe = self.pipe(s);
+        if s.cfg.prr {
+            s.cwnd = pipe + self.prr.sndcnt(delivered, pipe, s.ssthresh, s.cfg.mss, extra);
         }
+        self.fill_window(s, now, pipe, out);
+    }
+
+    /// RFC 6675 §5 step C: send what NextSeg picks while the window allows, `pipe` bytes
+    /// being in the network before the first.
+    fn fill_window(&mut self, s: &mut TcpSender, now: Time, mut pipe: u64, out: &mut Vec<Segment>) {
+        let (prr, mss) = (s.cfg.prr, s.cfg.mss);
         while if prr { s.cwnd > pipe } else { s.cwnd >= pipe + mss } {
             let Some((seq, len, new)) = self.next_seg(s) else { break };
             s.emit(now, seq, len, out);
@@ -408,6 +441,69 @@ mod tests {
         s.on_ack(Time::from_us(200), ack_of(8), &[], &mut out);
         assert!(!s.in_recovery);
         assert_eq!(s.cwnd, 4 * MSS);
+    }
+
+    /// Segments 0-7 sent; 0-3 lost, 4-6 SACKed by three duplicate ACKs (the third enters
+    /// recovery), 7 still travelling: ssthresh = 4, and pipe = 1 before the fast retransmit.
+    fn prr_entry(counts_fast_retransmit: bool, extra_if_advanced: bool) -> Vec<u64> {
+        let mut cfg = config();
+        cfg.variant = TcpVariant::Sack;
+        cfg.prr = true;
+        cfg.prr_extra_if_advanced = extra_if_advanced;
+        cfg.prr_counts_fast_retransmit = counts_fast_retransmit;
+        let mut s = TcpSender::new(cfg);
+        (s.cwnd, s.ssthresh) = (8 * MSS, 8 * MSS);
+        let mut out = vec![];
+        s.write(Time::ZERO, 100 * MSS, &mut out);
+        out.clear();
+        for k in 5..8 {
+            s.on_ack(Time::from_us(100), ack_of(0), &[blk(4, k)], &mut out);
+        }
+        assert!(s.in_recovery);
+        assert_eq!(s.ssthresh, 4 * MSS);
+        seg_numbers(&out)
+    }
+
+    #[test]
+    fn the_fast_retransmit_is_sent_within_the_entering_acks_allowance_as_linux_does() {
+        // The entering ACK delivered one segment (6 SACKed); pipe <= ssthresh: PRR-SSRB.
+        // RFC 6937 read literally: the fast retransmit (prr_out = 1, pipe 2), then sndcnt =
+        // MIN(4 - 2, MAX(1 - 1, 1) + 1) = 2 more
+        assert_eq!(prr_entry(false, false), vec![0, 1, 2]);
+        // Linux's tcp_cwnd_reduction: sndcnt on the pipe before it, MIN(4 - 1, MAX(1, 1) + 1)
+        // = 2, the fast retransmit among them
+        assert_eq!(prr_entry(true, false), vec![0, 1]);
+        // and without the extra segment (the ACK did not advance SND.UNA): MAX(1, 1) = 1, so
+        // the fast retransmit alone, as every recovery in the 2-server testbed trace began
+        // (docs/testbed.md, "The first and last ACK of a recovery"); the literal reading
+        // sends one more
+        assert_eq!(prr_entry(false, true), vec![0, 1]);
+        assert_eq!(prr_entry(true, true), vec![0]);
+    }
+
+    #[test]
+    fn the_ack_that_ends_recovery_grows_cwnd_from_ssthresh_with_grow_on_recovery_exit() {
+        // Linux's reno (segments counted, cwnd_limited gate off here): recovery entered at
+        // cwnd 8 with 1-3 SACKed; the ACK of all 8 delivers 5 segments (8 acknowledged less
+        // the 3 SACKed before). RFC 6675: cwnd = ssthresh = 4. Linux: Open again, then
+        // tcp_cong_avoid_ai with the credit cleared at entry: 5 >= 4, one segment more.
+        for (grow, cwnd) in [(false, 4), (true, 5)] {
+            let mut cfg = config();
+            cfg.variant = TcpVariant::Sack;
+            cfg.count_acked_segments = true;
+            cfg.grow_on_recovery_exit = grow;
+            let mut s = TcpSender::new(cfg);
+            (s.cwnd, s.ssthresh) = (8 * MSS, 8 * MSS);
+            let mut out = vec![];
+            s.write(Time::ZERO, 100 * MSS, &mut out);
+            for k in 2..5 {
+                s.on_ack(Time::from_us(100), ack_of(0), &[blk(1, k)], &mut out);
+            }
+            assert!(s.in_recovery && s.ssthresh == 4 * MSS);
+            s.on_ack(Time::from_us(200), ack_of(8), &[], &mut out);
+            assert!(!s.in_recovery);
+            assert_eq!(s.cwnd, cwnd * MSS, "grow_on_recovery_exit = {grow}");
+        }
     }
 
     #[test]
