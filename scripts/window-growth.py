@@ -204,7 +204,10 @@ def recovery_edge_sends(path: str) -> tuple[dict[int, int], dict[int, int]]:
             pending[f] = 0
         elif e.kind == "state" and (e.b == 3) != (e.a == 3):
             close(f)
-            open_burst[f] = ("entry" if e.b == 3 else "exit", pending.get(f, 0))
+            # into Recovery, or out of it by an ACK; a timeout's Recovery -> Loss is neither,
+            # and its retransmission counts for no ACK
+            if e.b != 4:
+                open_burst[f] = ("entry" if e.b == 3 else "exit", pending.get(f, 0))
         elif e.kind in ("tx", "rtx"):
             pending[f] = pending.get(f, 0) + 1
             if f in open_burst:

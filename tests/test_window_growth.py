@@ -113,3 +113,21 @@ def test_ack_stalls_are_counted_by_state_and_by_the_last_send(tmp_path):
     ]) + "\n")
     assert load().ack_stalls(str(p)) == {"recovery_rtx": 1, "recovery_new": 0, "open_short": 1, "open_full": 1,
                                          "other": 0}
+
+
+def test_the_sends_at_each_recoverys_entry_and_exit_are_counted(tmp_path):
+    # entry 1 (simulator-style: the rtx of the ACK's instant before the state line, a new
+    # segment after it): 2 sends; its exit ACK releases 3 new segments. Entry 2: the rtx
+    # alone, then a timeout (Recovery -> Loss) whose retransmission counts for no ACK: 1,
+    # and no exit.
+    p = tmp_path / "edges.csv"
+    p.write_text("\n".join(HEAD + [
+        "0.002000000,ack,0,1,0", "0.002000000,rtx,0,1,1448", "0.002000000,state,0,0,3",
+        "0.002000000,tx,0,7241,1448",
+        "0.003000000,ack,0,8689,0", "0.003000000,state,0,3,0",
+        "0.003000000,tx,0,8689,1448", "0.003000000,tx,0,10137,1448", "0.003000000,tx,0,11585,1448",
+        "0.004000000,ack,0,8689,0", "0.004000000,state,0,0,3", "0.004000000,rtx,0,8689,1448",
+        "0.204000000,state,0,3,4", "0.204000000,rtx,0,8689,1448",
+        "0.205000000,ack,0,13033,0",
+    ]) + "\n")
+    assert load().recovery_edge_sends(str(p)) == ({1: 1, 2: 1}, {3: 1})

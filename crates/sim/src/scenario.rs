@@ -274,7 +274,7 @@ pub struct ScenarioSpec {
     /// advanced SND.UNA and marked nothing newly lost (`tcp::recovery::prr`); prr only.
     pub prr_extra_if_advanced: bool,
     /// Linux's `tcp_cwnd_reduction` (and RFC 9937): the fast retransmit is sent within the
-    /// entering ACK's sndcnt, at least one segment, not before it (`tcp::recovery::prr`);
+    /// entering ACK's sndcnt, at least one segment, not before it (`tcp::recovery::sack`);
     /// prr only.
     pub prr_counts_fast_retransmit: bool,
     /// Linux's `tcp_ack`: the ACK that ends fast recovery also grows cwnd from ssthresh as

@@ -70,7 +70,7 @@ pub struct SenderConfig {
     pub hystart: bool,
     /// Linux's condition on PRR-SSRB's extra segment (`tcp::recovery::prr`).
     pub prr_extra_if_advanced: bool,
-    /// Linux's and RFC 9937's fast retransmit within sndcnt (`tcp::recovery::prr`).
+    /// Linux's and RFC 9937's fast retransmit within sndcnt (`tcp::recovery::sack`).
     pub prr_counts_fast_retransmit: bool,
     /// Linux's growth on the ACK that ends recovery (`tcp::recovery::sack`).
     pub grow_on_recovery_exit: bool,
