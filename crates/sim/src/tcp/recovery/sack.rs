@@ -357,7 +357,7 @@ fn tlp_on_ack(s: &mut TcpSender, ack: u64, acked: u64, blocks: &[(u64, u64)]) {
 mod tests {
     use crate::scenario::TcpVariant;
     use crate::tcp::sender::tests::{ack_of, config, seg_numbers, MSS};
-    use crate::tcp::sender::TcpSender;
+    use crate::tcp::sender::{SenderConfig, TcpSender};
     use crate::time::Time;
 
     /// [start, end) of segments a..b as SACK block bytes.
@@ -385,8 +385,14 @@ mod tests {
     }
 
     fn sack_sender(window: u64, total: u64) -> TcpSender {
+        sack_sender_with(|_| {}, window, total)
+    }
+
+    /// `sack_sender` with the configuration changed by `set` first.
+    fn sack_sender_with(set: impl FnOnce(&mut SenderConfig), window: u64, total: u64) -> TcpSender {
         let mut cfg = config();
         cfg.variant = TcpVariant::Sack;
+        set(&mut cfg);
         let mut s = TcpSender::new(cfg);
         s.cwnd = window * MSS;
         s.ssthresh = window * MSS;
@@ -446,16 +452,13 @@ mod tests {
     /// Segments 0-7 sent; 0-3 lost, 4-6 SACKed by three duplicate ACKs (the third enters
     /// recovery), 7 still travelling: ssthresh = 4, and pipe = 1 before the fast retransmit.
     fn prr_entry(counts_fast_retransmit: bool, extra_if_advanced: bool) -> Vec<u64> {
-        let mut cfg = config();
-        cfg.variant = TcpVariant::Sack;
-        cfg.prr = true;
-        cfg.prr_extra_if_advanced = extra_if_advanced;
-        cfg.prr_counts_fast_retransmit = counts_fast_retransmit;
-        let mut s = TcpSender::new(cfg);
-        (s.cwnd, s.ssthresh) = (8 * MSS, 8 * MSS);
+        let set = |cfg: &mut SenderConfig| {
+            cfg.prr = true;
+            cfg.prr_extra_if_advanced = extra_if_advanced;
+            cfg.prr_counts_fast_retransmit = counts_fast_retransmit;
+        };
+        let mut s = sack_sender_with(set, 8, 100);
         let mut out = vec![];
-        s.write(Time::ZERO, 100 * MSS, &mut out);
-        out.clear();
         for k in 5..8 {
             s.on_ack(Time::from_us(100), ack_of(0), &[blk(4, k)], &mut out);
         }
@@ -488,14 +491,12 @@ mod tests {
         // the 3 SACKed before). RFC 6675: cwnd = ssthresh = 4. Linux: Open again, then
         // tcp_cong_avoid_ai with the credit cleared at entry: 5 >= 4, one segment more.
         for (grow, cwnd) in [(false, 4), (true, 5)] {
-            let mut cfg = config();
-            cfg.variant = TcpVariant::Sack;
-            cfg.count_acked_segments = true;
-            cfg.grow_on_recovery_exit = grow;
-            let mut s = TcpSender::new(cfg);
-            (s.cwnd, s.ssthresh) = (8 * MSS, 8 * MSS);
+            let set = |cfg: &mut SenderConfig| {
+                cfg.count_acked_segments = true;
+                cfg.grow_on_recovery_exit = grow;
+            };
+            let mut s = sack_sender_with(set, 8, 100);
             let mut out = vec![];
-            s.write(Time::ZERO, 100 * MSS, &mut out);
             for k in 2..5 {
                 s.on_ack(Time::from_us(100), ack_of(0), &[blk(1, k)], &mut out);
             }
