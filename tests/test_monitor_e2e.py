@@ -167,7 +167,12 @@ def test_incast_beside_a_bulk_flow_above_half_the_link_is_incast(testbed, tmp_pa
     assert min(avgs) > 0.5 * RATE_BPS / 1e6, avgs
     incast = [s for s in seconds if s["verdict"] == "incast"]
     assert len(incast) >= MONITOR_SECONDS // 2, [s["evidence"] for s in seconds]
-    assert all(s["fanin"]["senders"] >= 2 for s in incast)
+    # judge's rule (monitor/verdict.py): a second is incast on its own fan-in, or on its
+    # timeouts after the fanned-in burst of the second before, which its evidence then names
+    for i, s in enumerate(seconds):
+        if s["verdict"] == "incast" and s["fanin"]["senders"] < 2:
+            assert "the burst and its losses in the second before" in s["evidence"], s["evidence"]
+            assert i > 0 and seconds[i - 1]["fanin"]["senders"] >= 2, (seconds[i - 1]["fanin"], s["evidence"])
     from incastlab import millisampler
 
     df = millisampler.read(ms)
