@@ -207,6 +207,9 @@ PLAUSIBLE = {
     "bulk_rate": st.one_of(st.none(), RATES),
     "riak_transport": st.sampled_from([*BY_PUBLIC["riak_transport"].choices, "dist"]),
     "dist_buf_busy_limit": SIZES,
+    # measured think times (validate --measured-think-times)
+    "think_times": st.one_of(st.none(), st.lists(st.one_of(TIMES, st.integers(-1, 3)), max_size=5),
+                             st.text(",0123456789usm -", max_size=14)),
 }
 assert set(PLAUSIBLE) == set(FIELDS), "a new Scenario field needs a strategy here"
 

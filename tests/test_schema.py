@@ -37,7 +37,8 @@ def test_every_scenario_field_has_a_simulate_flag_that_reaches_it():
     simulate_parser = _subcommands(build_parser())["simulate"]
     flags = {a.dest: a for a in simulate_parser._actions}
     samples = {"count": "3", "bytes": "64KiB", "bits_per_second": "10Gbps", "picoseconds": "3ms",
-               "fraction": "0.25", "per_second": "50", "choice": None, "flag": None, "weights": "3,1"}
+               "fraction": "0.25", "per_second": "50", "choice": None, "flag": None, "weights": "3,1",
+               "durations": "20us,70us"}
     for f in schema.FIELDS:
         if f.public in NOT_FLAGS:
             continue

@@ -39,7 +39,7 @@ PS_PER_S = 10**12
 
 # The Python type of each unit's public value.
 _TYPES = {"count": int, "bytes": int, "bits_per_second": int, "picoseconds": float, "fraction": float,
-          "per_second": float, "flag": bool, "choice": str, "weights": str}
+          "per_second": float, "flag": bool, "choice": str, "weights": str, "durations": str}
 
 
 class _ScenarioBase(BaseModel):

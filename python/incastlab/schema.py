@@ -32,9 +32,11 @@ PS_PER_S = 10**12
 
 # What a bare number means, per unit: the SI base unit (bytes, bit/s, seconds).
 _METAVAR = {"count": "N", "bytes": "SIZE", "bits_per_second": "RATE", "picoseconds": "TIME",
-            "fraction": "FRACTION", "per_second": "PER_S", "flag": "", "choice": "WORD", "weights": "W,W,..."}
+            "fraction": "FRACTION", "per_second": "PER_S", "flag": "", "choice": "WORD", "weights": "W,W,...",
+            "durations": "TIME,TIME,..."}
 UNIT_WORDS = {"count": "count", "bytes": "bytes", "bits_per_second": "bit/s", "picoseconds": "seconds",
-               "fraction": "fraction", "per_second": "/s", "flag": "on/off", "choice": "word", "weights": "list"}
+               "fraction": "fraction", "per_second": "/s", "flag": "on/off", "choice": "word", "weights": "list",
+              "durations": "list of seconds"}
 # Units whose values are plain real numbers (no unit suffix to parse).
 REAL_UNITS = ("fraction", "per_second")
 
@@ -87,20 +89,25 @@ class FieldSpec:
 
     def to_public(self, native: Any) -> Any:
         """The core's value in public units: picoseconds become seconds, a list of weights
-        its text (``[3, 1]`` -> ``"3,1"``: one value in a result column)."""
-        if native is None or self.unit not in ("picoseconds", "weights"):
+        or durations its text (``[3, 1]`` -> ``"3,1"``, ``[20_000_000, 0]`` -> ``"20us,0s"``:
+        one value in a result column)."""
+        if native is None or self.unit not in ("picoseconds", "weights", "durations"):
             return native
         if self.unit == "weights":
             return ",".join(str(w) for w in native)
+        if self.unit == "durations":
+            return ",".join(units.exact_duration(ps) for ps in native)
         return native / PS_PER_S
 
     def to_native(self, public: Any) -> Any:
         """A public value in the core's units: seconds become whole picoseconds (exact for
         any duration people write, up to ~2250 s to the picosecond), weights a list."""
-        if public is None or self.unit not in ("picoseconds", "weights"):
+        if public is None or self.unit not in ("picoseconds", "weights", "durations"):
             return public
         if self.unit == "weights":
             return [int(w) for w in public.split(",")]
+        if self.unit == "durations":
+            return [units.parse_duration_ps(d, self.public, allow_zero=True) for d in public.split(",")]
         return round(public * PS_PER_S)
 
     def format(self, public: Any) -> str:
@@ -130,6 +137,9 @@ class FieldSpec:
             text = "one of " + ", ".join(self.choices)
         elif self.unit == "weights":
             text = f"whole numbers of at least {self.min}, one per class, e.g. 3,1"
+        elif self.unit == "durations":
+            text = (f"durations of {units.exact_duration(self.min)} to {units.exact_duration(self.max)} each, "
+                    "e.g. 20us,70us")
         elif self.unit == "flag":
             text = "on or off"
         elif self.unit in REAL_UNITS:
@@ -159,6 +169,8 @@ class FieldSpec:
             return self._in_range(raw, _parse_fraction(self, raw))
         if self.unit == "weights":
             return _parse_weights(self, raw)
+        if self.unit == "durations":
+            return _parse_durations(self, raw)
         if self.unit == "picoseconds":
             return self.to_public(self._in_range(raw, _parse_duration(self, raw)))
         return self._in_range(raw, _parse_whole(self, raw))
@@ -262,6 +274,31 @@ def _parse_weights(f: FieldSpec, raw: Any) -> str:
     if not weights:
         raise UsageError(f.public, raw, f.allowed())
     return ",".join(str(w) for w in weights)
+
+
+def _parse_durations(f: FieldSpec, raw: Any) -> str:
+    """``"20us,70us"`` or a list of durations (text, or numbers of seconds) as the exact
+    text ``"20us,70us"``."""
+    if isinstance(raw, str):
+        parts = [p.strip() for p in raw.split(",")]
+    elif isinstance(raw, (list, tuple)):
+        parts = list(raw)
+    else:
+        raise UsageError(f.public, raw, f.allowed())
+    times = []
+    for p in parts:
+        if isinstance(p, bool) or not isinstance(p, (str, numbers.Real)):
+            raise UsageError(f.public, raw, f.allowed())
+        try:
+            ps = units.parse_duration_ps(p, f.public, allow_zero=True)
+        except UsageError:
+            raise UsageError(f.public, raw, f.allowed()) from None
+        if not (f.min <= ps <= f.max):
+            raise UsageError(f.public, raw, f.allowed())
+        times.append(ps)
+    if not times:
+        raise UsageError(f.public, raw, f.allowed())
+    return ",".join(units.exact_duration(ps) for ps in times)
 
 
 def _parse_flag(f: FieldSpec, raw: Any) -> bool:

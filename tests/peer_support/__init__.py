@@ -54,6 +54,8 @@ NEITHER_PEER_EXPRESSES = {
     # bulk flows and Riak over Erlang distribution (docs/simulate.md, docs/monitor.md)
     "bulk_flows": 1, "bulk_from": [2], "bulk_to": [1], "bulk_rate": "100Mbps",
     "riak_transport": "erlang_dist", "dist_buf_busy_limit": 65536,
+    # measured think times (validate --measured-think-times; docs/testbed.md)
+    "think_times": "20us,70us",
 }
 
 # Fields a sample needs beside it to be a valid scenario at all (the core's own constraints).

@@ -315,6 +315,8 @@ pub struct ScenarioSpec {
     pub init_cwnd_segments: Option<u32>,
     pub rwnd_bytes: Option<u64>,
     pub response_jitter_ps: u64,
+    /// Measured think times (`app::sync_read::Think::Drawn`); unset: `response_jitter_ps`.
+    pub think_times_ps: Option<Vec<u64>>,
     pub send_jitter_ps: u64,
     pub tie_break: TieBreak,
     pub duration_ps: Option<u64>,
@@ -526,6 +528,7 @@ impl Default for ScenarioSpec {
             // advertise BaseBDP; resolved at validation
             rwnd_bytes: None,
             response_jitter_ps: 0,
+            think_times_ps: None,
             send_jitter_ps: 0,
             tie_break: TieBreak::Fifo,
             // 20 s (FAST'08 §3.1: each run is 20 s of simulated time) unless blocks is set
@@ -1324,7 +1327,11 @@ impl ScenarioSpec {
             })?;
         }
         if s.workload == Workload::SyncRead {
-            return Ok(());
+            // one think-time model: measured times, or jitter's uniform one
+            return check(s.think_times_ps.is_none() || s.response_jitter_ps == 0, || {
+                ScenarioError::new("think_times_ps", durations(&s.think_times_ps), "unset when jitter is above 0s (one think time per request: measured or uniform)")
+                    .with_related(&["response_jitter_ps"])
+            });
         }
         if s.workload == Workload::Riak {
             check(s.replicas < s.servers, || {
@@ -1362,6 +1369,7 @@ impl ScenarioSpec {
                 format!("ntcp or tcpfg with workload {name} (the schemes schedule one client's blocks)")),
             ("udp_fraction", s.udp_fraction > 0.0, s.udp_fraction.to_string(), zero.clone()),
             ("response_jitter_ps", s.response_jitter_ps > 0, format_ps(s.response_jitter_ps), zero.clone()),
+            ("think_times_ps", s.think_times_ps.is_some(), durations(&s.think_times_ps), format!("unset with workload {name}")),
             ("victim", riak && s.victim, "on".into(), "off with workload riak (its nodes' own traffic is many-to-many)".into()),
             ("background_load", riak && s.background_load > 0.0, s.background_load.to_string(), zero),
         ];
@@ -1597,6 +1605,11 @@ impl Scenario {
             "trunk_rate_bps": self.fabric.trunk_bps,
         })
     }
+}
+
+/// A list of durations as the scenario spells it ("20us,70us").
+fn durations(v: &Option<Vec<u64>>) -> String {
+    v.as_deref().unwrap_or_default().iter().map(|&ps| format_ps(ps)).collect::<Vec<_>>().join(",")
 }
 
 /// An enum as the scenario spells it.
@@ -1895,12 +1908,23 @@ mod tests {
             (ScenarioSpec { mitigation: Scheme::Ccs, ..riak.clone() }, "mitigation"),
             (ScenarioSpec { udp_fraction: 0.01, ..riak.clone() }, "udp_fraction"),
             (ScenarioSpec { response_jitter_ps: 1, ..riak.clone() }, "response_jitter_ps"),
+            (ScenarioSpec { think_times_ps: Some(vec![0, 1_000_000]), ..riak.clone() }, "think_times_ps"),
             (ScenarioSpec { victim: true, ..riak.clone() }, "victim"),
         ];
         for (s, name) in refused {
             let e = s.validate().unwrap_err();
             assert_eq!((e.param, e.related), (name, &["workload"][..]), "{e}");
         }
+        // one think-time model per run, and the measured times' own range
+        let both = ScenarioSpec { think_times_ps: Some(vec![20_000_000]), response_jitter_ps: 1, ..spec() };
+        let e = both.validate().unwrap_err();
+        assert_eq!((e.param, e.related), ("think_times_ps", &["response_jitter_ps"][..]));
+        assert_eq!(e.to_string(), "think_times_ps: 20us is not allowed; expected unset when jitter is above 0s (one think time per request: measured or uniform)");
+        for bad in [vec![], vec![0, PS_PER_S + 1]] {
+            let e = ScenarioSpec { think_times_ps: Some(bad), ..spec() }.validate().unwrap_err();
+            assert_eq!(e.param, "think_times_ps", "{e}");
+        }
+        assert!(ScenarioSpec { think_times_ps: Some(vec![0, 70_000_000]), ..spec() }.validate().is_ok());
         // and Riak's own fields with the synchronized reads
         let e = ScenarioSpec { get_rate: 10.0, ..spec() }.validate().unwrap_err();
         assert_eq!((e.param, e.related), ("get_rate", &["workload"][..]));

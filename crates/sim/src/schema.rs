@@ -36,6 +36,8 @@ pub enum Unit {
     Choice,
     /// A list of whole numbers, each in the range (written "3,1").
     Weights,
+    /// A list of durations in picoseconds, each in the range (written "20us,70us").
+    Durations,
 }
 
 /// The values a field allows on its own.
@@ -260,6 +262,10 @@ pub const FIELDS: &[Field] = &[
         "server think time, uniform in [0, this) per request (FAST'08 §4.1: none)"),
     field("send_jitter_ps", "send_jitter", Picoseconds, whole(0, PS_PER_S),
         "host timing noise: each data packet enters its NIC uniform in [0, this] late (ns-2's overhead_)"),
+    optional(field("think_times_ps", "think_times", Unit::Durations, whole(0, PS_PER_S),
+        "measured server think times: each request's is one of these, drawn uniformly (an empirical \
+        distribution; incastlab validate --measured-think-times measures the testbed's from its capture)"),
+        "jitter's uniform think time"),
     choice("tie_break", "tie_break", &["fifo", "random"],
         "order of exactly simultaneous events: as scheduled (ns-2, ns-3) or seeded random"),
     optional(field("duration_ps", "duration", Picoseconds, whole(1, NO_MAX),
@@ -407,6 +413,9 @@ pub fn format_value(unit: Unit, v: &Value) -> String {
         (Unit::Picoseconds, Some(ps)) => format_ps(ps),
         (Unit::Bytes, Some(b)) => format_bytes(b),
         (Unit::BitsPerSecond, Some(bps)) => format_rate(bps),
+        (Unit::Durations, None) if v.is_array() => {
+            v.as_array().unwrap().iter().map(|x| x.as_u64().map_or_else(|| x.to_string(), format_ps)).collect::<Vec<_>>().join(",")
+        }
         _ => match v {
             Value::String(s) => s.clone(),
             Value::Array(a) => a.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(","),
@@ -448,6 +457,9 @@ pub fn allowed_text(f: &Field) -> String {
         Range::Whole { min, .. } if f.unit == Unit::Weights => {
             format!("whole numbers of at least {min}, one per class, e.g. 3,1")
         }
+        Range::Whole { min, max } if f.unit == Unit::Durations => {
+            format!("durations of {} to {} each, e.g. 20us,70us", format_ps(min), format_ps(max))
+        }
         Range::Whole { min, max } => {
             let above_zero = min == 1 && f.unit == Unit::Picoseconds;
             match (max == NO_MAX || (max == U32 && f.unit == Unit::Count), above_zero) {
@@ -476,7 +488,7 @@ pub(crate) fn check_fields(spec: &Value) -> Result<(), ScenarioError> {
         let refuse = || ScenarioError::new(f.name, format_value(f.unit, v), allowed_text(f));
         let ok = match (v, f.range) {
             (Value::Null, _) => f.optional,
-            (Value::Array(a), Range::Whole { min, max }) if f.unit == Unit::Weights => {
+            (Value::Array(a), Range::Whole { min, max }) if matches!(f.unit, Unit::Weights | Unit::Durations) => {
                 !a.is_empty() && a.iter().all(|x| x.as_u64().is_some_and(|n| (min..=max).contains(&n)))
             }
             (_, Range::Whole { min, max }) => v.as_u64().is_some_and(|n| (min..=max).contains(&n)),

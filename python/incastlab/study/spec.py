@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 TOP_KEYS = ("title", "seeds", "base", "grid", "series", "plot")
 MAX_SEEDS = 100_000
 # Fields whose values are words or switches: no x axis to plot against.
-WORD_UNITS = ("choice", "flag", "weights")
+WORD_UNITS = ("choice", "flag", "weights", "durations")
 
 
 @dataclass(frozen=True)

@@ -146,14 +146,26 @@ pub struct SyncReads {
     handshake: bool,
     /// Bytes requested from each server and not yet written to its socket.
     pending_request: Vec<u64>,
-    /// A server thinks up to this long before it answers (ps; 0: it answers at once).
-    think: u64,
+    /// How long a server thinks before it answers.
+    think: Think,
     /// Blocks each client reads before the run ends (`None`: the run has a duration).
     blocks: Option<u64>,
     /// Clients that have read all their blocks.
     clients_done: usize,
     /// Scratch for the schedule's steps.
     steps: Vec<Step>,
+}
+
+/// How long a server thinks between a request's arrival and its answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Think {
+    /// It answers at once (FAST'08 §4.1: no think time).
+    Immediate,
+    /// Uniform in [0, this) ps (`response_jitter_ps`).
+    Uniform(u64),
+    /// One of these ps, each equally likely: a measured distribution (`think_times_ps`, e.g.
+    /// the testbed's servers' start spread, which validate reads from its capture).
+    Drawn(Vec<u64>),
 }
 
 /// Timer kinds.
@@ -170,7 +182,7 @@ pub struct SyncReadConfig {
     pub scheme: Mitigation,
     pub ictcp: Option<Ictcp>,
     pub handshake: bool,
-    pub think: u64,
+    pub think: Think,
     pub blocks: Option<u64>,
 }
 
@@ -302,12 +314,12 @@ impl SyncReads {
     /// time.
     pub(crate) fn on_request(&mut self, cx: &mut Ctx, f: FlowId, bytes: u64, out: &mut Actions) {
         self.pending_request[f as usize] += bytes;
-        if self.think > 0 {
-            let think = cx.rng.random_range(0..self.think);
-            out.push(Action::Timer { at: cx.now + Time(think), kind: RESPOND, arg: f });
-        } else {
-            self.respond(f, out);
-        }
+        let think = match &self.think {
+            Think::Immediate => return self.respond(f, out),
+            Think::Uniform(up_to) => cx.rng.random_range(0..*up_to),
+            Think::Drawn(times) => times[cx.rng.random_range(0..times.len())],
+        };
+        out.push(Action::Timer { at: cx.now + Time(think), kind: RESPOND, arg: f });
     }
 
     /// A test's request of `bytes` from flow `f`'s server, not yet answered.

@@ -36,7 +36,7 @@ use crate::app::bulk::{Bulk, BulkFlow, Pace};
 use crate::app::erlang_dist::ErlangDist;
 use crate::app::flows::{FlowSet, OneShot};
 use crate::app::riak::{ReplySizes, Riak};
-use crate::app::sync_read::{SyncReadConfig, SyncReads};
+use crate::app::sync_read::{SyncReadConfig, SyncReads, Think};
 use crate::app::udp::UdpBackground;
 use crate::app::{Action, Actions, App, Apps};
 use crate::ctx::Ctx;
@@ -245,7 +245,11 @@ impl World {
             scheme: sc.mitigation.clone(),
             ictcp,
             handshake: s.handshake,
-            think: s.response_jitter_ps,
+            think: match &s.think_times_ps {
+                Some(times) => Think::Drawn(times.clone()),
+                None if s.response_jitter_ps > 0 => Think::Uniform(s.response_jitter_ps),
+                None => Think::Immediate,
+            },
             blocks: match sc.stop {
                 StopAt::Blocks(b) => Some(b),
                 StopAt::Time(_) => None,

@@ -421,6 +421,30 @@ fn a_lone_segment_is_acknowledged_when_the_delayed_ack_timer_expires() {
 }
 
 #[test]
+fn a_server_answers_after_one_of_the_measured_think_times() {
+    // one server, one segment per block, nothing lost: each block takes what it takes
+    // without a think time (125.024 us, then 125.344 us) plus the think time drawn, one of
+    // the measured values
+    let spec = |think: Option<Vec<u64>>| ScenarioSpec {
+        servers: 1,
+        sru_bytes: Some(1460),
+        blocks: Some(40),
+        think_times_ps: think,
+        ..ScenarioSpec::default()
+    };
+    let block_times = |think| {
+        let mut h = Harness::new(spec(think));
+        h.run();
+        h.w.apps.sync_reads().unwrap().clients[0].block_times.clone()
+    };
+    let base = block_times(None);
+    let times = block_times(Some(vec![us(50.0).0, us(300.0).0]));
+    let waited: std::collections::BTreeSet<u64> = times.iter().zip(&base).map(|(&t, &b)| t - b).collect();
+    // both values drawn in 40 blocks (each misses all 40 with probability 2^-40), nothing else
+    assert_eq!(waited, [us(50.0).0, us(300.0).0].into_iter().collect());
+}
+
+#[test]
 fn a_dropped_request_is_sent_again_with_the_ack_window_and_ts_echo_of_then() {
     // flow 0's client sends a request carrying ACK 1, TS echo 0; an RTOmin later (the drop
     // path's NicEnter) it has received 3000 B stamped at 150 us: the resent request carries
