@@ -307,6 +307,10 @@ def test_the_testbed_rows_put_the_rate_on_a_shaper_in_front_of_fast_links():
     assert (scn.rate, scn.shaper_rate, scn.buffer) == (4_000_000_000, 100_000_000, 8192)
     assert presets.scenario_fields(presets.testbed(rate_bps=10**8, buffer_bytes=8192, burst_bytes=6056,
                                                    timestamps=False))["header"] == 54
+    # the servers' start is a row either way; it sets no field (the think times are per point)
+    for measured, modelled in ((False, "no: --measured-think-times measures it"), (True, "yes: measured per point")):
+        start = presets.testbed(rate_bps=10**8, buffer_bytes=8192, burst_bytes=6056, measured_think_times=measured)[-1]
+        assert (start.what, start.modelled, start.fields) == ("when the servers answer a block's requests", modelled, {})
 
 
 def _cubic_params(tmp_path, **params):

@@ -248,6 +248,32 @@ def test_validate_traces_both_sides_segmented_alike(tmp_path):
         assert " tcp_rcv_space_adjust: " in lines
 
 
+def test_validate_runs_the_simulator_again_with_the_think_times_it_measured(tmp_path):
+    # --measured-think-times without --trace: the point is captured to a temporary directory,
+    # its servers' think times read from it (testbed.start_spread) and given to a second run
+    # of the simulator; nothing of the capture is left behind
+    import glob
+    import tempfile
+    from incastlab.schema import BY_PUBLIC
+    before = set(glob.glob(os.path.join(tempfile.gettempdir(), "incastlab-think-*")))
+    out = subprocess.run(CLI + ["validate", "--prefix", PREFIX, "--servers", "2", "--blocks", "4", "--json",
+                                "--cc", "reno", "--rate", "100Mbps", "--buffer", "8KiB", "--measured-think-times"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    row = json.loads(out.stdout.splitlines()[0])
+    assert row["start_spread"]["flow_blocks"] == 2 * 4  # two servers, four blocks, the stats exchange left out
+    think = BY_PUBLIC["think_times"].to_native(row["think_times"])
+    assert len(think) == 8 and think == sorted(think)
+    # the servers of a namespace testbed take some microseconds to answer, and less than the
+    # 200 ms an RTO would be
+    assert 0 < think[-1] < 200 * 10**9, row["think_times"]
+    sim = row["simulator_think"]
+    assert sim["blocks"] == 4 and row["goodput_mbps_sim_think"] == sim["goodput_mbps"]
+    assert row["goodput_ratio_think"] == pytest.approx(row["goodput_mbps_testbed"] / sim["goodput_mbps"])
+    assert set(glob.glob(os.path.join(tempfile.gettempdir(), "incastlab-think-*"))) == before
+    assert netns_of_ours() == []
+
+
 def test_the_capture_counts_every_switch_drop(tmp_path):
     # the trace's drops are tbf's drop counter, one for one, and every send reached the switch.
     # It failed in about 1 run of 3 until the captures ran on past the point's end: dumpcap's

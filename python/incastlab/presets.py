@@ -423,9 +423,11 @@ def delayed_ack(c: Kernel, jiffy: float | None, quickack: bool, delack_max_s: fl
     return Item("delayed ACK", text, f"delayed_ack={value:g}", "yes", {"delayed_ack": value})
 
 
-def testbed(*, rate_bps: int, buffer_bytes: int, burst_bytes: int, timestamps: bool = True) -> list[Item]:
+def testbed(*, rate_bps: int, buffer_bytes: int, burst_bytes: int, timestamps: bool = True,
+            measured_think_times: bool = False) -> list[Item]:
     """The rows of the namespace testbed's setting (docs/testbed.md): its links and its
-    bottleneck, a ``tbf`` shaper, and the bytes tbf counts per packet."""
+    bottleneck, a ``tbf`` shaper, the bytes tbf counts per packet, and when its servers
+    start answering (measured per point with validate's ``--measured-think-times``)."""
     shaper = Item("the bottleneck: tbf on the client's bridge port",
                   f"tbf rate {units.format_rate(rate_bps)} burst {burst_bytes} limit {buffer_bytes}: a token bucket "
                   "releasing a packet when it holds the packet's bytes, in front of a byte FIFO",
@@ -440,7 +442,13 @@ def testbed(*, rate_bps: int, buffer_bytes: int, burst_bytes: int, timestamps: b
     frame = Item("bytes a packet costs at the bottleneck",
                  f"tbf counts skb->len: {ETHERNET_HEADER} (Ethernet) + {ip_tcp} (IP, TCP"
                  f"{', timestamps' if timestamps else ''}) + payload", f"header={header}", "yes", {"header": header})
-    return [shaper, links, frame]
+    start = Item("when the servers answer a block's requests",
+                 "tens of us apart: the client writes its requests one after another and each server's thread "
+                 "wakes when the shared cores let it (more apart under load)",
+                 "think_times, read from each point's capture (testbed.start_spread)" if measured_think_times
+                 else "at once (think time 0)",
+                 "yes: measured per point" if measured_think_times else "no: --measured-think-times measures it", {})
+    return [shaper, links, frame, start]
 
 
 def scenario_fields(items: list[Item]) -> dict[str, Any]:

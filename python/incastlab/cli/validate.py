@@ -6,11 +6,17 @@ delayed ACK, RTOmin, jiffies), each with the simulator's field and whether it is
 and the testbed's setting (its tbf bottleneck as the simulator's shaper, its links' speed,
 the bytes tbf counts per frame); --preset-table prints it (docs/testbed.md, "Simulator vs
 testbed"). --trace DIR captures every testbed point and writes both sides' per-event traces
-for python -m incastlab.peers.tracediff (docs/testbed.md, "Capture and trace")."""
+for python -m incastlab.peers.tracediff (docs/testbed.md, "Capture and trace").
+--measured-think-times runs the simulator a second time per point with the servers' think times
+measured from that point's capture (``testbed.start_spread``): the testbed's servers start
+tens of microseconds apart, the simulator's at once (docs/testbed.md, "The servers' start
+spread, measured per run")."""
 
 from __future__ import annotations
 
 import json
+import tempfile
+from pathlib import Path
 
 from . import argtypes
 from .scenario_args import flag_names
@@ -34,7 +40,8 @@ def _preset(args, kernel=None, client=None) -> list:
     items = linux(cc=args.cc, quickack=args.quickack, rto_min_s=rto_min_set, rto_min_via=args.rto_min_via,
                   delack_max_s=delack_max, rwnd_clamp=args.rwnd_clamp, kernel=kernel, client=client)
     stamps = next(it.fields["timestamps"] for it in items if "timestamps" in it.fields)
-    return items + testbed(rate_bps=args.rate, buffer_bytes=args.buffer, burst_bytes=args.burst, timestamps=stamps)
+    return items + testbed(rate_bps=args.rate, buffer_bytes=args.buffer, burst_bytes=args.burst, timestamps=stamps,
+                           measured_think_times=args.measured_think_times)
 
 
 def _scenarios(args, preset) -> dict:
@@ -43,6 +50,27 @@ def _scenarios(args, preset) -> dict:
         return {n: linux_scenario(preset, servers=n, sru=args.sru, block=args.block, buffer=args.buffer,
                                   rate=args.rate, rtt_s=args.rtt / PS_PER_S, blocks=args.blocks)
                 for n in args.servers}
+
+
+def _with_measured_think_times(scn, trace: str, blocks: int, sim_trace: str | None) -> dict:
+    """The point's start spread read from the testbed's trace, and the simulator's result
+    with the servers' think times drawn from it (``testbed.start_spread``)."""
+    from ..recording import Recording
+    from ..scenario import Scenario
+    from ..sim import simulate
+    from ..testbed import start_spread
+    from ..units import exact_duration
+    starts = start_spread.block_starts(trace, blocks)
+    think = start_spread.think_quantiles(start_spread.think_times_ps(starts))
+    out = {"start_spread": start_spread.summary(starts), "think_times": None, "simulator_think": None,
+           "goodput_mbps_sim_think": None, "timeouts_sim_think": None, "goodput_ratio_think": None}
+    if not think:  # no block started in the capture: nothing measured to run with
+        return out
+    out["think_times"] = ",".join(exact_duration(ps) for ps in think)
+    rec = Recording(events=sim_trace) if sim_trace else None
+    sim = simulate(Scenario(**{**scn.model_dump(), "think_times": out["think_times"]}), recording=rec).to_dict()
+    out.update(simulator_think=sim, goodput_mbps_sim_think=sim["goodput_mbps"], timeouts_sim_think=sim["timeouts"])
+    return out
 
 
 def cmd_validate(args) -> int:
@@ -77,6 +105,10 @@ def cmd_validate(args) -> int:
                     delack_max_s=None if args.delack_max is None else args.delack_max / PS_PER_S,
                     congestion=args.cc, rwnd_clamp_bytes=args.rwnd_clamp)
     rows = []
+    think_tmp = None
+    if args.measured_think_times and trace_dir is None:  # the think times are read from a capture: a temporary one
+        think_tmp = tempfile.TemporaryDirectory(prefix="incastlab-think-")
+    capture_dir = trace_dir or (Path(think_tmp.name) if think_tmp else None)
     try:
         topo.up()
         # the kernel as the testbed's sockets see it: a server's namespace and the client's
@@ -84,7 +116,8 @@ def cmd_validate(args) -> int:
         preset = _preset(args, Kernel.of_netns(names.server_ns(1), CLIENT_ADDR),
                          Kernel.of_netns(names.client_ns, server_addr(1)))
         sims = {}
-        for n, scn in _scenarios(args, preset).items():
+        scenarios = _scenarios(args, preset)
+        for n, scn in scenarios.items():
             rec = Recording(events=str(trace_dir / f"sim-n{n}.csv")) if trace_dir else None
             sims[n] = simulate(scn, recording=rec).to_dict()
         if not args.json:
@@ -92,7 +125,7 @@ def cmd_validate(args) -> int:
             print(render(preset))
             print()
         for n in args.servers:
-            capture = str(trace_dir / f"testbed-n{n}") if trace_dir else None
+            capture = str(capture_dir / f"testbed-n{n}") if capture_dir else None
             tb = run_point(topo, n, work, capture=capture)
             sim = sims[n]
             row = {
@@ -106,14 +139,22 @@ def cmd_validate(args) -> int:
                 "preset": [{"item": it.what, "kernel": it.kernel, "simulator": it.simulator, "modelled": it.modelled}
                            for it in preset],
             }
+            if args.measured_think_times:
+                think_trace = str(trace_dir / f"sim-think-n{n}.csv") if trace_dir else None
+                row.update(_with_measured_think_times(scenarios[n], tb["trace"], args.blocks, think_trace))
+                row["goodput_ratio_think"] = _ratio(tb["goodput_mbps"], row["goodput_mbps_sim_think"])
             if trace_dir:
                 row["traces"] = {"simulator": str(trace_dir / f"sim-n{n}.csv"), "testbed": tb["trace"]}
+                if args.measured_think_times:
+                    row["traces"]["simulator_think"] = think_trace
             rows.append(row)
             if args.json:
                 print(json.dumps(row), flush=True)
     finally:
         topo.down()
         lock.close()
+        if think_tmp is not None:
+            think_tmp.cleanup()
     if not args.json:
         from ..table import render
         head = ["servers", "sim Mbps", "testbed Mbps", "ratio", "sim TO", "tb TO", "sim drops", "tb drops",
@@ -123,6 +164,16 @@ def cmd_validate(args) -> int:
                  str(r["timeouts_sim"]), str(r["timeouts_testbed"]), str(r["drops_sim"]), str(r["drops_testbed"]),
                  f"{r['block_time_max_s_sim'] * 1e3:.1f}", f"{r['block_time_max_s_testbed'] * 1e3:.1f}"]
                 for r in rows]
+        if args.measured_think_times:  # each beside its plain-simulator column, the spread last
+            fmt = lambda v, spec: "-" if v is None else format(v, spec)
+            head[5:5] = ["sim+think TO"]
+            head[4:4] = ["sim+think Mbps", "think ratio"]
+            head.append("start spread p50/p90 us")
+            for r, b in zip(rows, body):
+                sp = r["start_spread"]
+                b[5:5] = [fmt(r["timeouts_sim_think"], "d")]
+                b[4:4] = [fmt(r["goodput_mbps_sim_think"], ".0f"), fmt(r["goodput_ratio_think"], ".2f")]
+                b.append(f"{fmt(sp['start_offset_us_p50'], '.0f')}/{fmt(sp['start_offset_us_p90'], '.0f')}")
         print(render(head, body))
         if trace_dir:
             n = args.servers[0]
@@ -132,8 +183,11 @@ def cmd_validate(args) -> int:
     if plot:
         import pandas as pd
         frame = lambda key: pd.DataFrame({"servers": [r["servers"] for r in rows], "goodput_mbps": [r[key] for r in rows]})
-        goodput_vs_servers({"simulator (linux preset)": frame("goodput_mbps_sim"),
-                            "testbed (Linux TCP in namespaces)": frame("goodput_mbps_testbed")},
+        curves = {"simulator (linux preset)": frame("goodput_mbps_sim"),
+                  "testbed (Linux TCP in namespaces)": frame("goodput_mbps_testbed")}
+        if args.measured_think_times:
+            curves["simulator with the testbed's measured think times"] = frame("goodput_mbps_sim_think")
+        goodput_vs_servers(curves,
                            plot, title=f"simulator vs testbed, {format_rate(args.rate)}, buffer {format_size(args.buffer)}, RTOmin {rto_min_s * 1e3:g} ms",
                            link_rate_bps=args.rate)
     return 0
@@ -179,6 +233,9 @@ def register(subparsers) -> None:
     p.add_argument("--trace", default=None, metavar="DIR",
                    help="capture every testbed point packet by packet and write both sides' per-event traces to "
                         "DIR (testbed-nN.csv, sim-nN.csv; python -m incastlab.peers.tracediff compares them)")
+    p.add_argument("--measured-think-times", action="store_true",
+                   help="also run the simulator with each point's servers' think times measured from the testbed's "
+                        "capture (their start spread; captured to a temporary directory unless --trace is given)")
     size = p.add_mutually_exclusive_group()
     size.add_argument("--sru", type=argtypes.size("--sru"), default=256 * 1024, help="default 256KiB")
     size.add_argument("--block", type=argtypes.size("--block"), default=None, help="fixed-block mode")
