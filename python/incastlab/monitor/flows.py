@@ -48,7 +48,8 @@ class FlowPoller:
         self.watch = watch
         self.interval_ns = interval_ns
         self.clock = clock
-        self._retrans: dict[int, int] = {}
+        # per socket, tcpi_total_retrans at the last reading it was in (senders.Baselines)
+        self._retrans: senders.Baselines[int] = senders.Baselines()
         self._readings: list[Reading] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -80,14 +81,12 @@ class FlowPoller:
         t = self.clock()
         deliveries = self.watch.counter.update(sockets)
         retrans = 0
-        now: dict[int, int] = {}
-        for s in sockets:
+        latest = senders._latest(sockets)
+        for s in latest:
             before = self._retrans.get(s.cookie, s.total_retrans if not s.closed else 0)
             if self.watch.counter.crosses_iface(s.remote_ip):
                 retrans += max(0, s.total_retrans - before)
-            if not s.closed:
-                now[s.cookie] = s.total_retrans
-        self._retrans = now
+        self._retrans.replace(latest, lambda s: s.total_retrans)
         r = Reading(t, deliveries, retrans)
         with self._lock:
             self._readings.append(r)

@@ -25,6 +25,16 @@ The counting rule (:class:`SenderCounter`, pure, tested on recorded input):
   sent more payload bytes in the second, i.e. the one sending data towards the receiver
   (the server of a read, not the client with its 8-byte request). It is one sender, not two.
 
+Each socket's counts are taken against what it had at the last reading it was seen in
+(:class:`Baselines`). A socket leaves the dump before its destroy message is read: the kernel
+unhashes it when it closes (a TIME_WAIT mini-socket takes its place), frees it when the last
+reference goes, then a workqueue builds the destroy message (2-256 us after the close,
+measured on loopback) and the collecting thread has to wake up and read it (longer on a
+loaded host); a connection reset while its application still holds it is freed only at the
+application's close(). A reading in between sees the socket in neither list; its baseline is
+kept (``VANISHED_TTL_S``) for the destroy message, so its final counts are not taken from
+zero, which counted the bytes it had received twice (a read's 185 blocks as 364, in CI).
+
 Read in the monitor's own network namespace (``--netns`` re-runs the monitor inside the
 interface's namespace).
 """
@@ -32,13 +42,21 @@ interface's namespace).
 from __future__ import annotations
 
 import socket
+import time
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Callable, Generic, Iterable, TypeVar
 
 from . import native
 
 # How many of the second's largest senders the record names.
 TOP_SENDERS = 5
+
+# How long the counts of a socket that left the dump are kept for its destroy message
+# (module docstring); a message that never comes (dropped: an overrun, or not collected at
+# all) leaves nothing behind after this.
+VANISHED_TTL_S = 60.0
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -77,6 +95,40 @@ def _endpoint(ip: str, port: int) -> str:
     return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
 
 
+class Baselines(Generic[T]):
+    """Per socket (cookie), a count as of the last reading the socket was in.
+
+    A socket live at one reading and in neither the dump nor the destroy messages of the
+    next has been unhashed but its destroy message has not come in yet (module docstring):
+    its count is kept, for ``ttl_s``, as the baseline of its final counts.
+    """
+
+    def __init__(self, ttl_s: float = VANISHED_TTL_S, clock: Callable[[], float] = time.monotonic):
+        self.ttl_s = ttl_s
+        self.clock = clock
+        self.live: dict[int, T] = {}  # cookie -> count, the sockets live at the last reading
+        self.vanished: dict[int, tuple[T, float]] = {}  # cookie -> (count, when it left the dump)
+
+    def get(self, cookie: int, default: T) -> T:
+        if cookie in self.live:
+            return self.live[cookie]
+        if cookie in self.vanished:
+            return self.vanished[cookie][0]
+        return default
+
+    def replace(self, sockets: list[TcpSocket], count: Callable[[TcpSocket], T]) -> None:
+        """The reading's sockets (one entry each, as :func:`_latest` gives) become the baselines."""
+        t = self.clock()
+        seen = {s.cookie for s in sockets}
+        for cookie, c in self.live.items():
+            if cookie not in seen:
+                self.vanished[cookie] = (c, t)
+        for cookie in seen:
+            self.vanished.pop(cookie, None)  # reported closed (final), or live again
+        self.vanished = {k: v for k, v in self.vanished.items() if t - v[1] < self.ttl_s}
+        self.live = {s.cookie: count(s) for s in sockets if not s.closed}
+
+
 class SenderCounter:
     """Turns one reading of the host's TCP sockets per second into that second's senders.
 
@@ -84,23 +136,27 @@ class SenderCounter:
     the monitored interface.
     """
 
-    def __init__(self, crosses_iface: Callable[[str], bool]):
+    def __init__(self, crosses_iface: Callable[[str], bool], clock: Callable[[], float] = time.monotonic):
         self.crosses_iface = crosses_iface
-        # cookie -> (bytes_received, data_segs_in) at the last reading, live sockets only
-        self.last: dict[int, tuple[int, int]] = {}
+        # cookie -> (bytes_received, data_segs_in) at the last reading the socket was in
+        self.baselines: Baselines[tuple[int, int]] = Baselines(clock=clock)
+
+    @property
+    def last(self) -> dict[int, tuple[int, int]]:
+        """The live sockets' counts at the last reading."""
+        return self.baselines.live
 
     def prime(self, sockets: Iterable[TcpSocket]) -> None:
         """The baseline: what connections open at the start had received before."""
-        self.last = {s.cookie: (s.bytes_received, s.data_segs_in) for s in _latest(sockets) if not s.closed}
+        self.baselines.replace(_latest(sockets), _counts)
 
     def update(self, sockets: Iterable[TcpSocket]) -> list[Delivery]:
         """The second's senders, one per connection, largest first."""
         per_connection: dict[tuple[str, str], Delivery] = {}
-        now: dict[int, tuple[int, int]] = {}
-        for s in _latest(sockets):
-            before_bytes, before_segs = self.last.get(s.cookie, (0, 0))  # unseen: opened this second
-            if not s.closed:
-                now[s.cookie] = (s.bytes_received, s.data_segs_in)
+        latest = _latest(sockets)
+        for s in latest:
+            # unseen: opened since the last reading
+            before_bytes, before_segs = self.baselines.get(s.cookie, (0, 0))
             # data_segs_in is a u32 that may wrap: any change means payload arrived
             if s.data_segs_in == before_segs or not self.crosses_iface(s.remote_ip):
                 continue
@@ -110,8 +166,12 @@ class SenderCounter:
             key = tuple(sorted((s.local, s.remote)))
             if key not in per_connection or d.bytes > per_connection[key].bytes:
                 per_connection[key] = d
-        self.last = now
+        self.baselines.replace(latest, _counts)
         return sorted(per_connection.values(), key=lambda d: (-d.bytes, d.sender))
+
+
+def _counts(s: TcpSocket) -> tuple[int, int]:
+    return s.bytes_received, s.data_segs_in
 
 
 def _latest(sockets: Iterable[TcpSocket]) -> list[TcpSocket]:
