@@ -36,7 +36,7 @@ _METAVAR = {"count": "N", "bytes": "SIZE", "bits_per_second": "RATE", "picosecon
             "durations": "TIME,TIME,..."}
 UNIT_WORDS = {"count": "count", "bytes": "bytes", "bits_per_second": "bit/s", "picoseconds": "seconds",
                "fraction": "fraction", "per_second": "/s", "flag": "on/off", "choice": "word", "weights": "list",
-              "durations": "list of seconds"}
+               "durations": "list of seconds"}
 # Units whose values are plain real numbers (no unit suffix to parse).
 REAL_UNITS = ("fraction", "per_second")
 
@@ -101,7 +101,8 @@ class FieldSpec:
 
     def to_native(self, public: Any) -> Any:
         """A public value in the core's units: seconds become whole picoseconds (exact for
-        any duration people write, up to ~2250 s to the picosecond), weights a list."""
+        any duration people write, up to ~2250 s to the picosecond), weights and durations a
+        list."""
         if public is None or self.unit not in ("picoseconds", "weights", "durations"):
             return public
         if self.unit == "weights":
