@@ -256,6 +256,7 @@ INEXPRESSIBLE: dict[str, str] = {
     "prr_extra_if_advanced": "Linux's condition on PRR's extra segment (the script runs no PRR)",
     "prr_counts_fast_retransmit": "Linux's fast retransmit within PRR's allowance (the script runs no PRR)",
     "grow_on_recovery_exit": "Linux's growth on the ACK that ends recovery (TcpClassicRecovery sets cwnd = ssthresh)",
+    "think_times": "measured think times drawn from a list (the script's --jitterUs is uniform: jitter)",
     "ack_short_segments": "Linux's immediate ACK of a short segment (its TcpSocketBase delays it as any other)",
     "rcv_window_growth": "Linux's quick ACK per receive-window step (ns-3.44's TcpSocketBase has a fixed window and ACKs pairs)",
     "rcv_autotuning": "Linux's receive-buffer autotuning (ns-3.44's TcpSocketBase has a fixed window)",
