@@ -20,7 +20,7 @@ import math
 import numbers
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from . import units
 from .errors import UsageError
@@ -255,51 +255,46 @@ def _parse_fraction(f: FieldSpec, raw: Any) -> float:
     return float(v)
 
 
-def _parse_weights(f: FieldSpec, raw: Any) -> str:
-    """``"3,1"``, ``"3:1"`` or a list of whole numbers as the text ``"3,1"``."""
+def _parse_list(f: FieldSpec, raw: Any, split: Callable[[str], list[str]], parse_one: Callable[[Any], int],
+                text: Callable[[int], str]) -> str:
+    """A list field's value, typed as text (``split`` into items) or given as a list, as the
+    exact text of its items (``text``), each parsed by ``parse_one`` and in the field's
+    range; anything else, or no item, is refused naming the field."""
     if isinstance(raw, str):
-        parts = [p.strip() for p in raw.replace(":", ",").split(",")]
+        parts = split(raw)
     elif isinstance(raw, (list, tuple)):
         parts = list(raw)
     else:
         raise UsageError(f.public, raw, f.allowed())
-    weights = []
+    values = []
     for p in parts:
         try:
-            w = _parse_whole(f, p)
+            v = parse_one(p)
         except UsageError:
             raise UsageError(f.public, raw, f.allowed()) from None
-        if not (f.min <= w <= f.max):
+        if not (f.min <= v <= f.max):
             raise UsageError(f.public, raw, f.allowed())
-        weights.append(w)
-    if not weights:
+        values.append(v)
+    if not values:
         raise UsageError(f.public, raw, f.allowed())
-    return ",".join(str(w) for w in weights)
+    return ",".join(text(v) for v in values)
+
+
+def _parse_weights(f: FieldSpec, raw: Any) -> str:
+    """``"3,1"``, ``"3:1"`` or a list of whole numbers as the text ``"3,1"``."""
+    return _parse_list(f, raw, lambda t: [p.strip() for p in t.replace(":", ",").split(",")],
+                       lambda p: _parse_whole(f, p), str)
 
 
 def _parse_durations(f: FieldSpec, raw: Any) -> str:
     """``"20us,70us"`` or a list of durations (text, or numbers of seconds) as the exact
     text ``"20us,70us"``."""
-    if isinstance(raw, str):
-        parts = [p.strip() for p in raw.split(",")]
-    elif isinstance(raw, (list, tuple)):
-        parts = list(raw)
-    else:
-        raise UsageError(f.public, raw, f.allowed())
-    times = []
-    for p in parts:
+    def one(p: Any) -> int:
         if isinstance(p, bool) or not isinstance(p, (str, numbers.Real)):
-            raise UsageError(f.public, raw, f.allowed())
-        try:
-            ps = units.parse_duration_ps(p, f.public, allow_zero=True)
-        except UsageError:
-            raise UsageError(f.public, raw, f.allowed()) from None
-        if not (f.min <= ps <= f.max):
-            raise UsageError(f.public, raw, f.allowed())
-        times.append(ps)
-    if not times:
-        raise UsageError(f.public, raw, f.allowed())
-    return ",".join(units.exact_duration(ps) for ps in times)
+            raise UsageError(f.public, p, f.allowed())
+        return units.parse_duration_ps(p, f.public, allow_zero=True)
+
+    return _parse_list(f, raw, lambda t: [p.strip() for p in t.split(",")], one, units.exact_duration)
 
 
 def _parse_flag(f: FieldSpec, raw: Any) -> bool:
