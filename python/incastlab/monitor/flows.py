@@ -81,7 +81,7 @@ class FlowPoller:
         t = self.clock()
         deliveries = self.watch.counter.update(sockets)
         retrans = 0
-        latest = senders._latest(sockets)
+        latest = senders.one_per_socket(sockets)
         for s in latest:
             before = self._retrans.get(s.cookie, s.total_retrans if not s.closed else 0)
             if self.watch.counter.crosses_iface(s.remote_ip):

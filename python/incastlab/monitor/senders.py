@@ -117,7 +117,7 @@ class Baselines(Generic[T]):
         return default
 
     def replace(self, sockets: list[TcpSocket], count: Callable[[TcpSocket], T]) -> None:
-        """The reading's sockets (one entry each, as :func:`_latest` gives) become the baselines."""
+        """The reading's sockets (one entry each, as :func:`one_per_socket` gives) become the baselines."""
         t = self.clock()
         seen = {s.cookie for s in sockets}
         for cookie, c in self.live.items():
@@ -148,12 +148,12 @@ class SenderCounter:
 
     def prime(self, sockets: Iterable[TcpSocket]) -> None:
         """The baseline: what connections open at the start had received before."""
-        self.baselines.replace(_latest(sockets), _counts)
+        self.baselines.replace(one_per_socket(sockets), _counts)
 
     def update(self, sockets: Iterable[TcpSocket]) -> list[Delivery]:
         """The second's senders, one per connection, largest first."""
         per_connection: dict[tuple[str, str], Delivery] = {}
-        latest = _latest(sockets)
+        latest = one_per_socket(sockets)
         for s in latest:
             # unseen: opened since the last reading
             before_bytes, before_segs = self.baselines.get(s.cookie, (0, 0))
@@ -174,7 +174,7 @@ def _counts(s: TcpSocket) -> tuple[int, int]:
     return s.bytes_received, s.data_segs_in
 
 
-def _latest(sockets: Iterable[TcpSocket]) -> list[TcpSocket]:
+def one_per_socket(sockets: Iterable[TcpSocket]) -> list[TcpSocket]:
     """One entry per socket: a socket dumped live and then freed before the reading ended
     appears twice; its counts only grow, so the later (larger) entry wins."""
     by_cookie: dict[int, TcpSocket] = {}
