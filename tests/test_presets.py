@@ -309,8 +309,18 @@ def test_the_testbed_rows_put_the_rate_on_a_shaper_in_front_of_fast_links():
                                                    timestamps=False))["header"] == 54
     # the servers' start is a row either way; it sets no field (the think times are per point)
     for measured, modelled in ((False, "no: --measured-think-times measures it"), (True, "yes: measured per point")):
-        start = presets.testbed(rate_bps=10**8, buffer_bytes=8192, burst_bytes=6056, measured_think_times=measured)[-1]
+        start = presets.testbed(rate_bps=10**8, buffer_bytes=8192, burst_bytes=6056, measured_think_times=measured)[-3]
         assert (start.what, start.modelled, start.fields) == ("when the servers answer a block's requests", modelled, {})
+    # so is the round trip: validate's --rtt as given, or measured per point (--rtt measured)
+    given = presets.testbed(rate_bps=10**8, buffer_bytes=8192, burst_bytes=6056, rtt_s=7e-6)[-2]
+    assert (given.simulator, given.modelled, given.fields) == ("rtt=7us", "no: --rtt measured measures it", {})
+    measured = presets.testbed(rate_bps=10**8, buffer_bytes=8192, burst_bytes=6056, rtt_s=None)[-2]
+    assert measured.modelled.startswith("yes: measured per point") and "testbed.round_trip" in measured.simulator
+    # and what the idle CPUs do: polling leaves the simulator nothing to model, halting does
+    for mode, modelled in (("poll", "yes: nothing to model (--cpu-idle poll)"),
+                           ("system", "no: 35-80 us on about half of the hops, not modelled (--cpu-idle poll removes it)")):
+        idle = presets.testbed(rate_bps=10**8, buffer_bytes=8192, burst_bytes=6056, cpu_idle=mode)[-1]
+        assert (idle.modelled, idle.fields) == (modelled, {})
 
 
 def _cubic_params(tmp_path, **params):

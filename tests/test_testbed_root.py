@@ -248,16 +248,18 @@ def test_validate_traces_both_sides_segmented_alike(tmp_path):
         assert " tcp_rcv_space_adjust: " in lines
 
 
-def test_validate_runs_the_simulator_again_with_the_think_times_it_measured(tmp_path):
-    # --measured-think-times without --trace: the point is captured to a temporary directory,
-    # its servers' think times read from it (testbed.start_spread) and given to a second run
-    # of the simulator; nothing of the capture is left behind
+def test_validate_runs_the_simulator_with_the_think_times_and_round_trip_it_measured(tmp_path):
+    # --measured-think-times and --rtt measured without --trace: the point is captured to a
+    # temporary directory, its servers' think times (testbed.start_spread) and its round trip
+    # (testbed.round_trip) read from it; the simulator runs with the round trip, and a second
+    # time with the think times too; nothing of the capture is left behind
     import glob
     import tempfile
     from incastlab.schema import BY_PUBLIC
-    before = set(glob.glob(os.path.join(tempfile.gettempdir(), "incastlab-think-*")))
+    before = set(glob.glob(os.path.join(tempfile.gettempdir(), "incastlab-capture-*")))
     out = subprocess.run(CLI + ["validate", "--prefix", PREFIX, "--servers", "2", "--blocks", "4", "--json",
-                                "--cc", "reno", "--rate", "100Mbps", "--buffer", "8KiB", "--measured-think-times"],
+                                "--cc", "reno", "--rate", "100Mbps", "--buffer", "8KiB", "--measured-think-times",
+                                "--rtt", "measured"],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     row = json.loads(out.stdout.splitlines()[0])
@@ -270,7 +272,16 @@ def test_validate_runs_the_simulator_again_with_the_think_times_it_measured(tmp_
     sim = row["simulator_think"]
     assert sim["blocks"] == 4 and row["goodput_mbps_sim_think"] == sim["goodput_mbps"]
     assert row["goodput_ratio_think"] == pytest.approx(row["goodput_mbps_testbed"] / sim["goodput_mbps"])
-    assert set(glob.glob(os.path.join(tempfile.gettempdir(), "incastlab-think-*"))) == before
+    # every one of the 4 x 256 KiB / 1448 B segments per server has its data half; the
+    # namespaces' packets cross in microseconds (docs/testbed.md: 1-10 us, 30-45 us the slow
+    # ones), well under the 100 us --rtt would give, and both runs take what was measured
+    trip = row["round_trip"]
+    assert trip["data_samples"] >= 2 * 4 * (256 * 1024 // 1448) and trip["ack_samples"] > 0
+    assert 0 < trip["data_half_us_p10"] < 100 and 0 < trip["ack_half_us_p10"] < 100, trip
+    assert row["simulator"]["rtt_s"] == sim["rtt_s"] == trip["simulator_rtt_s"] < 100e-6
+    # its idle CPUs polled while it ran (testbed.cpu_idle; validate's default --cpu-idle)
+    assert row["testbed"]["cpu_idle"] == "poll"
+    assert set(glob.glob(os.path.join(tempfile.gettempdir(), "incastlab-capture-*"))) == before
     assert netns_of_ours() == []
 
 

@@ -424,10 +424,12 @@ def delayed_ack(c: Kernel, jiffy: float | None, quickack: bool, delack_max_s: fl
 
 
 def testbed(*, rate_bps: int, buffer_bytes: int, burst_bytes: int, timestamps: bool = True,
-            measured_think_times: bool = False) -> list[Item]:
+            measured_think_times: bool = False, rtt_s: float | None = None, cpu_idle: str = "poll") -> list[Item]:
     """The rows of the namespace testbed's setting (docs/testbed.md): its links and its
-    bottleneck, a ``tbf`` shaper, the bytes tbf counts per packet, and when its servers
-    start answering (measured per point with validate's ``--measured-think-times``)."""
+    bottleneck, a ``tbf`` shaper, the bytes tbf counts per packet, when its servers start
+    answering (measured per point with validate's ``--measured-think-times``) and its round
+    trip (``rtt_s``, the simulator's; None: measured per point, validate's ``--rtt measured``),
+    and what its idle CPUs do (``cpu_idle``, ``testbed.cpu_idle``)."""
     shaper = Item("the bottleneck: tbf on the client's bridge port",
                   f"tbf rate {units.format_rate(rate_bps)} burst {burst_bytes} limit {buffer_bytes}: a token bucket "
                   "releasing a packet when it holds the packet's bytes, in front of a byte FIFO",
@@ -448,7 +450,21 @@ def testbed(*, rate_bps: int, buffer_bytes: int, burst_bytes: int, timestamps: b
                  "think_times, read from each point's capture (testbed.start_spread)" if measured_think_times
                  else "at once (think time 0)",
                  "yes: measured per point" if measured_think_times else "no: --measured-think-times measures it", {})
-    return [shaper, links, frame, start]
+    trip = Item("the round trip: a packet's crossing of veths and the bridge, both ways",
+                "1-10 us most packets at 4 servers and more, 30-45 us the others (the kernel's packet work on the "
+                "shared cores); longer at 1-2 servers",
+                "rtt, read from each point's capture (testbed.round_trip)" if rtt_s is None
+                else f"rtt={units.exact_duration(round(rtt_s * 10**12))}",
+                "yes: measured per point (the fast mode)" if rtt_s is None else "no: --rtt measured measures it", {})
+    idle = Item("idle CPUs while a point runs (packets steered by flow hash to a CPU)",
+                "poll: PM QoS asks for a 0 us wake-up latency, so a packet steered to the other CPU is handled at once"
+                if cpu_idle == "poll" else
+                "the machine's idle policy: a packet steered to a halted vCPU waits for the interrupt that wakes it "
+                "(30 us at the median on the 2-vCPU VM of docs/testbed.md), per flow by its hash",
+                "no host CPU: a hop costs its link's frame time and propagation",
+                "yes: nothing to model (--cpu-idle poll)" if cpu_idle == "poll"
+                else "no: 35-80 us on about half of the hops, not modelled (--cpu-idle poll removes it)", {})
+    return [shaper, links, frame, start, trip, idle]
 
 
 def scenario_fields(items: list[Item]) -> dict[str, Any]:

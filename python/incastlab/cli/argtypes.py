@@ -82,6 +82,18 @@ def duration(flag: str, allow_zero: bool = False, *, bounds: tuple[int, int, str
     return _wrap(parse, flag)
 
 
+def duration_or_word(flag: str, word: str):
+    """A duration in ps, or `word` itself (validate's ``--rtt measured``)."""
+    def parse(text, param):
+        if text.strip() == word:
+            return word
+        try:
+            return units.parse_duration_ps(text, param)
+        except UsageError as e:
+            raise UsageError(param, text, f"{e.allowed}, or {word}") from None
+    return _wrap(parse, flag)
+
+
 def int_list(flag: str, minimum: int = 1, maximum: int | None = None):
     return _wrap(lambda t, p: units.parse_int_list(t, p, minimum=minimum, maximum=maximum), flag)
 

@@ -41,6 +41,10 @@ def _add_network(p: argparse.ArgumentParser) -> None:
     p.add_argument("--burst", type=argtypes.size("--burst", minimum=1514), default=4 * 1514,
                    help="tbf bucket (default 4 frames = 6056 B: enough for tbf's timer to keep 1 Gbps busy, "
                         "small enough not to act as extra buffer)")
+    p.add_argument("--cpu-idle", choices=["poll", "system"], default="poll",
+                   help="what idle CPUs do while a point runs: poll (default; the kernel is asked for a 0 us wake-up "
+                        "latency, so a packet steered to another CPU is handled at once) or system (the machine's own "
+                        "idle policy; on a VM a halted vCPU takes tens of us to wake: docs/testbed.md)")
     p.add_argument("--offload", action="store_true",
                    help="leave TSO/GSO/GRO on (default off: 64 KB super-packets would hit the queue at once)")
     p.add_argument("--ecn-threshold", type=argtypes.positive_int("--ecn-threshold"), default=None, metavar="K",
@@ -58,7 +62,7 @@ def _spec(args, servers: int):
         return TopologySpec(servers=servers, rate_bps=args.rate, buffer_bytes=args.buffer, offload=args.offload,
                             rto_min_s=None if args.rto_min is None else args.rto_min / PS_PER_S,
                             rto_min_via=args.rto_min_via, prefix=args.prefix,
-                            burst_bytes=args.burst)
+                            burst_bytes=args.burst, cpu_idle=args.cpu_idle)
     except ValueError as e:
         raise UsageError("--servers/--prefix", servers, str(e)) from None
 

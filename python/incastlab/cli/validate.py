@@ -10,7 +10,10 @@ for python -m incastlab.peers.tracediff (docs/testbed.md, "Capture and trace").
 --measured-think-times runs the simulator a second time per point with the servers' think times
 measured from that point's capture (``testbed.start_spread``): the testbed's servers start
 tens of microseconds apart, the simulator's at once (docs/testbed.md, "The servers' start
-spread, measured per run")."""
+spread, measured per run").
+--rtt measured gives the simulator each point's round trip as its capture shows it
+(``testbed.round_trip``): the namespaces' packets cross in microseconds, not the 100 us of
+--rtt's default (docs/testbed.md, "The round trip, measured per run")."""
 
 from __future__ import annotations
 
@@ -25,6 +28,10 @@ from ..units import PS_PER_S, format_rate, format_size
 # validate's flags for the Scenario fields whose flag is not the field's own: a refusal
 # names the flag typed (`--rtt 5` is refused as --rtt, not as the field rtt)
 _OWN_FLAGS = {"servers": "--servers", "rwnd": "--rwnd-clamp", "shaper_rate": "--rate", "shaper_burst": "--burst"}
+# --rtt's word for "read each point's round trip from its capture"
+MEASURED = "measured"
+# the round trip the scenarios are checked with before the testbed has measured one
+_RTT_BEFORE_MEASURED_PS = 100 * 10**6
 
 
 def _ratio(a, b):
@@ -41,15 +48,34 @@ def _preset(args, kernel=None, client=None) -> list:
                   delack_max_s=delack_max, rwnd_clamp=args.rwnd_clamp, kernel=kernel, client=client)
     stamps = next(it.fields["timestamps"] for it in items if "timestamps" in it.fields)
     return items + testbed(rate_bps=args.rate, buffer_bytes=args.buffer, burst_bytes=args.burst, timestamps=stamps,
-                           measured_think_times=args.measured_think_times)
+                           measured_think_times=args.measured_think_times,
+                           rtt_s=None if args.rtt == MEASURED else args.rtt / PS_PER_S, cpu_idle=args.cpu_idle)
 
 
 def _scenarios(args, preset) -> dict:
     from ..presets import linux_scenario
+    rtt_ps = _RTT_BEFORE_MEASURED_PS if args.rtt == MEASURED else args.rtt
     with flag_names(_OWN_FLAGS):
         return {n: linux_scenario(preset, servers=n, sru=args.sru, block=args.block, buffer=args.buffer,
-                                  rate=args.rate, rtt_s=args.rtt / PS_PER_S, blocks=args.blocks)
+                                  rate=args.rate, rtt_s=rtt_ps / PS_PER_S, blocks=args.blocks)
                 for n in args.servers}
+
+
+def _with_measured_rtt(scn, trace: str) -> tuple:
+    """The scenario with the round trip read from the point's testbed trace, and what was
+    measured (``testbed.round_trip``); the scenario unchanged when the capture has no
+    sample of a half."""
+    from ..scenario import Scenario
+    from ..testbed import round_trip
+    from ..units import exact_duration
+    native = scn.to_native()
+    h = round_trip.halves(trace)
+    rtt_ps = round_trip.simulator_rtt_ps(h, link_rate_bps=native["rate_bps"],
+                                         data_frame_bytes=native["mss_bytes"] + native["header_bytes"],
+                                         ack_frame_bytes=native["header_bytes"])
+    if rtt_ps is None:
+        return scn, round_trip.summary(h, None)
+    return Scenario(**{**scn.model_dump(), "rtt": exact_duration(rtt_ps)}), round_trip.summary(h, rtt_ps)
 
 
 def _with_measured_think_times(scn, trace: str, blocks: int, sim_trace: str | None) -> dict:
@@ -100,15 +126,16 @@ def cmd_validate(args) -> int:
     rto_min_set = None if args.rto_min is None else args.rto_min / PS_PER_S
     topo = Topology(TopologySpec(servers=max(args.servers), rate_bps=args.rate, buffer_bytes=args.buffer,
                                  rto_min_s=rto_min_set, rto_min_via=args.rto_min_via, burst_bytes=args.burst,
-                                 prefix=args.prefix))
+                                 prefix=args.prefix, cpu_idle=args.cpu_idle))
     work = Workload(blocks=args.blocks, sru_bytes=args.sru, block_bytes=args.block, quickack=args.quickack,
                     delack_max_s=None if args.delack_max is None else args.delack_max / PS_PER_S,
                     congestion=args.cc, rwnd_clamp_bytes=args.rwnd_clamp)
     rows = []
-    think_tmp = None
-    if args.measured_think_times and trace_dir is None:  # the think times are read from a capture: a temporary one
-        think_tmp = tempfile.TemporaryDirectory(prefix="incastlab-think-")
-    capture_dir = trace_dir or (Path(think_tmp.name) if think_tmp else None)
+    measured_rtt = args.rtt == MEASURED
+    capture_tmp = None
+    if (args.measured_think_times or measured_rtt) and trace_dir is None:  # read from a capture: a temporary one
+        capture_tmp = tempfile.TemporaryDirectory(prefix="incastlab-capture-")
+    capture_dir = trace_dir or (Path(capture_tmp.name) if capture_tmp else None)
     try:
         topo.up()
         # the kernel as the testbed's sockets see it: a server's namespace and the client's
@@ -117,9 +144,10 @@ def cmd_validate(args) -> int:
                          Kernel.of_netns(names.client_ns, server_addr(1)))
         sims = {}
         scenarios = _scenarios(args, preset)
-        for n, scn in scenarios.items():
-            rec = Recording(events=str(trace_dir / f"sim-n{n}.csv")) if trace_dir else None
-            sims[n] = simulate(scn, recording=rec).to_dict()
+        sim_trace = lambda n: Recording(events=str(trace_dir / f"sim-n{n}.csv")) if trace_dir else None
+        if not measured_rtt:  # with a measured round trip, each point's simulator run waits for its capture
+            for n, scn in scenarios.items():
+                sims[n] = simulate(scn, recording=sim_trace(n)).to_dict()
         if not args.json:
             print("# the simulator runs the linux preset:")
             print(render(preset))
@@ -127,6 +155,10 @@ def cmd_validate(args) -> int:
         for n in args.servers:
             capture = str(capture_dir / f"testbed-n{n}") if capture_dir else None
             tb = run_point(topo, n, work, capture=capture)
+            measured = {}
+            if measured_rtt:
+                scenarios[n], measured["round_trip"] = _with_measured_rtt(scenarios[n], tb["trace"])
+                sims[n] = simulate(scenarios[n], recording=sim_trace(n)).to_dict()
             sim = sims[n]
             row = {
                 "servers": n,
@@ -138,6 +170,7 @@ def cmd_validate(args) -> int:
                 "simulator": sim, "testbed": tb,
                 "preset": [{"item": it.what, "kernel": it.kernel, "simulator": it.simulator, "modelled": it.modelled}
                            for it in preset],
+                **measured,
             }
             if args.measured_think_times:
                 think_trace = str(trace_dir / f"sim-think-n{n}.csv") if trace_dir else None
@@ -153,8 +186,8 @@ def cmd_validate(args) -> int:
     finally:
         topo.down()
         lock.close()
-        if think_tmp is not None:
-            think_tmp.cleanup()
+        if capture_tmp is not None:
+            capture_tmp.cleanup()
     if not args.json:
         from ..table import render
         head = ["servers", "sim Mbps", "testbed Mbps", "ratio", "sim TO", "tb TO", "sim drops", "tb drops",
@@ -174,6 +207,11 @@ def cmd_validate(args) -> int:
                 b[5:5] = [fmt(r["timeouts_sim_think"], "d")]
                 b[4:4] = [fmt(r["goodput_mbps_sim_think"], ".0f"), fmt(r["goodput_ratio_think"], ".2f")]
                 b.append(f"{fmt(sp['start_offset_us_p50'], '.0f')}/{fmt(sp['start_offset_us_p90'], '.0f')}")
+        if measured_rtt:
+            head.append("sim RTT us")
+            for r, b in zip(rows, body):
+                rtt_s = r["round_trip"]["simulator_rtt_s"]
+                b.append("-" if rtt_s is None else f"{rtt_s * 1e6:.1f}")
         print(render(head, body))
         if trace_dir:
             n = args.servers[0]
@@ -218,9 +256,9 @@ def register(subparsers) -> None:
     p.add_argument("--buffer", type=argtypes.size("--buffer", minimum=1514), default=64 * 1024, help="default 64KiB")
     p.add_argument("--rate", type=argtypes.rate("--rate", minimum=10**6), default=10**9,
                    help="at least 1Mbps (the testbed's tbf), default 1Gbps")
-    p.add_argument("--rtt", type=argtypes.duration("--rtt"), default=100 * 10**6,
-                   help="the simulator's round-trip propagation (default 100us; the namespaces' measured 2-7 us, "
-                        "docs/testbed.md)")
+    p.add_argument("--rtt", type=argtypes.duration_or_word("--rtt", MEASURED), default=100 * 10**6,
+                   help="the simulator's round-trip propagation (default 100us), or 'measured': each point's, read "
+                        "from its capture (to a temporary directory unless --trace is given; docs/testbed.md)")
     p.add_argument("--rto-min", type=argtypes.duration("--rto-min"), default=None,
                    help="the senders' RTOmin on both sides (default: the kernel's, 200ms)")
     p.add_argument("--rto-min-via", choices=["route", "sysctl", "socket"], default="route",
@@ -231,6 +269,10 @@ def register(subparsers) -> None:
                         "Linux 6.15+)")
     p.add_argument("--burst", type=argtypes.size("--burst", minimum=1514), default=4 * 1514,
                    help="the testbed's tbf bucket, which the simulator's shaper takes too (default 4 frames, 6056 B)")
+    p.add_argument("--cpu-idle", choices=["poll", "system"], default="poll",
+                   help="what idle CPUs do while a point runs: poll (default; the kernel is asked for a 0 us wake-up "
+                        "latency, so a packet steered to another CPU is handled at once) or system (the machine's own "
+                        "idle policy; on a VM a halted vCPU takes tens of us to wake: docs/testbed.md)")
     p.add_argument("--trace", default=None, metavar="DIR",
                    help="capture every testbed point packet by packet and write both sides' per-event traces to "
                         "DIR (testbed-nN.csv, sim-nN.csv; python -m incastlab.peers.tracediff compares them)")

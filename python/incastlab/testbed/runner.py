@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from .. import _native
 from ..errors import EnvironmentProblem
 from ..table import plural
-from . import counters
+from . import counters, cpu_idle
 from .names import PORT
 from .topology import Topology
 
@@ -87,11 +87,17 @@ def run_point(topo: Topology, n: int, work: Workload, on_blocks=None,
     ``on_blocks(done)`` is called while it runs with the blocks completed so far. With
     `capture` (a path without extension): capture the point into the directory `capture`
     and write its per-event trace to `capture`.csv (``testbed.capture``)."""
+    with cpu_idle.held(topo.spec.cpu_idle) as idle:
+        if capture is None:
+            row = _run_point(topo, n, work, on_blocks)
+        else:
+            from .capture import Capture
+            with Capture(topo.names, n, capture):
+                row = _run_point(topo, n, work, on_blocks)
+    row["cpu_idle"] = idle
     if capture is None:
-        return _run_point(topo, n, work, on_blocks)
-    from .capture import Capture, write_trace
-    with Capture(topo.names, n, capture):
-        row = _run_point(topo, n, work, on_blocks)
+        return row
+    from .capture import write_trace
     trace = write_trace(capture, topo.names, n, f"{capture}.csv")
     row["trace"] = f"{capture}.csv"
     row["trace_unmatched_egress"] = trace.unmatched_egress

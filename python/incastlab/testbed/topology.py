@@ -20,12 +20,14 @@ from dataclasses import asdict, dataclass, field
 from ..errors import EnvironmentProblem
 from ..outfiles import write_text
 from . import shell
+from .cpu_idle import CHOICES as CPU_IDLE_CHOICES
 from .names import CLIENT_ADDR, MAX_SERVERS, SUBNET_PREFIX_LEN, Names, server_addr
 
 STATE_DIR = "/run/incastlab"
 MTU = 1500
 FRAME_BYTES = MTU + 14  # what tbf counts per full-sized packet (IP + Ethernet header)
 RTO_MIN_VIA = ("route", "sysctl", "socket")
+CPU_IDLE = CPU_IDLE_CHOICES
 
 
 @dataclass
@@ -41,6 +43,9 @@ class TopologySpec:
     # cannot keep the link busy (about 610 Mbps and drops with one sender); with four,
     # one sender gets 860-920 Mbps; a bigger bucket would act as extra buffer.
     burst_bytes: int = 4 * FRAME_BYTES
+    # idle CPUs poll while a point runs ("poll"), or idle as the machine does ("system"):
+    # ``testbed.cpu_idle``
+    cpu_idle: str = "poll"
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self):
@@ -48,6 +53,8 @@ class TopologySpec:
             raise ValueError(f"servers must be 1..{MAX_SERVERS}")
         if self.rto_min_via not in RTO_MIN_VIA:
             raise ValueError(f"rto_min_via must be one of {RTO_MIN_VIA}")
+        if self.cpu_idle not in CPU_IDLE:
+            raise ValueError(f"cpu_idle must be one of {CPU_IDLE}")
         if self.buffer_bytes < FRAME_BYTES:
             raise ValueError(f"buffer must hold at least one {FRAME_BYTES}-byte frame")
 
