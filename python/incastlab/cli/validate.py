@@ -221,10 +221,12 @@ def cmd_validate(args) -> int:
     if plot:
         import pandas as pd
         frame = lambda key: pd.DataFrame({"servers": [r["servers"] for r in rows], "goodput_mbps": [r[key] for r in rows]})
-        curves = {"simulator (linux preset)": frame("goodput_mbps_sim"),
+        sim_label = "simulator (linux preset, each point's measured round trip)" if measured_rtt else "simulator (linux preset)"
+        curves = {sim_label: frame("goodput_mbps_sim"),
                   "testbed (Linux TCP in namespaces)": frame("goodput_mbps_testbed")}
         if args.measured_think_times:
-            curves["simulator with the testbed's measured think times"] = frame("goodput_mbps_sim_think")
+            curves["simulator with the testbed's measured think times too" if measured_rtt
+                   else "simulator with the testbed's measured think times"] = frame("goodput_mbps_sim_think")
         goodput_vs_servers(curves,
                            plot, title=f"simulator vs testbed, {format_rate(args.rate)}, buffer {format_size(args.buffer)}, RTOmin {rto_min_s * 1e3:g} ms",
                            link_rate_bps=args.rate)

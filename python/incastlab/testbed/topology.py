@@ -173,6 +173,9 @@ class Topology:
         processing in softirq), so the two halves of one flow cross the bridge on two
         CPUs and arrive reordered: measured here as thousands of reordering events and
         DSACKs (spurious retransmissions) per sweep point. A switch does not reorder.
+        A packet steered to the other CPU waits for the interrupt that wakes it, 30 us on
+        this project's 2-vCPU VM when that CPU is halted: ``cpu_idle`` keeps idle CPUs
+        polling while a point runs, so none is needed (docs/testbed.md).
         """
         state = "on" if self.spec.offload else "off"
         mask = format((1 << (os.cpu_count() or 1)) - 1, "x")
