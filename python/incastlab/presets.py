@@ -451,8 +451,8 @@ def testbed(*, rate_bps: int, buffer_bytes: int, burst_bytes: int, timestamps: b
                  else "at once (think time 0)",
                  "yes: measured per point" if measured_think_times else "no: --measured-think-times measures it", {})
     trip = Item("the round trip: a packet's crossing of veths and the bridge, both ways",
-                "1-10 us most packets at 4 servers and more, 30-45 us the others (the kernel's packet work on the "
-                "shared cores); longer at 1-2 servers",
+                "1-10 us a hop with idle CPUs polling; 30-80 us a hop steered to a halted vCPU (--cpu-idle system, "
+                "about half of them on the VM of docs/testbed.md)",
                 "rtt, read from each point's capture (testbed.round_trip)" if rtt_s is None
                 else f"rtt={units.exact_duration(round(rtt_s * 10**12))}",
                 "yes: measured per point (the fast mode)" if rtt_s is None else "no: --rtt measured measures it", {})

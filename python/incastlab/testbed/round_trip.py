@@ -13,12 +13,13 @@ has that):
   reaching its server (an ``ack`` whose number is the segment's end; a delayed ACK makes
   this half long, a duplicate ACK is not counted again).
 
-Both are bimodal on a 2-core machine: most packets cross in 1-10 us, the others wait
-30-45 us behind the kernel's other packet work (docs/testbed.md, "The recoveries that
-time out"). The simulator has one delay per link, so it takes the fast mode: the 10th
-percentile of each half (``PERCENTILE``), the unloaded path. A lone server's packets queue
-behind its own bursts, so at one server the halves are longer (its point is the least
-sensitive to the round trip: it has no competitor for the port).
+With the testbed's idle CPUs polling (``testbed.cpu_idle``) most packets cross a hop in
+1-10 us. With ``--cpu-idle system`` on the 2-vCPU VM of docs/testbed.md both halves are
+bimodal: a packet steered to a halted vCPU waits 30-80 us for the interrupt that wakes it,
+about half of them, decided per flow ("Half the packets waited for the other CPU"). The
+simulator has one delay per link, so it takes the fast mode: the 10th percentile of each
+half (``PERCENTILE``), the unloaded path. At one or two servers every flow may take the
+slow path, and then that is the round trip measured.
 
 ``simulator_rtt_ps`` subtracts what the simulator's links already add: a data frame's
 time on the server's link and on the client's, an ACK's on the client's and the server's
