@@ -12,20 +12,13 @@ from incastlab import presets
 from incastlab.recording import Recording
 from incastlab.sim import simulate
 from incastlab.testbed import round_trip as rt
-
-US = 10**6  # picoseconds
-
-
-def _trace(path, lines):
-    path.write_text("time_s,kind,flow,a,b\n" + "".join(f"{t_us / 1e6:.9f},{k},{f},{a},{b}\n"
-                                                        for t_us, k, f, a, b in lines))
-    return str(path)
+from trace_support import US, write_trace
 
 
 LINES = [
     (0, "ack", 0, 1, 24),  # the request: not an ACK of data
     (10, "tx", 0, 1, 1448), (11, "enq", 0, 1, 1448),  # data half 1 us
-    (12, "tx", 0, 1449, 1448), (50, "enq", 0, 1449, 1448),  # 38 us: behind the kernel's other work
+    (12, "tx", 0, 1449, 1448), (50, "enq", 0, 1449, 1448),  # 38 us: steered to a halted CPU
     (60, "tx", 0, 2897, 1448), (61, "drop", 0, 2897, 1448),  # a drop has a data half too
     (132, "deq", 0, 1, 1448), (137, "ack", 0, 1449, 0),  # ACK half 5 us
     (253, "deq", 0, 1449, 1448), (293, "ack", 0, 2897, 0),  # 40 us
@@ -35,7 +28,7 @@ LINES = [
 
 
 def test_each_segment_gives_one_sample_of_each_half(tmp_path):
-    h = rt.halves(_trace(tmp_path / "testbed-n1.csv", LINES))
+    h = rt.halves(write_trace(tmp_path / "testbed-n1.csv", LINES))
     assert sorted(x // US for x in h.data_ps) == [1, 1, 1, 38]
     assert sorted(x // US for x in h.ack_ps) == [5, 40]
     # nearest rank: the 10th percentile of four values is the first, the 90th the fourth
@@ -45,7 +38,7 @@ def test_each_segment_gives_one_sample_of_each_half(tmp_path):
 
 
 def test_the_simulators_links_are_subtracted_and_the_round_trip_kept_positive(tmp_path):
-    h = rt.halves(_trace(tmp_path / "t.csv", LINES))
+    h = rt.halves(write_trace(tmp_path / "t.csv", LINES))
     # 40 Gbit/s links: a 1514-byte frame 302.8 ns, a 66-byte ACK 13.2 ns, each crossing two links
     assert rt.simulator_rtt_ps(h, link_rate_bps=40 * 10**9, data_frame_bytes=1514,
                                ack_frame_bytes=66) == 6 * US - 2 * 302_800 - 2 * 13_200
@@ -54,7 +47,7 @@ def test_the_simulators_links_are_subtracted_and_the_round_trip_kept_positive(tm
 
 
 def test_a_trace_without_a_half_measures_nothing(tmp_path):
-    h = rt.halves(_trace(tmp_path / "t.csv", [(10, "tx", 0, 1, 1448), (11, "enq", 0, 1, 1448)]))
+    h = rt.halves(write_trace(tmp_path / "t.csv", [(10, "tx", 0, 1, 1448), (11, "enq", 0, 1, 1448)]))
     assert rt.simulator_rtt_ps(h, link_rate_bps=4 * 10**9, data_frame_bytes=1514, ack_frame_bytes=66) is None
     s = rt.summary(h, None)
     assert s["simulator_rtt_s"] is None and s["ack_half_us_p10"] is None and s["data_half_us_p10"] == 1.0

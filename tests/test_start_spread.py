@@ -12,14 +12,7 @@ from incastlab.recording import Recording
 from incastlab.scenario import Scenario
 from incastlab.sim import simulate
 from incastlab.testbed import start_spread as ss
-
-US = 10**6  # picoseconds
-
-
-def _trace(path, lines):
-    path.write_text("time_s,kind,flow,a,b\n" + "".join(f"{t_us / 1e6:.9f},{k},{f},{a},{b}\n"
-                                                        for t_us, k, f, a, b in lines))
-    return str(path)
+from trace_support import US, write_trace
 
 
 # Two flows, two blocks and the testbed's closing stats exchange (a third request). A request
@@ -35,7 +28,7 @@ LINES = [
 
 
 def test_each_server_starts_its_block_at_its_first_segment_after_its_request(tmp_path):
-    path = _trace(tmp_path / "testbed-n2.csv", LINES)
+    path = write_trace(tmp_path / "testbed-n2.csv", LINES)
     starts = ss.block_starts(path, blocks=2)
     assert [(s.block, s.flow, s.request_ps // US, s.first_send_ps // US) for s in starts] == [
         (0, 0, 100, 130), (1, 0, 1010, 1110), (0, 1, 103, 190), (1, 1, 1000, 1040)]
@@ -49,7 +42,7 @@ def test_each_server_starts_its_block_at_its_first_segment_after_its_request(tmp
 
 
 def test_a_trace_without_requests_has_no_starts(tmp_path):
-    path = _trace(tmp_path / "t.csv", [(10, "tx", 0, 1, 1448)])
+    path = write_trace(tmp_path / "t.csv", [(10, "tx", 0, 1, 1448)])
     starts = ss.block_starts(path)
     assert starts == [] and ss.think_quantiles(ss.think_times_ps(starts)) == []
     assert ss.summary(starts)["start_offset_us_p50"] is None
