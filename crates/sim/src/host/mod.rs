@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 pub use conn::{Conn, ConnState, PullFlow, PullSink};
 
 use crate::ctx::Ctx;
-use crate::event::{Event, FlowId, PktId};
+use crate::event::{key_time, Event, FlowId, Key, PktId};
 use crate::net::{Fabric, HostId};
 use crate::packet::{Kind, Packet, PacketPool, CE, ECE, ECT, MAX_SACK_BLOCKS};
 use crate::scenario::{Scenario, SwiftRto, TcpVariant, TCP_INIT_CWND};
@@ -123,9 +123,10 @@ pub struct Conns {
     syn_timeout: Time,
     /// Host send jitter: each data packet enters its NIC up to this late (ps).
     send_jitter: u64,
-    /// Host send jitter: when each sending host's last jittered packet enters its NIC
-    /// (packets of one host enter in the order TCP sent them), by host.
-    jitter_entered: Vec<Time>,
+    /// Host send jitter: the event key (time and tie order) of each sending host's last
+    /// jittered packet entering its NIC, by host: packets of one host enter in the order
+    /// TCP sent them, under either tie rule.
+    jitter_entered: Vec<Key>,
     /// Data segments carry ECT (RFC 3168 §6.1.1): the congestion control reacts to marks.
     ect: bool,
     /// No background flow: every flow is measured.
@@ -252,7 +253,7 @@ impl Conns {
             handshake: s.handshake,
             syn_timeout: Time(s.syn_timeout_ps),
             send_jitter: s.send_jitter_ps,
-            jitter_entered: vec![Time::ZERO; if s.send_jitter_ps > 0 { hosts } else { 0 }],
+            jitter_entered: vec![0; if s.send_jitter_ps > 0 { hosts } else { 0 }],
             all_measured: true,
             scratch: Vec::with_capacity(64),
             counters: ConnCounters::default(),
@@ -548,10 +549,14 @@ impl Conns {
         }
         let late = cx.now + Time(cx.rng.random_range(0..=self.send_jitter));
         let host = self.conns[f as usize].hosts.0 as usize;
-        let enter = late.max(self.jitter_entered[host]);
-        self.jitter_entered[host] = enter;
+        let previous = self.jitter_entered[host];
+        let enter = late.max(key_time(previous));
+        // at the instant of the host's previous packet, after it: the counter of
+        // `tie_break=fifo` orders them so already, `random`'s draws would not
+        let key = cx.queue.reserve(enter).max(previous + 1);
+        self.jitter_entered[host] = key;
         let id = cx.pool.alloc(pkt);
-        cx.queue.push(enter, Event::NicEnter(id));
+        cx.queue.push_key(key, Event::NicEnter(id));
     }
 
     /// The sending end of flow `f` puts `pkt` on its NIC now. Inlined: the packet is then
