@@ -41,15 +41,21 @@ def _add_network(p: argparse.ArgumentParser) -> None:
     p.add_argument("--burst", type=argtypes.size("--burst", minimum=1514), default=4 * 1514,
                    help="tbf bucket (default 4 frames = 6056 B: enough for tbf's timer to keep 1 Gbps busy, "
                         "small enough not to act as extra buffer)")
-    p.add_argument("--cpu-idle", choices=["poll", "system"], default="poll",
-                   help="what idle CPUs do while a point runs: poll (default; the kernel is asked for a 0 us wake-up "
-                        "latency, so a packet steered to another CPU is handled at once) or system (the machine's own "
-                        "idle policy; on a VM a halted vCPU takes tens of us to wake: docs/testbed.md)")
+    add_cpu_idle(p)
     p.add_argument("--offload", action="store_true",
                    help="leave TSO/GSO/GRO on (default off: 64 KB super-packets would hit the queue at once)")
     p.add_argument("--ecn-threshold", type=argtypes.positive_int("--ecn-threshold"), default=None, metavar="K",
                    help="refused: the testbed's tbf port marks no ECN (docs/testbed.md, \"DCTCP and ECN\", says how "
                         "to compare DCTCP on a host whose kernel marks)")
+
+
+def add_cpu_idle(p: argparse.ArgumentParser) -> None:
+    """--cpu-idle, for every command that runs testbed points (``testbed.cpu_idle``)."""
+    from ..testbed.cpu_idle import CHOICES
+    p.add_argument("--cpu-idle", choices=CHOICES, default="poll",
+                   help="what idle CPUs do while a point runs: poll (default; the kernel is asked for a 0 us wake-up "
+                        "latency, so a packet steered to another CPU is handled at once) or system (the machine's own "
+                        "idle policy; on a VM a halted vCPU takes tens of us to wake: docs/testbed.md)")
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:

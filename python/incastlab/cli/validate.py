@@ -251,6 +251,7 @@ def check_trace_dir(path: str, flag: str):
 
 
 def register(subparsers) -> None:
+    from .testbed import add_cpu_idle
     p = subparsers.add_parser("validate", help="the same scenario in the simulator and on the testbed, side by side",
                               description=__doc__)
     p.add_argument("--servers", type=argtypes.int_list("--servers", maximum=1000), default=[1, 2, 4, 8, 16],
@@ -271,10 +272,7 @@ def register(subparsers) -> None:
                         "Linux 6.15+)")
     p.add_argument("--burst", type=argtypes.size("--burst", minimum=1514), default=4 * 1514,
                    help="the testbed's tbf bucket, which the simulator's shaper takes too (default 4 frames, 6056 B)")
-    p.add_argument("--cpu-idle", choices=["poll", "system"], default="poll",
-                   help="what idle CPUs do while a point runs: poll (default; the kernel is asked for a 0 us wake-up "
-                        "latency, so a packet steered to another CPU is handled at once) or system (the machine's own "
-                        "idle policy; on a VM a halted vCPU takes tens of us to wake: docs/testbed.md)")
+    add_cpu_idle(p)
     p.add_argument("--trace", default=None, metavar="DIR",
                    help="capture every testbed point packet by packet and write both sides' per-event traces to "
                         "DIR (testbed-nN.csv, sim-nN.csv; python -m incastlab.peers.tracediff compares them)")

@@ -9,7 +9,7 @@ it first. Measured on the 2-vCPU VM these docs come from (nested virtualization,
 ``haltpoll`` halting at once): 30 us at the median to wake a halted vCPU, 16 us a running
 one, so about half of all packets took 35-80 us to cross one hop where the others took
 1-10 us, decided per flow by its socket's random hash (docs/testbed.md, "Half the packets
-wait for the other CPU"). A switch adds no such delay; on bare metal a deep C-state's exit
+waited for the other CPU"). A switch adds no such delay; on bare metal a deep C-state's exit
 latency can add one of its own.
 
 ``held("poll")`` asks the kernel's PM QoS for a CPU wake-up latency of 0 us

@@ -20,14 +20,13 @@ from dataclasses import asdict, dataclass, field
 from ..errors import EnvironmentProblem
 from ..outfiles import write_text
 from . import shell
-from .cpu_idle import CHOICES as CPU_IDLE_CHOICES
+from .cpu_idle import CHOICES as CPU_IDLE
 from .names import CLIENT_ADDR, MAX_SERVERS, SUBNET_PREFIX_LEN, Names, server_addr
 
 STATE_DIR = "/run/incastlab"
 MTU = 1500
 FRAME_BYTES = MTU + 14  # what tbf counts per full-sized packet (IP + Ethernet header)
 RTO_MIN_VIA = ("route", "sysctl", "socket")
-CPU_IDLE = CPU_IDLE_CHOICES
 
 
 @dataclass
