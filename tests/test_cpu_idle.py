@@ -56,3 +56,8 @@ def test_the_topology_refuses_an_unknown_mode():
     with pytest.raises(ValueError, match="expected one of poll, system"):
         with cpu_idle.held("halt"):
             pass
+
+
+def test_the_command_line_offers_the_modes_the_testbed_takes():
+    from incastlab.cli.testbed import CPU_IDLE_CHOICES
+    assert CPU_IDLE_CHOICES == cpu_idle.CHOICES

@@ -49,10 +49,14 @@ def _add_network(p: argparse.ArgumentParser) -> None:
                         "to compare DCTCP on a host whose kernel marks)")
 
 
+CPU_IDLE_CHOICES = ("poll", "system")
+
+
 def add_cpu_idle(p: argparse.ArgumentParser) -> None:
-    """--cpu-idle, for every command that runs testbed points (``testbed.cpu_idle``)."""
-    from ..testbed.cpu_idle import CHOICES
-    p.add_argument("--cpu-idle", choices=CHOICES, default="poll",
+    """--cpu-idle, for every command that runs testbed points (``testbed.cpu_idle``; its
+    choices written out, since importing the testbed package loads the native core, which
+    parsing a command line must not: tests/test_cpu_idle.py checks they are the same)."""
+    p.add_argument("--cpu-idle", choices=CPU_IDLE_CHOICES, default="poll",
                    help="what idle CPUs do while a point runs: poll (default; the kernel is asked for a 0 us wake-up "
                         "latency, so a packet steered to another CPU is handled at once) or system (the machine's own "
                         "idle policy; on a VM a halted vCPU takes tens of us to wake: docs/testbed.md)")
