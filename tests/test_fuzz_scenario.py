@@ -147,6 +147,7 @@ PLAUSIBLE = {
     "ssthresh_from_cwnd": st.booleans(), "count_acked_segments": st.booleans(), "cwnd_limited_growth": st.booleans(),
     "prr_extra_if_advanced": st.booleans(), "prr_counts_fast_retransmit": st.booleans(),
     "grow_on_recovery_exit": st.booleans(), "ack_short_segments": st.booleans(), "rack_timer_floor": st.booleans(),
+    "recovery_from_loss": st.booleans(),
     "rcv_window_growth": st.booleans(), "rcv_autotuning": st.booleans(), "ack_pingpong": st.booleans(),
     "rcv_scaling_ratio": st.integers(0, 256),
     "timestamps": st.booleans(), "rto_random": FRACTIONS, "slow_start": st.sampled_from([True, False, "on", "off"]),

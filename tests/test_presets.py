@@ -371,7 +371,8 @@ def test_the_compiled_in_receiver_prr_and_timer_rules_are_rows_modelled_only_whe
     flags = {"a segment shorter than the MSS": "ack_short_segments",
              "PRR's extra segment": "prr_extra_if_advanced", "2 ms more": "rack_timer_floor",
              "fast retransmit sent within": "prr_counts_fast_retransmit",
-             "ends fast recovery grows": "grow_on_recovery_exit"}
+             "ends fast recovery grows": "grow_on_recovery_exit",
+             "RACK finds lost again": "recovery_from_loss"}
     for cc in ("reno", "cubic"):
         items = presets.linux(cc=cc, kernel=k)
         for what, flag in flags.items():

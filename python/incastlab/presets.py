@@ -261,6 +261,11 @@ def linux(*, cc: str | None, quickack: bool = False, rto_min_s: float | None = N
                               "always (tcp_ack: tcp_try_undo_recovery sets Open before tcp_cong_control runs "
                               "tcp_cong_avoid; tcp_init_cwnd_reduction clears snd_cwnd_cnt; no knob)",
                               "grow_on_recovery_exit", "RFC 6675 / RFC 6582: cwnd = ssthresh, no growth", fields))
+    items.append(_compiled_in("after a timeout, a retransmission RACK finds lost again starts fast recovery",
+                              "always (tcp_fastretrans_alert, TCP_CA_Loss: FLAG_LOST_RETRANS falls through to "
+                              "tcp_enter_recovery; tcp_rack_reo_timeout; no knob)", "recovery_from_loss",
+                              "RFC 6582 §3.2 step 4: no fast retransmit until the timeout's window is "
+                              "acknowledged; the next RTO resends it", fields))
 
     ts = k.sysctl("tcp_timestamps")
     on = ts != "0"

@@ -166,6 +166,9 @@ pub const PRESETS: &[Preset] = &[
                 starts from TCP_DEFAULT_SCALING_RATIO = 128)"),
             set("rack_timer_floor", On(true), "tcp_schedule_loss_probe (packets_out > 1) and tcp_rack_mark_lost add \
                 TCP_TIMEOUT_MIN_US = 2 ms before rounding to jiffies (net/ipv4/tcp_output.c, tcp_recovery.c)"),
+            set("recovery_from_loss", On(true), "tcp_fastretrans_alert, TCP_CA_Loss: tcp_identify_packet_loss sets \
+                FLAG_LOST_RETRANS when RACK marks a retransmission lost, and it falls through to tcp_enter_recovery; \
+                tcp_rack_reo_timeout enters recovery from any other state (net/ipv4/tcp_input.c, tcp_recovery.c)"),
             set("ssthresh_from_cwnd", On(true), "reno's tcp_reno_ssthresh, max(cwnd / 2, 2), at recovery entry and \
                 at a timeout (net/ipv4/tcp_cong.c, tcp_input.c tcp_enter_loss)"),
             set("count_acked_segments", On(true), "reno's tcp_slow_start and tcp_cong_avoid_ai count the segments \

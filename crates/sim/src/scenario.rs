@@ -299,6 +299,11 @@ pub struct ScenarioSpec {
     /// Linux's TCP_TIMEOUT_MIN_US: 2 ms added to the probe timeout (with more than one
     /// segment out) and to RACK's reordering timer (`tcp::recovery::rack`); rack_tlp only.
     pub rack_timer_floor: bool,
+    /// Linux's `tcp_fastretrans_alert` in TCP_CA_Loss and `tcp_rack_reo_timeout`: after a
+    /// timeout, an ACK on which RACK marks a retransmission lost again (FLAG_LOST_RETRANS),
+    /// or RACK's reordering timer marking any segment lost, enters fast recovery at once
+    /// instead of waiting for the next RTO (`tcp::recovery::sack`); rack_tlp only.
+    pub recovery_from_loss: bool,
     /// Linux's `tcp_reno_ssthresh`: ssthresh = max(cwnd / 2, 2 SMSS) at a loss
     /// (`tcp::congestion::newreno`); reno and DCTCP only.
     pub ssthresh_from_cwnd: bool,
@@ -513,6 +518,7 @@ impl Default for ScenarioSpec {
             // RFC 8985 §6.3, §7.2: PTO = 2 SRTT, the reordering timer at RACK.rtt + reo_wnd
             // (Linux's + TCP_TIMEOUT_MIN_US: the linux preset)
             rack_timer_floor: false,
+            recovery_from_loss: false,
             // RFC 5681 eq. (4) and (2)-(3), as ns-2 and ns-3 (Linux's reno: the linux preset)
             ssthresh_from_cwnd: false,
             count_acked_segments: false,

@@ -239,6 +239,11 @@ pub const FIELDS: &[Field] = &[
     flag("rack_timer_floor", "Linux's TCP_TIMEOUT_MIN_US: 2 ms more on the tail-loss probe's timeout (2 SRTT, with more \
         than one segment out) and on RACK's reordering timer (tcp_schedule_loss_probe, tcp_rack_mark_lost); off: RFC \
         8985 §6.3, §7.2. rack_tlp only"),
+    flag("recovery_from_loss", "Linux's way out of the Loss state (tcp_fastretrans_alert's TCP_CA_Loss case, \
+        tcp_rack_reo_timeout): after a timeout, an ACK on which RACK marks a retransmission lost again \
+        (FLAG_LOST_RETRANS), or RACK's reordering timer marking any segment lost, enters fast recovery \
+        (tcp_enter_recovery: ssthresh from the current cwnd, PRR) instead of waiting for another RTO; off: RFC \
+        6582 §3.2 step 4, no fast retransmit until what was sent before the timeout is acknowledged. rack_tlp only"),
     flag("ssthresh_from_cwnd", "Linux's tcp_reno_ssthresh: a loss leaves ssthresh = max(cwnd / 2, 2 segments); off: \
         RFC 5681 eq. (4), half of FlightSize. cc=newreno (and DCTCP's loss response) only"),
     flag("count_acked_segments", "Linux's tcp_slow_start and tcp_cong_avoid_ai: cwnd grows by every segment an ACK \

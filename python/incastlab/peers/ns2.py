@@ -214,6 +214,7 @@ INEXPRESSIBLE: dict[str, str] = {
     "ack_pingpong": "Linux's ping-pong mode (ns-2's DelAck sink has none)",
     "rcv_scaling_ratio": "Linux's skb len/truesize ratio (ns-2's DelAck sink has no receive buffer accounting)",
     "rack_timer_floor": "Linux's 2 ms on the probe and RACK timers (ns-2.35 has no RACK or probes)",
+    "recovery_from_loss": "Linux's fast recovery from the Loss state on RACK's marks (ns-2.35 has no RACK)",
     **STAR_OF_FIFOS_LACKS,
     **ONE_SYNC_READ_CLIENT_LACKS,
 }

@@ -263,6 +263,7 @@ INEXPRESSIBLE: dict[str, str] = {
     "ack_pingpong": "Linux's ping-pong mode (ns-3.44's TcpSocketBase has none)",
     "rcv_scaling_ratio": "Linux's skb len/truesize ratio (ns-3.44's TcpSocketBase has no receive buffer accounting)",
     "rack_timer_floor": "Linux's 2 ms on the probe and RACK timers (ns-3.44's TCP has no RACK or probes)",
+    "recovery_from_loss": "Linux's fast recovery from the Loss state on RACK's marks (ns-3.44's TCP has no RACK)",
     **STAR_OF_FIFOS_LACKS,
     **ONE_SYNC_READ_CLIENT_LACKS,
 }

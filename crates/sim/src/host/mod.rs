@@ -216,6 +216,7 @@ impl Conns {
             prr_counts_fast_retransmit: s.prr_counts_fast_retransmit,
             grow_on_recovery_exit: s.grow_on_recovery_exit,
             rack_timer_floor: s.rack_timer_floor,
+            recovery_from_loss: s.recovery_from_loss,
         };
         let receiver_cfg = ReceiverConfig {
             delayed_ack: (s.delayed_ack_ps > 0).then_some(Time(s.delayed_ack_ps)),

@@ -76,6 +76,9 @@ pub struct SenderConfig {
     pub grow_on_recovery_exit: bool,
     /// Linux's TCP_TIMEOUT_MIN_US on the probe and reordering timers ([`RACK_TIMER_FLOOR`]).
     pub rack_timer_floor: bool,
+    /// Linux's way out of the Loss state: a loss RACK finds after a timeout enters fast
+    /// recovery (`tcp::recovery::sack`).
+    pub recovery_from_loss: bool,
     /// Linux's `tcp_reno_ssthresh`: a loss leaves ssthresh at half of cwnd, not of
     /// FlightSize (`tcp::congestion::newreno`); reno and DCTCP's loss response only.
     pub ssthresh_from_cwnd: bool,
@@ -869,6 +872,7 @@ pub(crate) mod tests {
             prr_counts_fast_retransmit: false,
             grow_on_recovery_exit: false,
             rack_timer_floor: false,
+            recovery_from_loss: false,
             ssthresh_from_cwnd: false,
             count_acked_segments: false,
             cwnd_limited_growth: false,

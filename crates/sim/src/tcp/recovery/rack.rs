@@ -60,6 +60,9 @@ pub struct Rack {
     /// RACK.fack: the highest end of a delivered segment.
     fack: u64,
     reordering_seen: bool,
+    /// Retransmissions `detect_loss` has marked lost again, in all (Linux's
+    /// TCPLostRetransmit; an ACK that raises it carries FLAG_LOST_RETRANS).
+    pub lost_retransmits: u64,
     /// TLP.end_seq: SND.NXT when the probe of the episode in progress was sent.
     pub tlp_end: Option<u64>,
     /// TLP.is_retrans: that probe was a retransmission.
@@ -173,6 +176,7 @@ impl Rack {
             if deadline <= now.0 {
                 g.lost = true;
                 marked += 1;
+                self.lost_retransmits += g.retransmitted as u64;
             } else {
                 let remaining = Time(deadline - now.0);
                 wait = Some(wait.map_or(remaining, |w: Time| w.max(remaining)));

@@ -278,3 +278,105 @@ fn an_ack_of_new_data_that_reveals_a_loss_retransmits_first_and_does_not_grow_cw
     // segments, ssthresh 3, so nothing more this ACK
     assert_eq!(seg_numbers(&out), vec![1]);
 }
+
+/// A SACK sender with RACK-TLP and PRR that sent 16 segments at 0 (cwnd 8), had segment 0
+/// acknowledged at 100 us (RACK.min_RTT = SRTT = 100 us) and, with `reordered`, segment 2
+/// SACKed then and segment 1 acknowledged at 110 us (delivered below RACK.fack: reordering
+/// seen, so RACK's reordering window is min_RTT / 4 = 25 us even in recovery, RFC 8985
+/// §6.2 step 4), lost the rest and its tail-loss probe, and timed out. Returns it, the
+/// timeout's time and the first unacknowledged segment, which the timeout resent.
+fn timed_out(recovery_from_loss: bool, reordered: bool) -> (TcpSender, Time, u64) {
+    let mut cfg = config();
+    cfg.variant = TcpVariant::Sack;
+    cfg.rack_tlp = true;
+    cfg.prr = true;
+    cfg.recovery_from_loss = recovery_from_loss;
+    let mut s = TcpSender::new(cfg);
+    s.cwnd = 8 * MSS;
+    s.ssthresh = 8 * MSS;
+    let mut out = vec![];
+    s.write(Time::ZERO, 16 * MSS, &mut out);
+    if reordered {
+        s.on_ack(us(100), ack_of(1), &[blk(2, 3)], &mut out);
+        s.on_ack(us(110), ack_of(3), &[], &mut out);
+    } else {
+        s.on_ack(us(100), ack_of(1), &[], &mut out);
+    }
+    out.clear();
+    let at = loop {
+        let (t, timeout) = expire(&mut s, &mut out);
+        if timeout {
+            break t;
+        }
+        out.clear(); // the tail-loss probe, lost too
+    };
+    let first = if reordered { 3 } else { 1 };
+    assert_eq!(seg_numbers(&out), vec![first], "the timeout resends the first unacknowledged segment");
+    assert_eq!(s.cong_state(), crate::trace::CongState::Loss);
+    (s, at, first)
+}
+
+#[test]
+fn after_a_timeout_a_retransmission_rack_marks_lost_again_starts_recovery_with_recovery_from_loss() {
+    // Linux's tcp_fastretrans_alert, TCP_CA_Loss case: the timeout resent segment 1, its
+    // ACK let slow start resend 2 and 3 at T + 100 us; 3's SACK at T + 200 us shows 2 sent
+    // RACK.rtt (100 us) before: lost again (reo_wnd is 0 after a timeout). With the rule
+    // the ACK carries FLAG_LOST_RETRANS and enters recovery, resending 2 at once;
+    // without it (RFC 6582 §3.2 step 4) 2 waits for the next timeout
+    for on in [false, true] {
+        let (mut s, t, _) = timed_out(on, false);
+        let mut out = vec![];
+        s.on_ack(t + us(100), ack_of(2), &[], &mut out);
+        assert_eq!(seg_numbers(&out), vec![2, 3], "slow start goes back N");
+        out.clear();
+        let sent_before = s.snd_max;
+        s.on_ack(t + us(200), ack_of(2), &[blk(3, 4)], &mut out);
+        assert_eq!(s.rack.as_ref().unwrap().lost_retransmits, 1, "RACK marks it either way");
+        if !on {
+            assert!(out.is_empty(), "recovery_from_loss off: {:?}", seg_numbers(&out));
+            assert_eq!(s.cong_state(), crate::trace::CongState::Loss);
+            continue;
+        }
+        assert_eq!(s.cong_state(), crate::trace::CongState::Recovery);
+        let sent = seg_numbers(&out);
+        assert_eq!(sent[0], 2, "the lost retransmission first: {sent:?}");
+        assert!(!sent.contains(&3), "SACKed: not resent: {sent:?}");
+        // the go-back-N resend stopped: what follows are the segments the timeout marked
+        // lost, in order (NextSeg rule 1), and RecoveryPoint is the highest ever sent
+        assert_eq!(&sent[1..], &[4, 5], "PRR-SSRB: the SACKed segment delivered, one more");
+        assert_eq!((s.snd_nxt, s.recover), (sent_before, sent_before));
+        // recovery ends when that is acknowledged; no second timeout
+        s.on_ack(t + us(300), s.snd_max, &[], &mut out);
+        assert_eq!(s.cong_state(), crate::trace::CongState::Open);
+        assert_eq!(s.stats.timeouts, 1);
+    }
+}
+
+#[test]
+fn after_a_timeout_racks_reordering_timer_marking_a_segment_lost_starts_recovery_with_recovery_from_loss() {
+    // Linux's tcp_rack_reo_timeout enters recovery from any state but Recovery once it
+    // marks a segment lost. After the timeout (segment 3 resent at T), 3's ACK at T + 100
+    // us lets 4 and 5 go; 5's SACK at T + 200 us leaves 4 a reordering window (25 us,
+    // reordering was seen) to arrive: the timer fires at T + 225 us and marks it lost
+    for on in [false, true] {
+        let (mut s, t, first) = timed_out(on, true);
+        assert_eq!(first, 3);
+        let mut out = vec![];
+        s.on_ack(t + us(100), ack_of(4), &[], &mut out);
+        assert_eq!(seg_numbers(&out), vec![4, 5]);
+        out.clear();
+        s.on_ack(t + us(200), ack_of(4), &[blk(5, 6)], &mut out);
+        assert!(out.is_empty(), "4 may still arrive: {:?}", seg_numbers(&out));
+        assert_eq!(s.timer_mode, TimerMode::Reorder);
+        let (at, timeout) = expire(&mut s, &mut out);
+        assert_eq!((at, timeout), (t + us(225), false));
+        if on {
+            assert_eq!(s.cong_state(), crate::trace::CongState::Recovery);
+            assert_eq!(seg_numbers(&out)[0], 4, "resent at once: {:?}", seg_numbers(&out));
+        } else {
+            assert_eq!(s.cong_state(), crate::trace::CongState::Loss);
+            assert!(out.is_empty(), "off: waits for the next timeout: {:?}", seg_numbers(&out));
+            assert_eq!(s.timer_mode, TimerMode::Rto);
+        }
+    }
+}

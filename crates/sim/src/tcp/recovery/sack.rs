@@ -22,7 +22,9 @@
 //!   an Open-state ACK would (Linux's `tcp_ack`: `tcp_fastretrans_alert` returns to Open
 //!   before `tcp_cong_control` runs `tcp_cong_avoid` on that ACK's delivered segments);
 //! - with `rack_tlp`, RACK's time-based marks (RFC 8985 §6, `rack`) replace IsLost and
-//!   DupThresh, and tail loss probes (§7) are scheduled by the sender.
+//!   DupThresh, and tail loss probes (§7) are scheduled by the sender;
+//! - with `recovery_from_loss` too, those marks start recovery after a timeout as well
+//!   (Linux's TCP_CA_Loss: a retransmission lost again, or RACK's reordering timer).
 //!
 //! Only holes are ever retransmitted in recovery: bytes the receiver reported are not sent
 //! again.
@@ -111,9 +113,14 @@ impl Sack {
                 s.dart += 1;
                 s.dupacks += 1;
             }
+            let relost_before = s.rack.as_deref().map_or(0, |r| r.lost_retransmits);
             let wait = self.rack_mark(s, now);
             let lost = s.rack.as_deref().is_some_and(|r| r.any_lost());
-            if new_data && !(lost && s.covers_recover()) {
+            // Linux's TCP_CA_Loss case of tcp_fastretrans_alert: a retransmission marked
+            // lost again on this ACK (FLAG_LOST_RETRANS) falls through to tcp_enter_recovery
+            let relost = in_loss_state(s) && s.rack.as_deref().is_some_and(|r| r.lost_retransmits > relost_before);
+            let enter = (lost && s.covers_recover()) || relost;
+            if new_data && !enter {
                 // the timers as before: the RTO restarted, then the reordering timer
                 s.on_new_ack_open(now, acked);
                 s.send_new_data(now, out);
@@ -121,7 +128,7 @@ impl Sack {
                 return;
             }
             s.arm_reorder_wait(now, wait);
-            if lost && s.covers_recover() {
+            if enter {
                 if new_data {
                     s.dupacks = 0;
                 }
@@ -168,6 +175,7 @@ impl Sack {
 
     /// RACK's reordering timer expired: look again, and repair what it finds.
     pub(super) fn on_rack_timer(&mut self, s: &mut TcpSender, now: Time, out: &mut Vec<Segment>) {
+        let marked_before = s.stats.rack_marked_lost;
         self.rack_detect(s, now);
         if !s.rack.as_deref().is_some_and(|r| r.any_lost()) {
             return;
@@ -176,7 +184,9 @@ impl Sack {
         let extra = !s.cfg.prr_extra_if_advanced;
         if s.in_recovery {
             self.send_in_recovery(s, now, 0, extra, out);
-        } else if s.covers_recover() {
+        } else if s.covers_recover() || (in_loss_state(s) && s.stats.rack_marked_lost > marked_before) {
+            // after a timeout, Linux's tcp_rack_reo_timeout: a segment newly marked lost
+            // (packets in flight fell) enters recovery from any state but Recovery
             self.enter(s, now, 0, extra, out);
         }
     }
@@ -185,10 +195,21 @@ impl Sack {
     /// first segment marked lost).
     fn enter(&mut self, s: &mut TcpSender, now: Time, delivered: u64, extra: bool, out: &mut Vec<Segment>) {
         let mss = s.cfg.mss;
+        let recover_fs = if s.covers_recover() {
+            s.flight_size()
+        } else {
+            // from the Loss state (`recovery_from_loss`): the timeout's go-back-N resend
+            // stops, RACK's marks (every segment not resent since the timeout) say what is
+            // left to repair (NextSeg rule 1), as Linux's retransmit queue does; PRR
+            // proportions to cwnd (tcp_init_cwnd_reduction: prior_cwnd = snd_cwnd), since
+            // FlightSize still counts what the timeout marked lost
+            s.snd_nxt = s.snd_max;
+            s.cwnd
+        };
         self.recovery_point = s.snd_max;
         s.recover = s.snd_max;
         s.ssthresh = s.loss_ssthresh();
-        self.prr.enter(s.flight_size());
+        self.prr.enter(recover_fs);
         s.cwnd = s.ssthresh;
         s.in_recovery = true;
         s.stats.fast_retransmits += 1;
@@ -320,6 +341,13 @@ impl Sack {
         }
         hole_seg.map(|(seq, len)| (seq, len, false)) // rule 3
     }
+}
+
+/// After a timeout, until what was sent before it is acknowledged (Linux's TCP_CA_Loss,
+/// RFC 6582's `recover` not yet covered), with `recovery_from_loss` on: a loss RACK finds
+/// then may start fast recovery.
+fn in_loss_state(s: &TcpSender) -> bool {
+    s.cfg.recovery_from_loss && !s.in_recovery && s.snd_una < s.recover
 }
 
 /// Whether PRR-SSRB may add its extra MSS on this ACK (RFC 6937 §3: always). With
