@@ -288,8 +288,7 @@ def linux(*, cc: str | None, quickack: bool = False, rto_min_s: float | None = N
                               "ICSK_ACK_PUSHED, tcp_cleanup_rbuf; no knob)", "ack_short_segments",
                               "RFC 1122: delayed like any other", fields))
     if not quickack:
-        items.append(Item("quick-ACK mode at the start and after idle",
-                          "always (tcp_enter_quickack_mode; no knob)", "-", "no"))
+        items.append(quickack_item(c, jiffy, fields))
     items.append(Item("minimum RTO", rto_kernel, f"rto_min={rto:g}", "yes", {"rto_min": rto}))
 
     if jiffy:
@@ -405,6 +404,25 @@ def rto_min(k: Kernel, jiffy: float | None, route_s: float | None = None, socket
     if kept != value:
         text += f"; kept as {kept * 1e3:g} ms (whole jiffies)"
     return kept, text
+
+
+def quickack_item(c: Kernel, jiffy: float | None, fields: Any = None) -> Item:
+    """Linux's entries into quick-ACK mode at the receiver (net/ipv4/tcp_input.c):
+    ``tcp_event_data_recv``'s ``tcp_incr_quickack`` at a connection's first data and when
+    data comes more than the receiving socket's RTO after the last, ``tcp_data_queue``'s
+    ``tcp_enter_quickack_mode`` for data it already holds. The gap is measured against the
+    client's own RTO, from its RTOmin (`c`), which a testbed's ``--rto-min`` for the servers
+    does not change."""
+    what = "quick-ACK mode at the first data, after a gap longer than the RTO, and for old data"
+    kernel = ("always (tcp_event_data_recv: tcp_incr_quickack, at most 16 ACKs; tcp_data_queue: "
+              "tcp_enter_quickack_mode; no knob)")
+    item = _compiled_in(what, kernel, "quickack_mode", "RFC 1122: delayed like any other", fields)
+    if not item.is_modelled or not in_this_build("receiver_rto_min", fields):
+        return item
+    own_rto, _ = rto_min(c, jiffy)
+    return Item(what, f"{kernel}; the gap against the client's RTO, its RTOmin {own_rto * 1e3:g} ms + SRTT",
+                f"quickack_mode=True, receiver_rto_min={own_rto:g}", "yes",
+                {"quickack_mode": True, "receiver_rto_min": own_rto})
 
 
 def delayed_ack(c: Kernel, jiffy: float | None, quickack: bool, delack_max_s: float | None) -> Item:

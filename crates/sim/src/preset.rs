@@ -169,6 +169,9 @@ pub const PRESETS: &[Preset] = &[
             set("recovery_from_loss", On(true), "tcp_fastretrans_alert, TCP_CA_Loss: tcp_identify_packet_loss sets \
                 FLAG_LOST_RETRANS when RACK marks a retransmission lost, and it falls through to tcp_enter_recovery; \
                 tcp_rack_reo_timeout enters recovery from any other state (net/ipv4/tcp_input.c, tcp_recovery.c)"),
+            set("quickack_mode", On(true), "tcp_event_data_recv: tcp_incr_quickack(sk, TCP_MAX_QUICKACKS) at the \
+                first data and after a gap longer than icsk_rto; tcp_data_queue: tcp_enter_quickack_mode for old data \
+                (net/ipv4/tcp_input.c)"),
             set("ssthresh_from_cwnd", On(true), "reno's tcp_reno_ssthresh, max(cwnd / 2, 2), at recovery entry and \
                 at a timeout (net/ipv4/tcp_cong.c, tcp_input.c tcp_enter_loss)"),
             set("count_acked_segments", On(true), "reno's tcp_slow_start and tcp_cong_avoid_ai count the segments \

@@ -304,6 +304,13 @@ pub struct ScenarioSpec {
     /// or RACK's reordering timer marking any segment lost, enters fast recovery at once
     /// instead of waiting for the next RTO (`tcp::recovery::sack`); rack_tlp only.
     pub recovery_from_loss: bool,
+    /// Linux's other entries into quick-ACK mode at the receiver: `tcp_event_data_recv`'s
+    /// `tcp_incr_quickack` at a connection's first data and after a gap longer than the
+    /// receiving socket's RTO, `tcp_data_queue`'s `tcp_enter_quickack_mode` for a segment
+    /// already held (`tcp::linux_rcv`).
+    pub quickack_mode: bool,
+    /// The receiving socket's own RTOmin, for `quickack_mode`'s gap; unset: `rto_min_ps`.
+    pub receiver_rto_min_ps: Option<u64>,
     /// Linux's `tcp_reno_ssthresh`: ssthresh = max(cwnd / 2, 2 SMSS) at a loss
     /// (`tcp::congestion::newreno`); reno and DCTCP only.
     pub ssthresh_from_cwnd: bool,
@@ -519,6 +526,8 @@ impl Default for ScenarioSpec {
             // (Linux's + TCP_TIMEOUT_MIN_US: the linux preset)
             rack_timer_floor: false,
             recovery_from_loss: false,
+            quickack_mode: false,
+            receiver_rto_min_ps: None,
             // RFC 5681 eq. (4) and (2)-(3), as ns-2 and ns-3 (Linux's reno: the linux preset)
             ssthresh_from_cwnd: false,
             count_acked_segments: false,

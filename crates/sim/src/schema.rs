@@ -244,6 +244,14 @@ pub const FIELDS: &[Field] = &[
         (FLAG_LOST_RETRANS), or RACK's reordering timer marking any segment lost, enters fast recovery \
         (tcp_enter_recovery: ssthresh from the current cwnd, PRR) instead of waiting for another RTO; off: RFC \
         6582 §3.2 step 4, no fast retransmit until what was sent before the timeout is acknowledged. rack_tlp only"),
+    flag("quickack_mode", "Linux's other entries into quick-ACK mode at the receiver: tcp_event_data_recv's \
+        tcp_incr_quickack at a connection's first data and when in-order data comes more than the receiving socket's \
+        RTO after the last, tcp_data_queue's tcp_enter_quickack_mode (out of ping-pong mode too) for a segment it \
+        already holds: the next min(rcv_wnd / 2 MSS, 16) ACKs go at once, unless ping-pong mode holds them; off: \
+        delayed ACKs as RFC 1122 §4.2.3.2 allows"),
+    optional(field("receiver_rto_min_ps", "receiver_rto_min", Picoseconds, whole(PS_PER_US, NO_MAX),
+        "the receiving socket's own RTOmin, for quickack_mode's gap (its RTO is this plus its SRTT; with \
+        timer_ticks, this in whole ticks plus one, as usecs_to_jiffies rounds up)"), "rto_min"),
     flag("ssthresh_from_cwnd", "Linux's tcp_reno_ssthresh: a loss leaves ssthresh = max(cwnd / 2, 2 segments); off: \
         RFC 5681 eq. (4), half of FlightSize. cc=newreno (and DCTCP's loss response) only"),
     flag("count_acked_segments", "Linux's tcp_slow_start and tcp_cong_avoid_ai: cwnd grows by every segment an ACK \

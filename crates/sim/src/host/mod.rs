@@ -224,14 +224,19 @@ impl Conns {
             window: sc.rwnd_bytes,
             dctcp_echo: s.cc == Cc::Dctcp,
             ack_short_below: s.ack_short_segments.then_some(s.mss_bytes),
-            linux: (s.rcv_window_growth || s.rcv_autotuning || s.ack_pingpong).then_some(LinuxRcvConfig {
-                grow_window: s.rcv_window_growth,
-                autotune: s.rcv_autotuning,
-                pingpong: s.ack_pingpong,
-                advmss: s.mss_bytes as u64,
-                scaling_ratio: s.rcv_scaling_ratio as u64,
-                ato: Time(s.delayed_ack_ps),
-            }),
+            linux: (s.rcv_window_growth || s.rcv_autotuning || s.ack_pingpong || s.quickack_mode).then_some(
+                LinuxRcvConfig {
+                    grow_window: s.rcv_window_growth,
+                    autotune: s.rcv_autotuning,
+                    pingpong: s.ack_pingpong,
+                    advmss: s.mss_bytes as u64,
+                    scaling_ratio: s.rcv_scaling_ratio as u64,
+                    ato: Time(s.delayed_ack_ps),
+                    quickack: s.quickack_mode,
+                    rto_min: s.receiver_rto_min_ps.map_or(sc.rto_min, Time),
+                    tick: s.timer_ticks.then_some(Time(s.timer_granularity_ps)),
+                },
+            ),
         };
         let swift = (s.transport == Transport::Swift).then(|| SwiftSettings {
             base_target: s.swift_base_target_ps.map(Time),

@@ -25,14 +25,24 @@
 //!   (ICSK_ACK_PUSHED2); a delayed-ACK timeout leaves the mode (`tcp_delack_timer_handler`).
 //!   `ato` is taken as TCP_ATO_MIN (the delayed-ACK timeout); its adaptation is not
 //!   modelled.
+//! - `quickack_mode`, the other ways into quick-ACK mode: `tcp_event_data_recv` gives
+//!   `tcp_incr_quickack(sk, TCP_MAX_QUICKACKS)` at a connection's first data and when
+//!   in-order data comes more than the receiving socket's RTO after the last ("too long
+//!   gap: apparently sender failed to restart window"), and `tcp_data_queue` enters the mode
+//!   for a segment it already holds (`tcp_enter_quickack_mode`, which also leaves ping-pong
+//!   mode). `tcp_incr_quickack` raises `icsk_ack.quick` to min(rcv_wnd / (2 rcv_mss), 16),
+//!   at least 2: that many ACKs go at once, unless ping-pong mode holds them. The receiving
+//!   socket's RTO (`icsk_rto`) is its RTOmin plus its smoothed RTT, which at the client (its
+//!   requests' round trips) is far below a jiffy: with jiffies, RTOmin's whole ticks plus one
+//!   (`usecs_to_jiffies` rounds up), compared with the whole ticks between the two
+//!   segments, as `tcp_jiffies32` counts them.
 //!
 //! The initial values are the kernel's (`tcp_select_initial_window`,
 //! `tcp_init_buffer_space`, `tcp_measure_rcv_mss`) from `tcp_rmem[1]` = 131072 bytes and
 //! the skb's len/truesize ratio (`scaling_ratio`, in 1/256): window_clamp =
 //! rcvbuf x ratio / 256, rcv_ssthresh = min(the initial window, window_clamp), the first
-//! `rcvq_space.space` = TCP_INIT_CWND x advmss. Not modelled: the quick ACKs
-//! `tcp_incr_quickack` gives at a connection's first data and after a gap longer than the
-//! RTO, memory pressure, `tcp_clamp_window`.
+//! `rcvq_space.space` = TCP_INIT_CWND x advmss. Not modelled: memory pressure,
+//! `tcp_clamp_window`.
 
 use crate::time::Time;
 
@@ -48,6 +58,9 @@ pub const TCP_DEFAULT_SCALING_RATIO: u64 = 128;
 const TCP_INIT_CWND: u64 = 10;
 /// `tcp_event_data_recv` grows the window only for segments of at least this many bytes.
 const GROW_MIN_LEN: u32 = 128;
+/// TCP_MAX_QUICKACKS (include/net/tcp.h): at most this many ACKs at once per entry into
+/// quick-ACK mode.
+const TCP_MAX_QUICKACKS: u32 = 16;
 /// `tcp_pingpong_thresh`'s default (net/ipv4/sysctl_net_ipv4.c; this testbed's: 1).
 const PINGPONG_THRESH: u8 = 1;
 
@@ -63,6 +76,13 @@ pub struct LinuxRcvConfig {
     pub scaling_ratio: u64,
     /// `ato`: TCP_ATO_MIN, the delayed-ACK timeout.
     pub ato: Time,
+    /// `quickack_mode`: the quick ACKs at the first data, after a gap longer than the
+    /// RTO, and for a segment already held.
+    pub quickack: bool,
+    /// The receiving socket's RTOmin, for the gap.
+    pub rto_min: Time,
+    /// The jiffy, when timers run on ticks (`timer_ticks`); None: exact times.
+    pub tick: Option<Time>,
 }
 
 /// One connection's receive-window state (struct tcp_sock's, struct inet_connection_sock's).
@@ -156,8 +176,12 @@ impl LinuxRcv {
     }
 
     /// `tcp_event_data_recv` for an in-order segment of `len` bytes, with `ooo` bytes held
-    /// out of order (charged to the buffer, so not free space).
-    pub fn on_in_order(&mut self, now: Time, len: u32, ooo: u64) {
+    /// out of order (charged to the buffer, so not free space), `rcv_wnd` the window last
+    /// advertised.
+    pub fn on_in_order(&mut self, now: Time, len: u32, ooo: u64, rcv_wnd: u64) {
+        if self.cfg.quickack && self.lrcvtime.is_none_or(|t| self.longer_than_rto(t, now)) {
+            self.incr_quickack(rcv_wnd); // the first data, or a gap longer than the RTO
+        }
         self.lrcvtime = Some(now);
         if !self.cfg.grow_window || len < GROW_MIN_LEN {
             return;
@@ -171,6 +195,36 @@ impl LinuxRcv {
         let incr = (2 * self.cfg.advmss).max(2 * len as u64);
         self.rcv_ssthresh += room.min(incr);
         self.quick |= 1;
+    }
+
+    /// `tcp_event_data_recv`'s `m > icsk_rto`: more than the receiving socket's RTO from
+    /// `last` to `now`, in whole jiffies when timers tick.
+    fn longer_than_rto(&self, last: Time, now: Time) -> bool {
+        match self.cfg.tick {
+            Some(tick) => {
+                let rto_ticks = self.cfg.rto_min.0 / tick.0 + 1; // usecs_to_jiffies(RTOmin + SRTT)
+                now.0 / tick.0 - last.0 / tick.0 > rto_ticks
+            }
+            None => now - last > self.cfg.rto_min,
+        }
+    }
+
+    /// `tcp_incr_quickack(sk, TCP_MAX_QUICKACKS)` with `rcv_wnd` the window last advertised.
+    fn incr_quickack(&mut self, rcv_wnd: u64) {
+        let quickacks = match (rcv_wnd / (2 * self.cfg.advmss)) as u32 {
+            0 => 2,
+            n => n.min(TCP_MAX_QUICKACKS),
+        };
+        self.quick = self.quick.max(quickacks);
+    }
+
+    /// `tcp_enter_quickack_mode(sk, TCP_MAX_QUICKACKS)`: `tcp_data_queue` received a segment
+    /// it already holds (a retransmission): quick ACKs, and out of ping-pong mode.
+    pub fn on_duplicate(&mut self, rcv_wnd: u64) {
+        if self.cfg.quickack {
+            self.incr_quickack(rcv_wnd);
+            self.pingpong = 0;
+        }
     }
 
     /// `tcp_rcv_rtt_measure_ts`: a segment of `len` bytes echoing `tsecr`, at `now`.
@@ -262,7 +316,17 @@ mod tests {
     use super::*;
 
     fn cfg(ratio: u64) -> LinuxRcvConfig {
-        LinuxRcvConfig { grow_window: true, autotune: true, pingpong: true, advmss: 1448, scaling_ratio: ratio, ato: Time::from_ms(40) }
+        LinuxRcvConfig {
+            grow_window: true,
+            autotune: true,
+            pingpong: true,
+            advmss: 1448,
+            scaling_ratio: ratio,
+            ato: Time::from_ms(40),
+            quickack: false,
+            rto_min: Time::from_ms(200),
+            tick: Some(Time::from_ms(4)),
+        }
     }
 
     #[test]
@@ -280,21 +344,21 @@ mod tests {
     #[test]
     fn a_segment_grows_rcv_ssthresh_by_two_segments_up_to_the_clamp() {
         let mut lx = LinuxRcv::new(cfg(162));
-        lx.on_in_order(Time::ZERO, 1448, 0);
+        lx.on_in_order(Time::ZERO, 1448, 0, 64_088);
         assert_eq!((lx.rcv_ssthresh, lx.quick), (64_088 + 2896, 1));
         lx.on_ack_sent();
         assert_eq!(lx.quick, 0);
         // (82944 - 64088) / 2896 = 6.5: six whole steps, then the last 1480 bytes, then none
         for _ in 0..6 {
-            lx.on_in_order(Time::ZERO, 1448, 0);
+            lx.on_in_order(Time::ZERO, 1448, 0, 64_088);
         }
         assert_eq!(lx.rcv_ssthresh, 82_944);
         lx.quick = 0;
-        lx.on_in_order(Time::ZERO, 1448, 0);
+        lx.on_in_order(Time::ZERO, 1448, 0, 64_088);
         assert_eq!((lx.rcv_ssthresh, lx.quick), (82_944, 0), "room 0: no growth, no quick ACK");
         // a segment under 128 bytes never grows it
         let mut lx = LinuxRcv::new(cfg(162));
-        lx.on_in_order(Time::ZERO, 100, 0);
+        lx.on_in_order(Time::ZERO, 100, 0, 64_088);
         assert_eq!((lx.rcv_ssthresh, lx.quick), (64_088, 0));
     }
 
@@ -364,7 +428,7 @@ mod tests {
         let mut lx = LinuxRcv::new(cfg(162));
         lx.on_data_sent(Time::ZERO);
         assert!(!lx.in_pingpong_mode(), "no data received yet: ato is 0");
-        lx.on_in_order(Time::from_ms(10), 1448, 0);
+        lx.on_in_order(Time::from_ms(10), 1448, 0, 64_088);
         lx.on_data_sent(Time::from_ms(50));
         assert!(!lx.in_pingpong_mode(), "40 ms after the data: not within ato");
         lx.on_data_sent(Time::from_ms(49));
@@ -372,5 +436,65 @@ mod tests {
         assert!(lx.quick > 0 && !lx.in_quickack_mode(), "the growth's quick ACK is held");
         lx.on_delack_timeout();
         assert!(!lx.in_pingpong_mode() && lx.in_quickack_mode());
+    }
+
+    fn quick_cfg() -> LinuxRcvConfig {
+        LinuxRcvConfig { grow_window: false, autotune: false, pingpong: true, quickack: true, ..cfg(162) }
+    }
+
+    #[test]
+    fn the_first_data_gives_min_rcv_wnd_over_two_mss_and_16_quick_acks_tcp_incr_quickack() {
+        // 64088 / 2896 = 22, capped at TCP_MAX_QUICKACKS = 16; a window under 2 MSS gives 2
+        for (wnd, quick) in [(64_088, 16), (20_000, 6), (2000, 2)] {
+            let mut lx = LinuxRcv::new(quick_cfg());
+            lx.on_in_order(Time::from_ms(1), 1448, 0, wnd);
+            assert_eq!(lx.quick, quick, "rcv_wnd {wnd}");
+            assert!(lx.in_quickack_mode());
+        }
+        let mut off = LinuxRcv::new(LinuxRcvConfig { quickack: false, ..quick_cfg() });
+        off.on_in_order(Time::from_ms(1), 1448, 0, 64_088);
+        assert_eq!(off.quick, 0, "quickack_mode off: RFC 1122's delayed ACK");
+    }
+
+    #[test]
+    fn data_more_than_the_rto_after_the_last_in_whole_jiffies_gives_quick_acks() {
+        // RTOmin 200 ms, HZ 250: icsk_rto = usecs_to_jiffies(200 ms + SRTT) = 51 jiffies;
+        // tcp_event_data_recv wants m > 51 jiffies. Last data at 1 ms (jiffy 0): jiffy 51
+        // (204-207.99 ms) is not more, jiffy 52 (from 208 ms) is
+        for (at_us, quick) in [(207_999, 0), (208_000, 16)] {
+            let mut lx = LinuxRcv::new(quick_cfg());
+            lx.on_in_order(Time::from_ms(1), 1448, 0, 64_088);
+            lx.quick = 0;
+            lx.on_in_order(Time::from_us(at_us), 1448, 0, 64_088);
+            assert_eq!(lx.quick, quick, "at {at_us} us");
+        }
+        // exact times (no ticks): more than RTOmin
+        let exact = LinuxRcvConfig { tick: None, ..quick_cfg() };
+        for (at_us, quick) in [(201_000, 0), (201_001, 16)] {
+            let mut lx = LinuxRcv::new(exact);
+            lx.on_in_order(Time::from_ms(1), 1448, 0, 64_088);
+            lx.quick = 0;
+            lx.on_in_order(Time::from_us(at_us), 1448, 0, 64_088);
+            assert_eq!(lx.quick, quick, "exact, at {at_us} us");
+        }
+    }
+
+    #[test]
+    fn ping_pong_mode_holds_the_gaps_quick_acks_and_a_segment_already_held_leaves_it() {
+        // tcp_in_quickack_mode is false in ping-pong mode; tcp_enter_quickack_mode (old
+        // data) leaves the mode, so the quick ACKs go
+        let mut lx = LinuxRcv::new(quick_cfg());
+        lx.on_in_order(Time::from_ms(1), 1448, 0, 64_088);
+        lx.on_data_sent(Time::from_ms(2)); // a request within ato: ping-pong
+        lx.quick = 0;
+        lx.on_in_order(Time::from_ms(300), 1448, 0, 64_088);
+        assert!(lx.quick == 16 && lx.in_pingpong_mode() && !lx.in_quickack_mode());
+        lx.on_duplicate(64_088);
+        assert!(!lx.in_pingpong_mode() && lx.in_quickack_mode());
+        let mut off = LinuxRcv::new(LinuxRcvConfig { quickack: false, ..quick_cfg() });
+        off.on_in_order(Time::from_ms(1), 1448, 0, 64_088);
+        off.on_data_sent(Time::from_ms(2));
+        off.on_duplicate(64_088);
+        assert!(off.in_pingpong_mode() && off.quick == 0, "quickack_mode off: a duplicate changes nothing here");
     }
 }

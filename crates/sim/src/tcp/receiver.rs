@@ -208,6 +208,10 @@ impl TcpReceiver {
         let end = seq + len as u64;
         if end <= self.rcv_nxt {
             self.stats.duplicate_segments += 1;
+            let rcv_wnd = self.advertised_window();
+            if let Some(lx) = &mut self.linux {
+                lx.on_duplicate(rcv_wnd);
+            }
             return Received { delivered: 0, ack_now: true };
         }
         if seq > self.rcv_nxt {
@@ -232,10 +236,11 @@ impl TcpReceiver {
         let delivered = self.rcv_nxt - before;
         // Linux: tcp_event_data_recv's tcp_grow_window may ask for a quick ACK; ping-pong
         // mode holds it, and the short segment's (tcp_in_quickack_mode, tcp_cleanup_rbuf)
+        let rcv_wnd = self.advertised_window();
         let (quick, pingpong) = match &mut self.linux {
             Some(lx) => {
                 let ooo = self.ooo.iter().map(|(s, e)| e - s).sum::<u64>();
-                lx.on_in_order(now, len, ooo);
+                lx.on_in_order(now, len, ooo, rcv_wnd);
                 (lx.in_quickack_mode(), lx.in_pingpong_mode())
             }
             None => (false, false),
