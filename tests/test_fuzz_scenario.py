@@ -148,6 +148,7 @@ PLAUSIBLE = {
     "prr_extra_if_advanced": st.booleans(), "prr_counts_fast_retransmit": st.booleans(),
     "grow_on_recovery_exit": st.booleans(), "ack_short_segments": st.booleans(), "rack_timer_floor": st.booleans(),
     "recovery_from_loss": st.booleans(), "quickack_mode": st.booleans(),
+    "loss_retransmit_queue": st.booleans(), "frto": st.booleans(),
     "receiver_rto_min": TIMES,
     "rcv_window_growth": st.booleans(), "rcv_autotuning": st.booleans(), "ack_pingpong": st.booleans(),
     "rcv_scaling_ratio": st.integers(0, 256),

@@ -372,7 +372,8 @@ def test_the_compiled_in_receiver_prr_and_timer_rules_are_rows_modelled_only_whe
              "PRR's extra segment": "prr_extra_if_advanced", "2 ms more": "rack_timer_floor",
              "fast retransmit sent within": "prr_counts_fast_retransmit",
              "ends fast recovery grows": "grow_on_recovery_exit",
-             "RACK finds lost again": "recovery_from_loss"}
+             "RACK finds lost again": "recovery_from_loss",
+             "SACKed segments kept": "loss_retransmit_queue"}
     for cc in ("reno", "cubic"):
         items = presets.linux(cc=cc, kernel=k)
         for what, flag in flags.items():
@@ -404,3 +405,13 @@ def test_the_receive_window_rows_follow_the_clients_sysctls(tmp_path):
     older = presets.linux(cc="reno", kernel=k, fields={"prr", "rack_tlp"})
     assert "rcv_window_growth" not in presets.scenario_fields(older)
     assert row(older, "receive-buffer autotuning").modelled.startswith("no")
+
+
+def test_frto_follows_the_kernels_tcp_frto(tmp_path):
+    # net.ipv4.tcp_frto: 2 (the default) and 1 run F-RTO after a timeout (tcp_enter_loss),
+    # 0 does not; the row sets the simulator's frto to match
+    for value, on in (("2", True), ("1", True), ("0", False)):
+        k = fake_kernel(tmp_path / value, tcp_frto=value)
+        it = next(i for i in presets.linux(cc="reno", kernel=k) if i.what.startswith("F-RTO"))
+        assert it.is_modelled and it.fields == {"frto": on}, (value, it)
+        assert f"tcp_frto = {value}" in it.kernel

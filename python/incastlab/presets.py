@@ -316,8 +316,14 @@ def linux(*, cc: str | None, quickack: bool = False, rto_min_s: float | None = N
 
     items.extend(receiver_window_items(c, fields))
 
+    items.append(_compiled_in("after a timeout: SACKed segments kept, the lost ones resent as ACKs and SACKs grow cwnd",
+                              "always (tcp_timeout_mark_lost; TCP_CA_Loss: tcp_cong_control on acked_sacked, "
+                              "tcp_xmit_retransmit_queue; no knob)", "loss_retransmit_queue",
+                              "RFC 2018 §8 and RFC 5681: SACKs forgotten, go back N", fields))
     frto = k.sysctl("tcp_frto")
-    items.append(Item("F-RTO spurious timeout detection (RFC 5682)", f"net.ipv4.tcp_frto = {_value(frto)}", "-", "no"))
+    items.append(_newer_field("F-RTO after a timeout: new data first (RFC 5682 §3; its undo of a spurious timeout "
+                              "not modelled)", f"net.ipv4.tcp_frto = {_value(frto)}", "frto", frto != "0",
+                              frto != "0", fields))
     return items
 
 

@@ -34,6 +34,7 @@ NEITHER_PEER_EXPRESSES = {
     "prr": True, "rack_tlp": True, "hystart": True, "ssthresh_from_cwnd": True,
     "count_acked_segments": True, "cwnd_limited_growth": True, "prr_extra_if_advanced": True,
     "prr_counts_fast_retransmit": True, "grow_on_recovery_exit": True, "recovery_from_loss": True, "quickack_mode": True,
+    "loss_retransmit_queue": True, "frto": True,
     "receiver_rto_min": "150ms",
     "ack_short_segments": True, "rack_timer_floor": True, "rcv_window_growth": True, "rcv_autotuning": True,
     "ack_pingpong": True, "rcv_scaling_ratio": 162, "buffer_sharing": "dynamic", "buffer_pool": 1_000_000, "dt_alpha": 2.0,

@@ -169,6 +169,11 @@ pub const PRESETS: &[Preset] = &[
             set("recovery_from_loss", On(true), "tcp_fastretrans_alert, TCP_CA_Loss: tcp_identify_packet_loss sets \
                 FLAG_LOST_RETRANS when RACK marks a retransmission lost, and it falls through to tcp_enter_recovery; \
                 tcp_rack_reo_timeout enters recovery from any other state (net/ipv4/tcp_input.c, tcp_recovery.c)"),
+            set("loss_retransmit_queue", On(true), "tcp_timeout_mark_lost keeps SACKed segments; in TCP_CA_Loss \
+                tcp_cong_control grows cwnd on acked_sacked and tcp_xmit_retransmit_queue resends lost-marked ones \
+                (net/ipv4/tcp_input.c, tcp_output.c)"),
+            set("frto", On(true), "net.ipv4.tcp_frto = 2 (tcp_enter_loss, tcp_process_loss: RFC 5682's SACK-enhanced \
+                F-RTO)"),
             set("quickack_mode", On(true), "tcp_event_data_recv: tcp_incr_quickack(sk, TCP_MAX_QUICKACKS) at the \
                 first data and after a gap longer than icsk_rto; tcp_data_queue: tcp_enter_quickack_mode for old data \
                 (net/ipv4/tcp_input.c)"),

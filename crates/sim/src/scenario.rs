@@ -311,6 +311,14 @@ pub struct ScenarioSpec {
     pub quickack_mode: bool,
     /// The receiving socket's own RTOmin, for `quickack_mode`'s gap; unset: `rto_min_ps`.
     pub receiver_rto_min_ps: Option<u64>,
+    /// Linux's Loss state: after a timeout the segments marked lost are resent from the
+    /// retransmit queue as ACKs (SACKs too) grow cwnd, SACKed ones kept
+    /// (`tcp_timeout_mark_lost`, `tcp_xmit_retransmit_queue`), instead of going back N
+    /// (`tcp::recovery::sack`); rack_tlp only.
+    pub loss_retransmit_queue: bool,
+    /// F-RTO (RFC 5682 §3, Linux's `tcp_frto` = 2): the first ACK after a timeout that
+    /// advances SND.UNA sends new data; loss_retransmit_queue only.
+    pub frto: bool,
     /// Linux's `tcp_reno_ssthresh`: ssthresh = max(cwnd / 2, 2 SMSS) at a loss
     /// (`tcp::congestion::newreno`); reno and DCTCP only.
     pub ssthresh_from_cwnd: bool,
@@ -528,6 +536,8 @@ impl Default for ScenarioSpec {
             recovery_from_loss: false,
             quickack_mode: false,
             receiver_rto_min_ps: None,
+            loss_retransmit_queue: false,
+            frto: false,
             // RFC 5681 eq. (4) and (2)-(3), as ns-2 and ns-3 (Linux's reno: the linux preset)
             ssthresh_from_cwnd: false,
             count_acked_segments: false,

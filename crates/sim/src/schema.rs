@@ -252,6 +252,14 @@ pub const FIELDS: &[Field] = &[
     optional(field("receiver_rto_min_ps", "receiver_rto_min", Picoseconds, whole(PS_PER_US, NO_MAX),
         "the receiving socket's own RTOmin, for quickack_mode's gap (its RTO is this plus its SRTT; with \
         timer_ticks, this in whole ticks plus one, as usecs_to_jiffies rounds up)"), "rto_min"),
+    flag("loss_retransmit_queue", "Linux's Loss state after a timeout: SACKed segments stay SACKed and the rest are \
+        marked lost (tcp_timeout_mark_lost); every ACK grows cwnd by what it delivered, SACKed segments too \
+        (tcp_cong_control), and the marked segments are resent lowest first while fewer than cwnd are in flight \
+        (tcp_xmit_retransmit_queue), new data after; off: RFC 2018 §8 forgets the SACKs and the sender goes back \
+        N. rack_tlp only"),
+    flag("frto", "F-RTO (RFC 5682 §3; Linux's net.ipv4.tcp_frto = 2, tcp_process_loss): after a timeout outside \
+        recovery, the first ACK that advances SND.UNA sends new data, and the resends wait for an ACK that SACKs \
+        or duplicates (the loss was real); the undo of a spurious timeout is not modelled. loss_retransmit_queue only"),
     flag("ssthresh_from_cwnd", "Linux's tcp_reno_ssthresh: a loss leaves ssthresh = max(cwnd / 2, 2 segments); off: \
         RFC 5681 eq. (4), half of FlightSize. cc=newreno (and DCTCP's loss response) only"),
     flag("count_acked_segments", "Linux's tcp_slow_start and tcp_cong_avoid_ai: cwnd grows by every segment an ACK \

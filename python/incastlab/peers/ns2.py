@@ -215,6 +215,8 @@ INEXPRESSIBLE: dict[str, str] = {
     "rcv_scaling_ratio": "Linux's skb len/truesize ratio (ns-2's DelAck sink has no receive buffer accounting)",
     "rack_timer_floor": "Linux's 2 ms on the probe and RACK timers (ns-2.35 has no RACK or probes)",
     "recovery_from_loss": "Linux's fast recovery from the Loss state on RACK's marks (ns-2.35 has no RACK)",
+    "loss_retransmit_queue": "Linux's Loss state: SACKs kept, lost segments resent as SACKs come (Agent/TCP/Sack1 clears its scoreboard)",
+    "frto": "F-RTO after a timeout (ns-2.35's Agent/TCP/Sack1 has none)",
     "quickack_mode": "Linux's quick-ACK mode at the first data, after a gap and for old data (ns-2's DelAck sink has none)",
     "receiver_rto_min": "the receiving socket's RTOmin for Linux's quick-ACK gap (ns-2's DelAck sink has no such rule)",
     **STAR_OF_FIFOS_LACKS,

@@ -217,6 +217,8 @@ impl Conns {
             grow_on_recovery_exit: s.grow_on_recovery_exit,
             rack_timer_floor: s.rack_timer_floor,
             recovery_from_loss: s.recovery_from_loss,
+            loss_retransmit_queue: s.loss_retransmit_queue,
+            frto: s.frto,
         };
         let receiver_cfg = ReceiverConfig {
             delayed_ack: (s.delayed_ack_ps > 0).then_some(Time(s.delayed_ack_ps)),

@@ -79,6 +79,12 @@ pub struct SenderConfig {
     /// Linux's way out of the Loss state: a loss RACK finds after a timeout enters fast
     /// recovery (`tcp::recovery::sack`).
     pub recovery_from_loss: bool,
+    /// Linux's Loss state: after a timeout, resend what is marked lost from the retransmit
+    /// queue, SACKed segments kept, instead of going back N (`tcp::recovery::sack`).
+    pub loss_retransmit_queue: bool,
+    /// F-RTO (RFC 5682 §3, Linux's `tcp_frto` = 2): the first ACK after a timeout sends
+    /// new data (`tcp::recovery::sack`); with `loss_retransmit_queue` only.
+    pub frto: bool,
     /// Linux's `tcp_reno_ssthresh`: a loss leaves ssthresh at half of cwnd, not of
     /// FlightSize (`tcp::congestion::newreno`); reno and DCTCP's loss response only.
     pub ssthresh_from_cwnd: bool,
@@ -201,6 +207,9 @@ pub struct TcpSender {
     pub dart: u32,
     /// End of the highest byte ever retransmitted: below it, data was sent twice.
     pub(crate) retransmitted_end: u64,
+    /// An F-RTO episode is on (RFC 5682 §3; Linux's `tp->frto`), from a timeout until its
+    /// loss is found real or the Loss state ends.
+    pub(crate) frto: bool,
     /// How losses are detected and repaired, with that algorithm's state.
     recovery: Recovery,
     /// RACK-TLP's per-segment log and state: only SACK senders with `rack_tlp` carry it.
@@ -249,6 +258,7 @@ impl TcpSender {
             rtt_sample: None,
             dart: 0,
             retransmitted_end: 0,
+            frto: false,
             recovery: Recovery::new(&cfg),
             rack: (cfg.rack_tlp && cfg.variant == TcpVariant::Sack).then(Box::default),
             congestion: Congestion::new(&cfg),
@@ -776,6 +786,11 @@ impl TcpSender {
         }
         self.stats.timeouts += 1;
         self.classify_timeout();
+        // tcp_enter_loss: F-RTO unless the timeout came in Recovery or Loss, when only a
+        // repeated one on the same data takes it (RFC 5682 §3.2; `icsk_retransmits`)
+        let new_recovery = !self.in_recovery && self.snd_una >= self.recover;
+        let queue = self.cfg.loss_retransmit_queue && self.rack.is_some();
+        self.frto = queue && self.cfg.frto && (new_recovery || self.rto.backoffs > 0);
         let mss = self.cfg.mss;
         // RFC 5681 §3.1: ssthresh is not reduced again when the segment was already
         // retransmitted by a timeout; ns-2 halves it at every timeout, and ns-3 holds it
@@ -795,9 +810,9 @@ impl TcpSender {
         let window = self.cwnd.min(self.rwnd);
         self.congestion.on_timeout(now, &mut self.cwnd, &mut self.ssthresh, in_flight, window, repeated);
         self.congestion.on_timeout_state(now, self.snd_max);
-        self.recovery.on_timeout();
+        self.recovery.on_timeout(queue);
         if let Some(r) = self.rack.as_deref_mut() {
-            r.on_timeout();
+            r.on_timeout(queue);
         }
         self.in_recovery = false;
         self.recover = self.snd_max; // RFC 6582 §3.2 step 4 (after a timeout)
@@ -807,13 +822,16 @@ impl TcpSender {
         self.dart = 0;
         self.rto.back_off();
         // retransmit the first segment (flagged, to recognise spurious timeouts), then
-        // go back N, as ns-2 and BSD do
+        // go back N, as ns-2 and BSD do; Linux's Loss state instead resends what is marked
+        // lost as ACKs come (`loss_retransmit_queue`: tcp_retransmit_timer's head only)
         let len = mss.min(self.snd_max - self.snd_una);
         let seq = self.snd_una;
         self.emit_flagged(now, seq, len, true, out);
-        self.snd_nxt = self.snd_una + len;
-        self.paced_retransmission(now);
-        self.send_new_data(now, out);
+        if !queue {
+            self.snd_nxt = self.snd_una + len;
+            self.paced_retransmission(now);
+            self.send_new_data(now, out);
+        }
         self.arm_timer(now);
         true
     }
@@ -873,6 +891,8 @@ pub(crate) mod tests {
             grow_on_recovery_exit: false,
             rack_timer_floor: false,
             recovery_from_loss: false,
+            loss_retransmit_queue: false,
+            frto: false,
             ssthresh_from_cwnd: false,
             count_acked_segments: false,
             cwnd_limited_growth: false,

@@ -99,10 +99,11 @@ impl Recovery {
         }
     }
 
-    /// The retransmission timer expired (after ssthresh was taken from [`Self::in_flight`]).
-    pub(crate) fn on_timeout(&mut self) {
+    /// The retransmission timer expired (after ssthresh was taken from [`Self::in_flight`]);
+    /// `keep_sacked`: Linux's `tcp_timeout_mark_lost` keeps what was SACKed.
+    pub(crate) fn on_timeout(&mut self, keep_sacked: bool) {
         match self {
-            Recovery::Sack(r) => r.on_timeout(),
+            Recovery::Sack(r) => r.on_timeout(keep_sacked),
             Recovery::Ns3(r) => r.on_timeout(),
             Recovery::Reno | Recovery::NewReno(_) => {}
         }

@@ -186,11 +186,15 @@ impl Rack {
     }
 
     /// §6.3: after an RTO every unacknowledged segment is lost; the SACK scoreboard is
-    /// dropped with it (RFC 2018 §8), and so is a TLP episode.
-    pub fn on_timeout(&mut self) {
+    /// dropped with it (RFC 2018 §8), and so is a TLP episode. `keep_sacked`: Linux's
+    /// `tcp_timeout_mark_lost`, which marks only what was not SACKed (the receiver is
+    /// trusted not to renege).
+    pub fn on_timeout(&mut self, keep_sacked: bool) {
         for g in &mut self.log {
-            g.lost = true;
-            g.sacked = false;
+            if !(keep_sacked && g.sacked) {
+                g.lost = true;
+                g.sacked = false;
+            }
         }
         self.tlp_end = None;
     }
@@ -360,7 +364,7 @@ mod tests {
         let mut r = sent(3);
         r.on_ack(Time::from_us(100), seg(0).0, &[seg(2)], None);
         r.tlp_end = Some(seg(3).0);
-        r.on_timeout();
+        r.on_timeout(false);
         assert_eq!(r.first_lost().map(|g| g.start), Some(seg(0).0));
         assert!(!r.any_sacked() && r.tlp_end.is_none());
         assert_eq!(r.pipe(), 0);

@@ -380,3 +380,99 @@ fn after_a_timeout_racks_reordering_timer_marking_a_segment_lost_starts_recovery
         }
     }
 }
+
+/// A SACK sender with RACK-TLP and PRR, `loss_retransmit_queue` and `frto` as given, that
+/// sent 12 segments at 0 (cwnd 8, then 8 more as ACKs come) and had segment 0 acknowledged
+/// at 100 us (SRTT 100 us).
+fn queue_sender(queue: bool, frto: bool) -> (TcpSender, Vec<Segment>) {
+    let mut cfg = config();
+    cfg.variant = TcpVariant::Sack;
+    cfg.rack_tlp = true;
+    cfg.prr = true;
+    cfg.loss_retransmit_queue = queue;
+    cfg.frto = frto;
+    let mut s = TcpSender::new(cfg);
+    s.cwnd = 8 * MSS;
+    s.ssthresh = 8 * MSS;
+    let mut out = vec![];
+    s.write(Time::ZERO, 20 * MSS, &mut out);
+    s.on_ack(us(100), ack_of(1), &[], &mut out);
+    (s, out)
+}
+
+/// Deliver timer events until a retransmission timeout; its time, with `out` holding what
+/// the timeout sent (a lost probe's segment is dropped from it).
+fn until_timeout(s: &mut TcpSender, out: &mut Vec<Segment>) -> Time {
+    loop {
+        out.clear();
+        let (t, timeout) = expire(s, out);
+        if timeout {
+            return t;
+        }
+    }
+}
+
+#[test]
+fn in_linux_loss_state_sacked_segments_stay_sacked_and_a_sack_grows_cwnd_and_resends_what_is_lost() {
+    // segments 1.. lost but 8 (sent at 100 us), whose SACK at 200 us starts recovery; the
+    // recovery's resends are lost too and the RTO fires (in recovery: no F-RTO)
+    for queue in [false, true] {
+        let (mut s, mut out) = queue_sender(queue, true);
+        assert!(seg_numbers(&out).contains(&8), "segment 0's ACK let segment 8 go at 100 us");
+        s.on_ack(us(200), ack_of(1), &[blk(8, 9)], &mut out);
+        assert!(s.in_recovery);
+        out.clear();
+        let t = until_timeout(&mut s, &mut out);
+        assert_eq!(seg_numbers(&out), vec![1], "the timeout resends the head");
+        assert!(!s.frto, "a timeout in recovery takes no F-RTO");
+        out.clear();
+        // a late SACK of segment 5 while the head's resend is out: Linux grows cwnd 1 -> 2 on
+        // it and resends the lowest lost segment; RFC 5681's go-back-N waits for a new ACK
+        s.on_ack(t + us(50), ack_of(1), &[blk(5, 6), blk(8, 9)], &mut out);
+        if queue {
+            assert_eq!((seg_numbers(&out), s.cwnd), (vec![2], 2 * MSS));
+        } else {
+            assert!(out.is_empty(), "{:?}", seg_numbers(&out));
+        }
+        // ACK everything up to 8 one resend at a time: the SACKed 5 and 8 are resent only
+        // when the timeout forgot them
+        let mut sent = seg_numbers(&out);
+        while s.snd_una < ack_of(8) {
+            out.clear();
+            let next = (s.snd_una - 1) / MSS + 1;
+            s.on_ack(t + us(100 + 10 * next), ack_of(next), &[blk(5, 6), blk(8, 9)], &mut out);
+            sent.extend(seg_numbers(&out));
+        }
+        let resent_sacked = sent.iter().any(|&n| n == 5 || n == 8);
+        assert_eq!(resent_sacked, !queue, "queue {queue}: {sent:?}");
+    }
+}
+
+#[test]
+fn frto_sends_new_data_on_the_first_ack_after_a_timeout_and_resends_once_a_sack_shows_the_loss_rfc5682() {
+    // the whole window after segment 0 is lost, the tail-loss probe too: a timeout from
+    // Open. F-RTO (step 2b): the head's ACK sends new data, not segment 2; the SACK of that
+    // new data shows the loss was real (3a) and the lost segments go
+    for frto in [false, true] {
+        let (mut s, mut out) = queue_sender(true, frto);
+        out.clear();
+        let t = until_timeout(&mut s, &mut out);
+        assert_eq!(seg_numbers(&out), vec![1]);
+        assert_eq!(s.frto, frto);
+        let top = s.snd_max;
+        out.clear();
+        s.on_ack(t + us(100), ack_of(2), &[], &mut out);
+        let sent = seg_numbers(&out);
+        if !frto {
+            assert_eq!(sent, vec![2, 3], "no F-RTO: slow start resends the lost ones");
+            continue;
+        }
+        assert_eq!(sent, vec![top / MSS, top / MSS + 1], "new data beyond the highest sent");
+        assert!(s.frto && out.iter().all(|g| !g.retransmit));
+        out.clear();
+        let first_new = top / MSS;
+        s.on_ack(t + us(200), ack_of(2), &[blk(first_new, first_new + 1)], &mut out);
+        assert!(!s.frto, "a SACK after the new data: the loss was real");
+        assert_eq!(seg_numbers(&out)[0], 2, "the lowest lost segment goes first: {:?}", seg_numbers(&out));
+    }
+}

@@ -59,7 +59,7 @@ impl Sack {
     ) {
         let new_data = acked > 0;
         let marked_before = s.stats.rack_marked_lost;
-        let count_delivered = s.cfg.prr || s.cfg.grow_on_recovery_exit;
+        let count_delivered = s.cfg.prr || s.cfg.grow_on_recovery_exit || s.cfg.loss_retransmit_queue;
         let sacked_before = if count_delivered { self.scoreboard.sacked_bytes() } else { 0 };
         let new_sack = self.scoreboard.update(s.snd_una, blocks);
         // RFC 6937 §3 DeliveredData: change in SND.UNA plus change in SACKed bytes (what
@@ -120,6 +120,13 @@ impl Sack {
             // lost again on this ACK (FLAG_LOST_RETRANS) falls through to tcp_enter_recovery
             let relost = in_loss_state(s) && s.rack.as_deref().is_some_and(|r| r.lost_retransmits > relost_before);
             let enter = (lost && s.covers_recover()) || relost;
+            if !enter && s.cfg.loss_retransmit_queue && s.snd_una < s.recover {
+                // after a timeout (the sender is never in recovery with SND.UNA below
+                // `recover` otherwise): Linux's TCP_CA_Loss
+                self.loss_ack(s, now, new_data, new_sack || duplicate, delivered, out);
+                s.arm_reorder_wait(now, wait);
+                return;
+            }
             if new_data && !enter {
                 // the timers as before: the RTO restarted, then the reordering timer
                 s.on_new_ack_open(now, acked);
@@ -191,6 +198,72 @@ impl Sack {
         }
     }
 
+    /// An ACK in Linux's Loss state (`loss_retransmit_queue`), after RACK looked for losses
+    /// and found none that starts recovery: `tcp_cong_control` grows cwnd in slow start by
+    /// every segment the ACK delivered, SACKed ones too (`tcp_cong_avoid` on acked_sacked),
+    /// then `tcp_xmit_retransmit_queue` resends the segments still marked lost, lowest
+    /// first, while the segments in flight are fewer than cwnd, and new data may follow
+    /// (`tcp_data_snd_check`). F-RTO (`frto`; RFC 5682 §3, `tcp_process_loss`): the first
+    /// ACK that advances SND.UNA sends new data instead (step 2b), if there is some and
+    /// the windows allow; once new data went out, an ACK with SACK information or a
+    /// duplicate shows the loss was real (step 3a) and the resends begin. Not modelled:
+    /// step 3b's undo of a spurious timeout (never-resent data below `recover` newly
+    /// acknowledged), and the undo on timestamps (`tcp_try_undo_loss`).
+    fn loss_ack(&mut self, s: &mut TcpSender, now: Time, new_data: bool, sacked: bool, delivered: u64, out: &mut Vec<Segment>) {
+        if new_data {
+            s.dupacks = 0;
+            s.restart_timer(now);
+        }
+        if delivered > 0 {
+            let clock = s.ack_clock(now);
+            s.congestion.on_ack(clock, &mut s.cwnd, s.ssthresh, delivered);
+        }
+        let mss = s.cfg.mss;
+        let mut pipe = self.pipe(s);
+        if s.frto {
+            if s.snd_max > s.recover {
+                // step 3a: new data went out, and this ACK SACKs data or is a duplicate
+                // (FLAG_DATA_SACKED, num_dupack): the loss was real
+                if sacked {
+                    s.frto = false;
+                }
+            } else if new_data {
+                let sent = self.send_new(s, now, &mut pipe, out);
+                if sent {
+                    return; // step 2b
+                }
+                s.frto = false;
+            }
+        }
+        while s.cwnd >= pipe + mss {
+            let Some(g) = s.rack.as_deref().and_then(|r| r.first_lost()) else { break };
+            let len = g.end - g.start;
+            s.emit(now, g.start, len, out);
+            pipe += len;
+        }
+        self.send_new(s, now, &mut pipe, out);
+    }
+
+    /// New data while the segments in flight (`pipe`) leave a whole segment of cwnd and
+    /// the receive window allows it; whether any went.
+    fn send_new(&mut self, s: &mut TcpSender, now: Time, pipe: &mut u64, out: &mut Vec<Segment>) -> bool {
+        let mss = s.cfg.mss;
+        let mut sent = false;
+        while s.cwnd >= *pipe + mss && s.snd_nxt < s.app_limit {
+            let len = mss.min(s.app_limit - s.snd_nxt);
+            if s.snd_nxt + len > s.snd_una + s.rwnd {
+                break;
+            }
+            let seq = s.snd_nxt;
+            s.emit(now, seq, len, out);
+            s.snd_nxt += len;
+            s.snd_max = s.snd_max.max(s.snd_nxt);
+            *pipe += len;
+            sent = true;
+        }
+        sent
+    }
+
     /// RFC 6675 §5 step 4: enter recovery and retransmit the first hole (with RACK, the
     /// first segment marked lost).
     fn enter(&mut self, s: &mut TcpSender, now: Time, delivered: u64, extra: bool, out: &mut Vec<Segment>) {
@@ -246,9 +319,12 @@ impl Sack {
         self.high_rxt = seq + len;
     }
 
-    /// RFC 2018 §8: after a timeout, SACK information is no longer trusted.
-    pub(super) fn on_timeout(&mut self) {
-        self.scoreboard.clear();
+    /// RFC 2018 §8: after a timeout, SACK information is no longer trusted; `keep`:
+    /// Linux keeps it (`tcp_timeout_mark_lost` clears SACK marks only on reneging).
+    pub(super) fn on_timeout(&mut self, keep: bool) {
+        if !keep {
+            self.scoreboard.clear();
+        }
     }
 
     /// RFC 6675 SetPipe: bytes believed to be in the network (with RACK, its own count).
