@@ -10,7 +10,8 @@
 //!   and reordering_seen, the reordering window (0 in recovery or with DupThresh segments
 //!   SACKed until reordering is seen, else min(min_RTT / 4, SRTT)) and RACK_detect_loss with
 //!   its reordering timer;
-//! - §6.3: an RTO marks every unacknowledged segment lost;
+//! - §6.3: an RTO marks every unacknowledged segment lost (with `loss_retransmit_queue`,
+//!   every one not SACKed, as Linux's `tcp_timeout_mark_lost`);
 //! - §7.2-7.3: the probe timeout PTO = 2 SRTT (+ WCDelAckT with one segment in flight, 1 s
 //!   without an RTT sample), capped at the RTO's expiry, armed in the open state only; the
 //!   probe is new data if the receive window allows, else the highest segment sent;

@@ -15,6 +15,9 @@
 //!   rule 4 (rescue retransmission) is not implemented;
 //! - recovery ends when the cumulative ACK reaches RecoveryPoint;
 //! - after a timeout the scoreboard is cleared (RFC 2018 §8) and the sender goes back N;
+//!   with `loss_retransmit_queue` (and RACK), Linux's Loss state instead: SACKs kept, every
+//!   ACK grows cwnd by what it delivered and lets the segments marked lost go, and with
+//!   `frto` the first ACK sends new data (RFC 5682 §3);
 //! - with `prr`, PRR-SSRB (RFC 6937 §3, `prr`) sets how much each ACK in recovery lets go;
 //!   with `prr_counts_fast_retransmit` the fast retransmit is part of the entering ACK's
 //!   allowance (Linux's `tcp_cwnd_reduction`, RFC 9937), not sent before it;
