@@ -150,6 +150,8 @@ PLAUSIBLE = {
     "recovery_from_loss": st.booleans(), "quickack_mode": st.booleans(),
     "loss_retransmit_queue": st.booleans(), "frto": st.booleans(),
     "receiver_rto_min": TIMES,
+    "rearm_rto_from_head": st.booleans(), "rto_min_on_rttvar": st.booleans(),
+    "timer_wheel": st.booleans(),
     "rcv_window_growth": st.booleans(), "rcv_autotuning": st.booleans(), "ack_pingpong": st.booleans(),
     "rcv_scaling_ratio": st.integers(0, 256),
     "timestamps": st.booleans(), "rto_random": FRACTIONS, "slow_start": st.sampled_from([True, False, "on", "off"]),

@@ -177,6 +177,13 @@ pub const PRESETS: &[Preset] = &[
             set("quickack_mode", On(true), "tcp_event_data_recv: tcp_incr_quickack(sk, TCP_MAX_QUICKACKS) at the \
                 first data and after a gap longer than icsk_rto; tcp_data_queue: tcp_enter_quickack_mode for old data \
                 (net/ipv4/tcp_input.c)"),
+            set("rearm_rto_from_head", On(true), "tcp_rearm_rto uses tcp_rto_delta_us (the rtx queue head's send time + \
+                icsk_rto) when ICSK_TIME_LOSS_PROBE or ICSK_TIME_REO_TIMEOUT is pending; tcp_ack's tcp_set_xmit_timer -> \
+                tcp_schedule_loss_probe re-arms the probe timer with a probe outstanding, and tcp_send_loss_probe with \
+                tlp_high_seq set goes to tcp_rearm_rto (net/ipv4/tcp_input.c, tcp_output.c, tcp_recovery.c)"),
+            set("rto_min_on_rttvar", On(true), "tcp_rtt_estimator: mdev_max_us restarts at tcp_rto_min_us each round trip \
+                and rttvar_us >= mdev_max_us; __tcp_set_rto: usecs_to_jiffies(srtt + rttvar) (net/ipv4/tcp_input.c, \
+                include/net/tcp.h)"),
             set("ssthresh_from_cwnd", On(true), "reno's tcp_reno_ssthresh, max(cwnd / 2, 2), at recovery entry and \
                 at a timeout (net/ipv4/tcp_cong.c, tcp_input.c tcp_enter_loss)"),
             set("count_acked_segments", On(true), "reno's tcp_slow_start and tcp_cong_avoid_ai count the segments \
@@ -190,6 +197,9 @@ pub const PRESETS: &[Preset] = &[
             set("timer_granularity_ps", Whole(4 * PS_PER_MS), "timers on jiffies at CONFIG_HZ=250 (Debian, \
                 Ubuntu; 1000 on others)"),
             set("timer_ticks", On(true), "timers fire on jiffies"),
+            set("timer_wheel", On(true), "the TCP timers are timer_lists (icsk_retransmit_timer, icsk_delack_timer): \
+                calc_wheel_index / calc_index file a timer under the next bucket boundary after its expiry, one jiffy late \
+                at the least (kernel/time/timer.c)"),
             set("slow_start_after_idle", On(true), "net.ipv4.tcp_slow_start_after_idle = 1 (RFC 5681 §4.1)"),
             set("rwnd_bytes", Whole(1 << 30), "no fixed window: tcp_rmem autotuning; rcv_window_growth advertises rcv_ssthresh \
                 windows"),

@@ -259,6 +259,16 @@ pub struct ScenarioSpec {
     pub rto_max_ps: u64,
     pub timer_granularity_ps: u64,
     pub timer_ticks: bool,
+    /// Linux's timer wheel (kernel/time/timer.c `calc_wheel_index`, `calc_index`): the
+    /// retransmission / probe / reordering timer and the delayed-ACK timer are `timer_list`s
+    /// on jiffies of `timer_granularity_ps`: a timer of n jiffies (`usecs_to_jiffies`, rounded
+    /// up) fires n + 1 ticks after the tick it was armed in, more from 64 jiffies
+    /// (`tcp::timer::wheel_expiry`).
+    pub timer_wheel: bool,
+    /// Linux's RTO estimator (`tcp_rtt_estimator`, `tcp_set_rto` / `__tcp_set_rto`): RTO =
+    /// srtt + rttvar, rttvar never below RTOmin, in whole jiffies, from microsecond samples
+    /// (`tcp::rto`).
+    pub rto_min_on_rttvar: bool,
     pub timestamps: bool,
     pub rto_random: f64,
     pub rto_backoff: RtoBackoff,
@@ -319,6 +329,12 @@ pub struct ScenarioSpec {
     /// F-RTO (RFC 5682 §3, Linux's `tcp_frto` = 2): the first ACK after a timeout that
     /// advances SND.UNA sends new data; loss_retransmit_queue only.
     pub frto: bool,
+    /// Linux's `tcp_rearm_rto` with the probe or reordering timer pending: the RTO from the
+    /// first unacknowledged segment's last transmission (`tcp_rto_delta_us`), and with a
+    /// probe outstanding an ACK of new data re-arms the probe timer
+    /// (`tcp_schedule_loss_probe`), whose expiry only re-arms the RTO that way
+    /// (`tcp_send_loss_probe`, `tlp_high_seq` set) (`tcp::sender`); rack_tlp only.
+    pub rearm_rto_from_head: bool,
     /// Linux's `tcp_reno_ssthresh`: ssthresh = max(cwnd / 2, 2 SMSS) at a loss
     /// (`tcp::congestion::newreno`); reno and DCTCP only.
     pub ssthresh_from_cwnd: bool,
@@ -502,6 +518,9 @@ impl Default for ScenarioSpec {
             timer_granularity_ps: PS_PER_US,
             // timers fire at their exact deadline (a high-resolution timer)
             timer_ticks: false,
+            // RFC 6298 §2-§5 (Linux's timer wheel and estimator: the linux preset)
+            timer_wheel: false,
+            rto_min_on_rttvar: false,
             // RFC 7323 timestamps off: RFC 6298 with Karn's rule, as ns-2's Agent/TCP
             timestamps: false,
             // RTO x (1 + U(0, x)); 001_e0dada207805edc8.txt uses 0.5; off by default
@@ -538,6 +557,7 @@ impl Default for ScenarioSpec {
             receiver_rto_min_ps: None,
             loss_retransmit_queue: false,
             frto: false,
+            rearm_rto_from_head: false,
             // RFC 5681 eq. (4) and (2)-(3), as ns-2 and ns-3 (Linux's reno: the linux preset)
             ssthresh_from_cwnd: false,
             count_acked_segments: false,

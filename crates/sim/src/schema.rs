@@ -202,6 +202,17 @@ pub const FIELDS: &[Field] = &[
     field("timer_granularity_ps", "timer_granularity", Picoseconds, whole(1, NO_MAX),
         "RFC 6298 clock granularity G (1 us: microsecond RTT tracking, SIGCOMM'09)"),
     flag("timer_ticks", "timers fire on multiples of timer_granularity, as jiffies do (WREN'09); off: exact deadlines"),
+    flag("timer_wheel", "Linux's timer wheel (kernel/time/timer.c: calc_wheel_index, calc_index) for the timers that are \
+        timer_lists on jiffies of timer_granularity: the retransmission timer (RTO, tail-loss probe and RACK's reordering \
+        timer share icsk_retransmit_timer) and the delayed-ACK timer (icsk_delack_timer). A timer of n jiffies \
+        (usecs_to_jiffies, rounded up) expires at the current jiffy + n and fires at the next bucket boundary after \
+        that: n + 1 ticks after the tick it was armed in below 64 jiffies, rounded up to 8 jiffies from 64 to 504, \
+        to 64 beyond; off: timer_ticks' next tick after now + the timeout (the delayed ACK: exactly)"),
+    flag("rto_min_on_rttvar", "Linux's RTO (tcp_rtt_estimator, tcp_set_rto / __tcp_set_rto): RTO = srtt + rttvar, where \
+        rttvar (4 x the largest mean deviation of the round trip, decaying once per round trip) is never below \
+        rto_min, so RTO = rto_min + srtt at small RTTs; samples in microseconds, the RTO in whole timer_granularity \
+        ticks rounded up (usecs_to_jiffies); off: RFC 6298, max(rto_min, srtt + max(G, 4 rttvar)) on samples of \
+        timer_granularity ticks"),
     flag("timestamps", "RFC 7323 timestamps: every ACK of new data is an RTT sample (Linux); off: Karn's rule (ns-2)"),
     because(field("rto_random", "rto_random", Fraction, Range::Real { min: 0.0, max: 10.0 },
         "each RTO x (1 + U(0, this)) (SIGCOMM'09: 0.5); 0 = off"), "0 (off) to 10"),
@@ -260,6 +271,11 @@ pub const FIELDS: &[Field] = &[
     flag("frto", "F-RTO (RFC 5682 §3; Linux's net.ipv4.tcp_frto = 2, tcp_process_loss): after a timeout outside \
         recovery, the first ACK that advances SND.UNA sends new data, and the resends wait for an ACK that SACKs \
         or duplicates (the loss was real); the undo of a spurious timeout is not modelled. loss_retransmit_queue only"),
+    flag("rearm_rto_from_head", "Linux's tcp_rearm_rto with the probe or RACK reordering timer pending: the RTO runs from \
+        the first unacknowledged segment's last transmission (tcp_rto_delta_us), not from now; with a tail-loss probe \
+        outstanding, an ACK of new data re-arms the probe timer (tcp_set_xmit_timer -> tcp_schedule_loss_probe), whose \
+        expiry sends nothing (tcp_send_loss_probe with tlp_high_seq set) and re-arms the RTO that way, so a late ACK \
+        does not push the RTO back; off: RFC 6298 §5.3, the RTO restarts at every ACK of new data. rack_tlp only"),
     flag("ssthresh_from_cwnd", "Linux's tcp_reno_ssthresh: a loss leaves ssthresh = max(cwnd / 2, 2 segments); off: \
         RFC 5681 eq. (4), half of FlightSize. cc=newreno (and DCTCP's loss response) only"),
     flag("count_acked_segments", "Linux's tcp_slow_start and tcp_cong_avoid_ai: cwnd grows by every segment an ACK \

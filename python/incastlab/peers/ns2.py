@@ -219,6 +219,9 @@ INEXPRESSIBLE: dict[str, str] = {
     "frto": "F-RTO after a timeout (ns-2.35's Agent/TCP/Sack1 has none)",
     "quickack_mode": "Linux's quick-ACK mode at the first data, after a gap and for old data (ns-2's DelAck sink has none)",
     "receiver_rto_min": "the receiving socket's RTOmin for Linux's quick-ACK gap (ns-2's DelAck sink has no such rule)",
+    "rearm_rto_from_head": "Linux's RTO from the oldest segment's send while a probe is pending (ns-2.35 has no probes)",
+    "rto_min_on_rttvar": "Linux's RTO = srtt + rttvar with RTOmin on rttvar (ns-2.35's rtt_timeout is RFC 6298's, in tcp_tick_ units)",
+    "timer_wheel": "Linux's timer-wheel rounding (ns-2.35's timers fire at their exact times)",
     **STAR_OF_FIFOS_LACKS,
     **ONE_SYNC_READ_CLIENT_LACKS,
 }

@@ -268,6 +268,9 @@ INEXPRESSIBLE: dict[str, str] = {
     "frto": "F-RTO after a timeout (ns-3.44's TCP has none)",
     "quickack_mode": "Linux's quick-ACK mode at the first data, after a gap and for old data (ns-3.44's TcpSocketBase has none)",
     "receiver_rto_min": "the receiving socket's RTOmin for Linux's quick-ACK gap (ns-3.44's TcpSocketBase has no such rule)",
+    "rearm_rto_from_head": "Linux's RTO from the oldest segment's send while a probe is pending (ns-3.44's TCP has no probes)",
+    "rto_min_on_rttvar": "Linux's RTO = srtt + rttvar with RTOmin on rttvar (ns-3.44's RttMeanDeviation is RFC 6298's)",
+    "timer_wheel": "Linux's timer-wheel rounding (ns-3.44's timers fire at their exact times)",
     **STAR_OF_FIFOS_LACKS,
     **ONE_SYNC_READ_CLIENT_LACKS,
 }

@@ -219,6 +219,9 @@ impl Conns {
             recovery_from_loss: s.recovery_from_loss,
             loss_retransmit_queue: s.loss_retransmit_queue,
             frto: s.frto,
+            rearm_rto_from_head: s.rearm_rto_from_head,
+            rto_min_on_rttvar: s.rto_min_on_rttvar,
+            timer_wheel: s.timer_wheel,
         };
         let receiver_cfg = ReceiverConfig {
             delayed_ack: (s.delayed_ack_ps > 0).then_some(Time(s.delayed_ack_ps)),
@@ -239,6 +242,7 @@ impl Conns {
                     tick: s.timer_ticks.then_some(Time(s.timer_granularity_ps)),
                 },
             ),
+            timer_wheel: s.timer_wheel.then_some(Time(s.timer_granularity_ps)),
         };
         let swift = (s.transport == Transport::Swift).then(|| SwiftSettings {
             base_target: s.swift_base_target_ps.map(Time),

@@ -25,7 +25,7 @@
 //! (`inet_csk`'s ping-pong mode, which holds those quick ACKs and the short-segment one).
 
 use crate::tcp::linux_rcv::{LinuxRcv, LinuxRcvConfig};
-use crate::tcp::timer::{Fired, LazyTimer};
+use crate::tcp::timer::{wheel_expiry, Fired, LazyTimer};
 use crate::time::Time;
 
 /// Receiver parameters.
@@ -45,6 +45,10 @@ pub struct ReceiverConfig {
     /// Linux's window growth, autotuning and ping-pong mode (`tcp::linux_rcv`); `None`:
     /// a fixed window and RFC 1122's ACK rules.
     pub linux: Option<LinuxRcvConfig>,
+    /// The delayed-ACK timer is a Linux `timer_list` (`icsk_delack_timer`, armed by
+    /// `tcp_send_delayed_ack` for `jiffies + ato`) on jiffies of this length
+    /// (`tcp::timer::wheel_expiry`, `timer_wheel`); `None`: it fires exactly after the timeout.
+    pub timer_wheel: Option<Time>,
 }
 
 /// What the receiver did with a segment.
@@ -256,7 +260,11 @@ impl TcpReceiver {
                 if self.unacked_segments >= 2 || quick {
                     true
                 } else {
-                    if let Some(t) = self.timer.arm(now + timeout) {
+                    let due = match self.cfg.timer_wheel {
+                        Some(jiffy) => wheel_expiry(now, timeout, jiffy),
+                        None => now + timeout,
+                    };
+                    if let Some(t) = self.timer.arm(due) {
                         self.timer_request = Some(t);
                     }
                     false
@@ -377,15 +385,15 @@ mod tests {
     use super::*;
 
     fn immediate() -> TcpReceiver {
-        TcpReceiver::new(ReceiverConfig { delayed_ack: None, sack: true, window: 1 << 20, dctcp_echo: false, ack_short_below: None, linux: None })
+        TcpReceiver::new(ReceiverConfig { delayed_ack: None, sack: true, window: 1 << 20, dctcp_echo: false, ack_short_below: None, linux: None, timer_wheel: None })
     }
 
     fn delayed() -> TcpReceiver {
-        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)), sack: false, window: 1 << 20, dctcp_echo: false, ack_short_below: None, linux: None })
+        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)), sack: false, window: 1 << 20, dctcp_echo: false, ack_short_below: None, linux: None, timer_wheel: None })
     }
 
     fn dctcp_delayed() -> TcpReceiver {
-        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)), sack: false, window: 1 << 20, dctcp_echo: true, ack_short_below: None, linux: None })
+        TcpReceiver::new(ReceiverConfig { delayed_ack: Some(Time::from_ms(40)), sack: false, window: 1 << 20, dctcp_echo: true, ack_short_below: None, linux: None, timer_wheel: None })
     }
 
     /// Deliver in-order segment `i` (1000 bytes) with CE bit `ce` as the world does; returns
@@ -432,7 +440,7 @@ mod tests {
     #[test]
     fn dctcp_state_changes_without_an_extra_ack_when_nothing_is_delayed() {
         // every segment acknowledged at once: each ACK's ECE is its own segment's CE
-        let mut r = TcpReceiver::new(ReceiverConfig { delayed_ack: None, sack: false, window: 1 << 20, dctcp_echo: true, ack_short_below: None, linux: None });
+        let mut r = TcpReceiver::new(ReceiverConfig { delayed_ack: None, sack: false, window: 1 << 20, dctcp_echo: true, ack_short_below: None, linux: None, timer_wheel: None });
         assert_eq!(deliver(&mut r, 0, true), vec![(1001, true)]);
         assert_eq!(deliver(&mut r, 1, false), vec![(2001, false)]);
         // and without DCTCP's echo, marks are not echoed
@@ -546,6 +554,19 @@ mod tests {
         let t = r.take_timer_request().unwrap();
         assert!(r.on_timer_event(t));
         assert_eq!(r.stats.delayed_ack_timeouts, 1);
+    }
+
+    #[test]
+    fn on_the_timer_wheel_the_delayed_ack_fires_on_the_tick_after_ato_in_jiffies() {
+        // icsk_delack_timer: jiffies + ato (10 jiffies of 4 ms) then calc_index's extra tick:
+        // a segment 1 ms into jiffy 100 is acknowledged at jiffy 111, 43 ms later (the
+        // testbed's client: 40.1-48.0 ms, ACKs on the tick); exactly 40 ms later without
+        let mut wheel = TcpReceiver::new(ReceiverConfig { timer_wheel: Some(Time::from_ms(4)), ..delayed().cfg });
+        wheel.on_segment(Time::from_ms(401), 1, 100);
+        assert_eq!(wheel.take_timer_request(), Some(Time::from_ms(444)));
+        let mut exact = delayed();
+        exact.on_segment(Time::from_ms(401), 1, 100);
+        assert_eq!(exact.take_timer_request(), Some(Time::from_ms(441)));
     }
 
     #[test]

@@ -17,7 +17,7 @@ use crate::tcp::recovery::rack::Rack;
 use crate::tcp::recovery::Recovery;
 use crate::tcp::rto::RtoEstimator;
 use crate::tcp::rtt_history::RttHistory;
-use crate::tcp::timer::{Fired, LazyTimer};
+use crate::tcp::timer::{wheel_expiry, Fired, LazyTimer};
 use crate::time::Time;
 
 /// Per-connection sender parameters.
@@ -85,6 +85,19 @@ pub struct SenderConfig {
     /// F-RTO (RFC 5682 §3, Linux's `tcp_frto` = 2): the first ACK after a timeout sends
     /// new data (`tcp::recovery::sack`); with `loss_retransmit_queue` only.
     pub frto: bool,
+    /// Linux's `tcp_rearm_rto` with the probe or reordering timer pending: the RTO counts
+    /// from the first unacknowledged segment's last transmission (`tcp_rto_delta_us`), and
+    /// with a probe outstanding an ACK of new data re-arms the probe timer
+    /// (`tcp_set_xmit_timer` -> `tcp_schedule_loss_probe`), whose expiry sends nothing
+    /// (`tcp_send_loss_probe`: one probe at a time, `tlp_high_seq`) and only re-arms the
+    /// RTO that way. Off: RFC 6298 §5.3, the RTO restarts at every ACK of new data.
+    pub rearm_rto_from_head: bool,
+    /// Linux's RTO estimator (`tcp_rtt_estimator`, `__tcp_set_rto`: srtt + rttvar, rttvar
+    /// at least RTOmin, whole jiffies; `tcp::rto`). Off: RFC 6298's.
+    pub rto_min_on_rttvar: bool,
+    /// The retransmission, probe and reordering timers are Linux `timer_list`s on jiffies of
+    /// `granularity` (`tcp::timer::wheel_expiry`). Off: `timer_ticks`' next tick, or exact.
+    pub timer_wheel: bool,
     /// Linux's `tcp_reno_ssthresh`: a loss leaves ssthresh at half of cwnd, not of
     /// FlightSize (`tcp::congestion::newreno`); reno and DCTCP's loss response only.
     pub ssthresh_from_cwnd: bool,
@@ -231,7 +244,10 @@ impl TcpSender {
     /// A sender whose random draws (RTO randomization) come from `seed`.
     pub fn with_seed(cfg: SenderConfig, seed: u64) -> Self {
         use rand::SeedableRng;
-        let rto = RtoEstimator::new(cfg.rto_min, cfg.rto_max, cfg.granularity);
+        let mut rto = RtoEstimator::new(cfg.rto_min, cfg.rto_max, cfg.granularity);
+        if cfg.rto_min_on_rttvar {
+            rto.use_linux();
+        }
         // RFC 5681 §3.1: initial ssthresh "arbitrarily high"; the receive window bounds it.
         let ssthresh = if cfg.slow_start { cfg.rwnd } else { cfg.init_cwnd };
         TcpSender {
@@ -313,38 +329,65 @@ impl TcpSender {
     }
 
     pub(crate) fn arm_timer(&mut self, now: Time) {
-        self.timer_mode = TimerMode::Rto;
         let mut rto = self.rto.rto.0;
         if self.cfg.rto_random > 0.0 {
             use rand::Rng;
             let factor = 1.0 + self.rng.random::<f64>() * self.cfg.rto_random;
             rto = (rto as f64 * factor) as u64;
         }
-        self.arm_until(Time(now.0 + rto));
+        self.arm_rto_after(now, Time(rto));
     }
 
-    /// Arm the timer for `deadline` (on the next tick with jiffies timers).
-    fn arm_until(&mut self, deadline: Time) {
-        let mut deadline = deadline.0;
-        if self.cfg.timer_ticks {
-            deadline = deadline.next_multiple_of(self.cfg.granularity.0);
-        }
-        if let Some(t) = self.timer.arm(Time(deadline)) {
+    /// The RTO `dur` after `now`.
+    fn arm_rto_after(&mut self, now: Time, dur: Time) {
+        self.timer_mode = TimerMode::Rto;
+        self.arm_after(now, dur);
+    }
+
+    /// Arm the timer `dur` after `now`: on Linux's timer wheel with `timer_wheel`, else on
+    /// the next tick with jiffies timers, else exactly.
+    #[inline]
+    fn arm_after(&mut self, now: Time, dur: Time) {
+        let deadline = if self.cfg.timer_wheel {
+            wheel_expiry(now, dur, self.cfg.granularity)
+        } else if self.cfg.timer_ticks {
+            Time((now.0 + dur.0).next_multiple_of(self.cfg.granularity.0))
+        } else {
+            Time(now.0 + dur.0)
+        };
+        if let Some(t) = self.timer.arm(deadline) {
             self.timer_request = Some(t);
         }
     }
 
-    /// RFC 8985 §6.2 step 5: look for losses again at `deadline` (in place of the RTO).
-    pub(crate) fn arm_reorder_timer(&mut self, deadline: Time) {
-        self.timer_mode = TimerMode::Reorder;
-        self.arm_until(deadline);
-    }
-
-    /// The reordering timer `wait` after `now`, if RACK left a segment that may yet be lost.
+    /// The reordering timer `wait` after `now`, if RACK left a segment that may yet be lost
+    /// (RFC 8985 §6.2 step 5: look for losses again then, in place of the RTO).
     pub(crate) fn arm_reorder_wait(&mut self, now: Time, wait: Option<Time>) {
         if let Some(w) = wait {
-            self.arm_reorder_timer(Time(now.0 + w.0 + self.rack_timer_floor().0));
+            self.timer_mode = TimerMode::Reorder;
+            self.arm_after(now, Time(w.0 + self.rack_timer_floor().0));
         }
+    }
+
+    /// Linux's `tcp_rearm_rto` with the probe or reordering timer pending
+    /// (`rearm_rto_from_head`): the RTO from the first unacknowledged segment's last
+    /// transmission (`tcp_rto_delta_us`), at least 1 us away (`max(delta_us, 1)`). Without
+    /// the rule, or without RACK's log, the RTO from now (RFC 6298 §5.3).
+    fn rearm_rto(&mut self, now: Time) {
+        match self.rto_left_from_head(now) {
+            Some(left) => self.arm_rto_after(now, left.max(Time(crate::time::PS_PER_US))),
+            None => self.arm_timer(now),
+        }
+    }
+
+    /// With `rearm_rto_from_head`: how long until the RTO expires counted from the first
+    /// unacknowledged segment's last transmission (`tcp_rto_delta_us`; zero if past).
+    fn rto_left_from_head(&self, now: Time) -> Option<Time> {
+        if !self.cfg.rearm_rto_from_head {
+            return None;
+        }
+        let head = self.rack.as_deref()?.first_xmit()?;
+        Some(Time((head.0 + self.rto.rto.0).saturating_sub(now.0)))
     }
 
     /// What Linux adds to the probe and reordering timers: TCP_TIMEOUT_MIN_US with
@@ -357,31 +400,48 @@ impl TcpSender {
     /// RFC 8985 §7.2: after new data went out or an ACK acknowledged new data, in the open
     /// state (no recovery, nothing SACKed, no probe outstanding), arm the probe timeout in
     /// the RTO's place: PTO = 2 SRTT (+ WCDelAckT for a lone segment), at most until the
-    /// RTO would fire.
-    fn schedule_probe(&mut self, now: Time) {
+    /// RTO would fire. `advanced`: an ACK acknowledged data and nothing new went out after.
+    /// With `rearm_rto_from_head`, as Linux's `tcp_schedule_loss_probe`: a probe outstanding
+    /// does not stop it, and the RTO it is capped by is a whole RTO after an ACK that
+    /// advanced, else the RTO counted from the first unacknowledged segment's transmission
+    /// (`tcp_rto_delta_us`; no cap once that has passed).
+    fn schedule_probe(&mut self, now: Time, advanced: bool) {
         let Some(r) = self.rack.as_deref() else { return };
         let open = !self.in_recovery && self.snd_una >= self.recover && self.dupacks == 0;
-        if !open || self.snd_una >= self.snd_max || r.tlp_end.is_some() || r.any_sacked() {
+        let probe_out = r.tlp_end.is_some() && !self.cfg.rearm_rto_from_head;
+        if !open || self.snd_una >= self.snd_max || probe_out || r.any_sacked() {
             return;
         }
         if self.timer_mode == TimerMode::Reorder {
             return;
         }
         let pto = r.pto(self.rto.srtt, self.rack_timer_floor());
-        let rto_expiry = match (self.timer_mode, self.timer.is_armed()) {
-            (TimerMode::Rto, true) => self.timer.deadline(),
-            _ => Time(now.0 + self.rto.rto.0),
+        let rto_left = match self.cfg.rearm_rto_from_head {
+            true if advanced => Some(self.rto.rto),
+            true => self.rto_left_from_head(now),
+            false => None,
+        };
+        let rto_left = match rto_left {
+            Some(left) if left > Time::ZERO => left,
+            Some(_) => pto, // tcp_schedule_loss_probe: no cap from an RTO already past
+            None => match (self.timer_mode, self.timer.is_armed()) {
+                (TimerMode::Rto, true) => Time(self.timer.deadline().0.saturating_sub(now.0)),
+                _ => self.rto.rto,
+            },
         };
         self.timer_mode = TimerMode::Probe;
-        self.arm_until(Time(now.0 + pto.0).min(rto_expiry));
+        self.arm_after(now, pto.min(rto_left));
     }
 
     /// RFC 6298 §5.2-5.3: after an ACK of new data, restart the timer, or stop it when
-    /// nothing is outstanding.
+    /// nothing is outstanding. With `rearm_rto_from_head`, while the probe or reordering
+    /// timer is pending, Linux's `tcp_set_xmit_timer` -> `tcp_rearm_rto` (`rearm_rto`).
     #[inline]
     pub(crate) fn restart_timer(&mut self, now: Time) {
         if self.snd_una >= self.snd_max && !self.timer_runs_when_idle() {
             self.timer.cancel();
+        } else if self.cfg.rearm_rto_from_head && self.timer_mode != TimerMode::Rto && self.timer.is_armed() {
+            self.rearm_rto(now);
         } else {
             self.arm_timer(now);
         }
@@ -441,6 +501,13 @@ impl TcpSender {
         if self.snd_una >= self.snd_max {
             return;
         }
+        if self.cfg.rearm_rto_from_head && self.rack.as_deref().is_some_and(|r| r.tlp_end.is_some()) {
+            // only with rearm_rto_from_head (schedule_probe arms no probe timer with a probe
+            // outstanding otherwise): tcp_send_loss_probe with tlp_high_seq set sends nothing
+            // ("at most one outstanding TLP") and goes to tcp_rearm_rto, the probe timer pending
+            self.rearm_rto(now);
+            return;
+        }
         let new_len = self.cfg.mss.min(self.app_limit - self.snd_nxt);
         let is_retrans = !(new_len > 0 && self.snd_nxt + new_len <= self.snd_una + self.rwnd);
         if is_retrans {
@@ -469,7 +536,7 @@ impl TcpSender {
         recovery.on_rack_timer(self, now, out);
         self.recovery = recovery;
         if !self.timer.is_armed() && self.snd_una < self.snd_max {
-            self.arm_timer(now); // Linux's tcp_rearm_rto after its reordering timer
+            self.rearm_rto(now); // Linux's tcp_rearm_rto after its reordering timer
         }
     }
 
@@ -502,7 +569,7 @@ impl TcpSender {
         let sent_before = self.snd_max;
         self.send_new_data(now, out);
         if self.snd_max > sent_before {
-            self.schedule_probe(now);
+            self.schedule_probe(now, false);
         }
     }
 
@@ -697,7 +764,8 @@ impl TcpSender {
         recovery.on_ack(self, now, ack, acked, sack, out);
         self.recovery = recovery;
         if acked > 0 || self.snd_max > sent_before {
-            self.schedule_probe(now);
+            // tcp_set_xmit_timer's (advanced) unless new data went out after: tcp_write_xmit's
+            self.schedule_probe(now, self.snd_max == sent_before);
         }
     }
 
@@ -707,18 +775,18 @@ impl TcpSender {
         let acked = ack - self.snd_una;
         if let (true, Some(sent)) = (self.cfg.timestamps, self.echo) {
             let r = self.rto.measure(sent, now);
-            self.rto.sample(r);
+            self.rto.sample_at(r, ack, self.snd_max);
             self.rtt_sample = Some(Time(now.0.saturating_sub(sent.0)));
         } else if self.cfg.rules == TcpRules::Ns3 {
             if let Some(sent) = self.rtt_history.on_ack(ack) {
                 let r = self.rto.measure(sent, now);
-                self.rto.sample(r);
+                self.rto.sample_at(r, ack, self.snd_max);
                 self.rtt_sample = Some(Time(now.0.saturating_sub(sent.0)));
             }
         } else if let Some((end, sent)) = self.timed {
             if ack >= end {
                 let r = self.rto.measure(sent, now);
-                self.rto.sample(r);
+                self.rto.sample_at(r, ack, self.snd_max);
                 self.rtt_sample = Some(Time(now.0.saturating_sub(sent.0)));
                 self.timed = None;
             }
@@ -893,6 +961,9 @@ pub(crate) mod tests {
             recovery_from_loss: false,
             loss_retransmit_queue: false,
             frto: false,
+            rearm_rto_from_head: false,
+            rto_min_on_rttvar: false,
+            timer_wheel: false,
             ssthresh_from_cwnd: false,
             count_acked_segments: false,
             cwnd_limited_growth: false,
@@ -907,6 +978,35 @@ pub(crate) mod tests {
     /// The cumulative ACK number that acknowledges the first `n` segments.
     pub fn ack_of(n: u64) -> u64 {
         1 + n * MSS
+    }
+
+    #[test]
+    fn an_rto_armed_at_a_tick_with_srtt_5_9_ms_under_linuxs_estimator_and_timer_wheel() {
+        // SRTT 5.9 ms (one sample), 4 ms jiffies, data sent at 400 ms (jiffy 100, a tick).
+        // RFC 6298: max(200 ms, 5.9 + 4 x 2.95 ms) = 200 ms, on the tick 50 jiffies on.
+        // rto_min_on_rttvar (__tcp_set_rto): 5.9 + max(2 x 5.9, 200) ms = 205.9 ms, 52 jiffies
+        // (usecs_to_jiffies rounds up). timer_wheel: a timer of n jiffies fires n + 1 ticks
+        // after the tick it was armed in (calc_index)
+        for (linux_rto, wheel, ticks) in [(false, false, 50), (true, false, 52), (false, true, 51), (true, true, 53)] {
+            let cfg = SenderConfig {
+                granularity: Time::from_ms(4),
+                timer_ticks: true,
+                rto_min_on_rttvar: linux_rto,
+                timer_wheel: wheel,
+                ..config()
+            };
+            let mut s = TcpSender::new(cfg);
+            s.rto.sample(Time::from_us(5900));
+            s.write(Time::from_ms(400), MSS, &mut vec![]);
+            let expected = Time::from_ms(400 + 4 * ticks);
+            assert_eq!(s.timer_deadline(), Some(expected), "rto_min_on_rttvar {linux_rto}, timer_wheel {wheel}");
+            // armed 3 ms into the jiffy: the same tick with the wheel; 3 ms later without
+            let mut late = TcpSender::new(SenderConfig { ..s.cfg.clone() });
+            late.rto.sample(Time::from_us(5900));
+            late.write(Time::from_ms(403), MSS, &mut vec![]);
+            let shift = if wheel { Time::ZERO } else { Time::from_ms(4) };
+            assert_eq!(late.timer_deadline(), Some(expected + shift), "armed mid-jiffy: {linux_rto}, {wheel}");
+        }
     }
 
     #[test]

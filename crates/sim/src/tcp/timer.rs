@@ -7,6 +7,41 @@
 
 use crate::time::Time;
 
+/// Linux's timer wheel (kernel/time/timer.c): the wheel has 9 levels of 64 buckets; level
+/// l's buckets are 8^l jiffies wide and it takes timers due 63 x 8^(l-1) to 63 x 8^l
+/// jiffies after the base clock (`calc_wheel_index`'s LVL_START).
+const LVL_CLK_SHIFT: u32 = 3;
+const LVL_DEPTH: u32 = 9;
+const LVL_SIZE_MINUS_ONE: u64 = 63;
+
+/// When a Linux `timer_list` armed at `now` for `dur` fires, on jiffies of `tick` counted
+/// from time 0 (`timer_wheel`): the duration in whole jiffies rounded up
+/// (`usecs_to_jiffies`), added to the current jiffy (`expires = jiffies + when`, as
+/// `sk_reset_timer` is given it); `calc_wheel_index` picks the level from the distance to the
+/// base clock, taken as the next jiffy to process (a running tick: jiffies + 1), and
+/// `calc_index` rounds the expiry up to the next bucket boundary of that level ("expire late
+/// rather than early"). So a timer of n jiffies, n <= 63, fires n + 1 ticks after the tick
+/// it was armed in, and one of 64 to 504 up to 8 ticks after its expiry. Where the 8-jiffy
+/// boundaries fall depends on the jiffies count, which here starts at 0 with time.
+pub fn wheel_expiry(now: Time, dur: Time, tick: Time) -> Time {
+    let t = tick.0.max(1);
+    let jiffies = now.0 / t;
+    let expires = jiffies + dur.0.div_ceil(t);
+    let clk = jiffies + 1;
+    let bucket = if expires < clk {
+        clk // a timer already due: the next tick (calc_wheel_index's negative delta)
+    } else {
+        let delta = expires - clk;
+        let mut lvl = 0;
+        while lvl + 1 < LVL_DEPTH && delta >= LVL_SIZE_MINUS_ONE << (LVL_CLK_SHIFT * lvl) {
+            lvl += 1;
+        }
+        let shift = LVL_CLK_SHIFT * lvl;
+        ((expires >> shift) + 1) << shift
+    };
+    Time(bucket * t)
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct LazyTimer {
     deadline: Time,
@@ -80,6 +115,40 @@ impl LazyTimer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const JIFFY: Time = Time(4_000_000_000); // HZ = 250
+
+    fn ms(x: f64) -> Time {
+        Time((x * 1e9).round() as u64)
+    }
+
+    #[test]
+    fn a_wheel_timer_of_n_jiffies_fires_n_plus_one_ticks_after_the_tick_it_was_armed_in() {
+        // armed at the tick (t = 400 ms, jiffy 100) for 51 jiffies: bucket 152, 208 ms later
+        assert_eq!(wheel_expiry(ms(400.0), ms(200.7), JIFFY), ms(608.0));
+        // armed 3.9 ms into the jiffy: the same tick, 204.1 ms later
+        assert_eq!(wheel_expiry(ms(403.9), ms(200.7), JIFFY), ms(608.0));
+        // the delayed ACK's 40 ms (10 jiffies) fires 40 to 44 ms after the segment
+        assert_eq!(wheel_expiry(ms(400.0), ms(40.0), JIFFY), ms(444.0));
+        assert_eq!(wheel_expiry(ms(403.99), ms(40.0), JIFFY), ms(444.0));
+        // nothing left (tcp_rearm_rto's max(delta, 1 us) is one jiffy): two ticks at most
+        assert_eq!(wheel_expiry(ms(401.0), Time(1), JIFFY), ms(408.0));
+        assert_eq!(wheel_expiry(ms(401.0), Time::ZERO, JIFFY), ms(404.0));
+    }
+
+    #[test]
+    fn from_64_jiffies_the_wheel_rounds_up_to_8_jiffies() {
+        // 63 jiffies from jiffy 100: delta 62 from the base clock, level 0: 164
+        assert_eq!(wheel_expiry(ms(400.0), ms(252.0), JIFFY), ms(656.0));
+        // 64 jiffies: level 1, expiry 164 rounded up past the next multiple of 8: 168
+        assert_eq!(wheel_expiry(ms(400.0), ms(256.0), JIFFY), ms(672.0));
+        // 104 jiffies (416 ms, a backed-off 208 ms): expiry 204, fires at 208
+        assert_eq!(wheel_expiry(ms(400.0), ms(416.0), JIFFY), ms(832.0));
+        // a multiple of 8 is still rounded up by a whole bucket: expiry 200 fires at 208
+        assert_eq!(wheel_expiry(ms(400.0), ms(400.0), JIFFY), ms(832.0));
+        // 505 jiffies and more: level 2, buckets of 64 jiffies (expiry 605 -> 640)
+        assert_eq!(wheel_expiry(ms(400.0), ms(2020.0), JIFFY), ms(2560.0));
+    }
 
     #[test]
     fn expires_at_its_deadline() {

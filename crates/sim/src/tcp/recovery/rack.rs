@@ -239,6 +239,12 @@ impl Rack {
         self.log.iter().any(|g| g.sacked)
     }
 
+    /// When the first unacknowledged segment was last sent: the transmit time of Linux's
+    /// `tcp_rtx_queue_head`, which `tcp_rto_delta_us` counts the RTO from.
+    pub fn first_xmit(&self) -> Option<Time> {
+        self.log.front().map(|g| g.xmit)
+    }
+
     /// §7.2 TLP_calc_PTO before the RTO cap: 2 SRTT, + WCDelAckT when one segment is in
     /// flight; 1 s without an RTT sample. `timeout_min` is added when more than one is:
     /// Linux's `tcp_schedule_loss_probe` (net/ipv4/tcp_output.c) adds TCP_TIMEOUT_MIN_US, 2

@@ -476,3 +476,93 @@ fn frto_sends_new_data_on_the_first_ack_after_a_timeout_and_resends_once_a_sack_
         assert_eq!(seg_numbers(&out)[0], 2, "the lowest lost segment goes first: {:?}", seg_numbers(&out));
     }
 }
+
+/// A SACK sender with RACK-TLP whose handshake gave an SRTT of `srtt`, and which wrote 4
+/// segments at `t` with a window of 3: A, B and C (segments 0-2) go, 3 waits for the probe.
+fn tail(cfg: crate::tcp::sender::SenderConfig, srtt: Time, t: Time) -> TcpSender {
+    let mut s = TcpSender::new(crate::tcp::sender::SenderConfig { variant: TcpVariant::Sack, rack_tlp: true, ..cfg });
+    s.rto.sample(srtt);
+    s.cwnd = 3 * MSS;
+    s.ssthresh = 3 * MSS;
+    let mut out = vec![];
+    s.write(t, 4 * MSS, &mut out);
+    assert_eq!(seg_numbers(&out), vec![0, 1, 2]);
+    s
+}
+
+#[test]
+fn after_a_lost_probe_a_late_ack_does_not_push_the_rto_back_with_rearm_rto_from_head() {
+    // A, B, C sent at 0 with SRTT 700 us; the probe (new data, segment 3) at PTO = 1.4 ms,
+    // then the RTO (200 ms) from the probe. B, C and the probe are lost; A's delayed ACK
+    // comes at 41.4 ms (SRTT 5.7875 ms after its sample, RTO still 200 ms). RFC 6298 §5.3
+    // restarts the RTO at that ACK: it fires at 241.4 ms. Linux (tcp_set_xmit_timer ->
+    // tcp_schedule_loss_probe) re-arms the probe timer for 2 SRTT = 11.575 ms; at 52.975 ms
+    // tcp_send_loss_probe finds a probe outstanding, sends nothing and tcp_rearm_rto arms the
+    // RTO for B's transmission + RTO (tcp_rto_delta_us): it fires at 200 ms
+    for on in [false, true] {
+        let cfg = crate::tcp::sender::SenderConfig { rearm_rto_from_head: on, ..config() };
+        let mut s = tail(cfg, us(700), Time::ZERO);
+        let mut out = vec![];
+        assert_eq!(expire(&mut s, &mut out), (us(1400), false));
+        assert_eq!(seg_numbers(&out), vec![3], "the probe: new data");
+        assert_eq!(s.timer_deadline(), Some(us(201_400)), "the RTO from the probe");
+        out.clear();
+        s.on_ack(us(41_400), ack_of(1), &[], &mut out);
+        assert!(out.is_empty());
+        assert_eq!((s.rto.srtt, s.rto.rto), (Some(Time(5_787_500_000)), Time::from_ms(200)));
+        if on {
+            assert_eq!((s.timer_mode, s.timer_deadline()), (TimerMode::Probe, Some(us(52_975))));
+            assert_eq!(expire(&mut s, &mut out), (us(52_975), false));
+            assert!(out.is_empty(), "at most one probe outstanding: {:?}", seg_numbers(&out));
+            assert_eq!(s.stats.tail_loss_probes, 1);
+            assert_eq!(s.timer_mode, TimerMode::Rto);
+            assert_eq!(expire(&mut s, &mut out), (Time::from_ms(200), true), "B's transmission + RTO");
+        } else {
+            assert_eq!(s.timer_mode, TimerMode::Rto);
+            assert_eq!(expire(&mut s, &mut out), (us(241_400), true), "the late ACK + RTO");
+        }
+        assert_eq!(seg_numbers(&out), vec![1], "B resent");
+        assert_eq!(s.stats.timeouts, 1);
+    }
+}
+
+#[test]
+fn the_testbeds_tail_loss_timeline_with_linuxs_timer_rules() {
+    // The testbed's flow 3 of block 0 (reno 8 KiB, 8 servers, r1): SRTT 736 us; A, B, C sent
+    // at 220.807 ms (jiffy 55 of 4 ms); B, C and the probe lost; A's delayed ACK at 262.551
+    // ms, a 41.744 ms sample. The probe timer: 2 x 0.736 + 2 ms (TCP_TIMEOUT_MIN_US) = 1
+    // jiffy, fires at jiffy 57 (228 ms). The RTO from there: 200.736 ms -> 51 jiffies, fires
+    // at 57 + 52 = 109 (436 ms). The ACK: SRTT 5.862 ms, RTO 205.862 ms = 52 jiffies; the
+    // probe timer re-armed for 2 x 5.862 + 2 = 13.724 ms = 4 jiffies from jiffy 65 fires at
+    // 70 (280 ms) and re-arms the RTO for B's send + 208 - 280 = 148.807 ms = 38 jiffies:
+    // jiffy 109 again, 436 ms, the probe + 208 ms the testbed measured (and the late ACK +
+    // 173.4 ms; the testbed's p50 172.0). Without rearm_rto_from_head the RTO restarts at the
+    // ACK: jiffy 65 + 53 = 118, 472 ms.
+    let jiffy = Time::from_ms(4);
+    for (on, fires) in [(true, 436), (false, 472)] {
+        let cfg = crate::tcp::sender::SenderConfig {
+            granularity: jiffy,
+            timer_ticks: true,
+            timer_wheel: true,
+            rto_min_on_rttvar: true,
+            rack_timer_floor: true,
+            rearm_rto_from_head: on,
+            ..config()
+        };
+        let mut s = tail(cfg, us(736), us(220_807));
+        assert_eq!(s.rto.rto, Time::from_ms(204), "51 jiffies");
+        let mut out = vec![];
+        assert_eq!(expire(&mut s, &mut out), (Time::from_ms(228), false));
+        assert_eq!(seg_numbers(&out), vec![3]);
+        assert_eq!(s.timer_deadline(), Some(Time::from_ms(436)), "the probe + 208 ms without an ACK");
+        out.clear();
+        s.on_ack(us(262_551), ack_of(1), &[], &mut out);
+        assert_eq!((s.rto.srtt, s.rto.rto), (Some(us(5862)), Time::from_ms(208)));
+        if on {
+            assert_eq!(expire(&mut s, &mut out), (Time::from_ms(280), false));
+            assert!(out.is_empty());
+        }
+        assert_eq!(expire(&mut s, &mut out), (Time::from_ms(fires), true));
+        assert_eq!(seg_numbers(&out), vec![1]);
+    }
+}
