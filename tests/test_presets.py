@@ -77,6 +77,7 @@ def test_kernel_defaults_where_the_machine_sets_nothing(tmp_path):
     # no tick detected: exact timers, said so, and set over the core's linux preset (its
     # stock 4 ms jiffies), as validate ran before the preset existed
     assert not timers.is_modelled and f["timer_ticks"] is False and f["timer_granularity"] == 1e-6
+    assert f["timer_wheel"] is False and not any(it.what.startswith("timer wheel") for it in items)
     assert not any(it.what.startswith("quick-ACK") for it in items), "--quickack: no quick-ACK row"
 
 
@@ -373,7 +374,9 @@ def test_the_compiled_in_receiver_prr_and_timer_rules_are_rows_modelled_only_whe
              "fast retransmit sent within": "prr_counts_fast_retransmit",
              "ends fast recovery grows": "grow_on_recovery_exit",
              "RACK finds lost again": "recovery_from_loss",
-             "SACKed segments kept": "loss_retransmit_queue"}
+             "SACKed segments kept": "loss_retransmit_queue",
+             "an ACK after a lost probe does not push it back": "rearm_rto_from_head",
+             "rttvar never below RTOmin": "rto_min_on_rttvar", "timer wheel": "timer_wheel"}
     for cc in ("reno", "cubic"):
         items = presets.linux(cc=cc, kernel=k)
         for what, flag in flags.items():

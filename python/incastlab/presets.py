@@ -266,6 +266,11 @@ def linux(*, cc: str | None, quickack: bool = False, rto_min_s: float | None = N
                               "tcp_enter_recovery; tcp_rack_reo_timeout; no knob)", "recovery_from_loss",
                               "RFC 6582 §3.2 step 4: no fast retransmit until the timeout's window is "
                               "acknowledged; the next RTO resends it", fields))
+    items.append(_compiled_in("the RTO counts from the oldest unacknowledged segment's transmission while the probe "
+                              "or reordering timer is pending: an ACK after a lost probe does not push it back",
+                              "always (tcp_rearm_rto: tcp_rto_delta_us; tcp_schedule_loss_probe re-arms the probe "
+                              "timer, tcp_send_loss_probe with tlp_high_seq set only re-arms the RTO; no knob)",
+                              "rearm_rto_from_head", "RFC 6298 §5.3: restarted at every ACK of new data", fields))
 
     ts = k.sysctl("tcp_timestamps")
     on = ts != "0"
@@ -290,13 +295,24 @@ def linux(*, cc: str | None, quickack: bool = False, rto_min_s: float | None = N
     if not quickack:
         items.append(quickack_item(c, jiffy, fields))
     items.append(Item("minimum RTO", rto_kernel, f"rto_min={rto:g}", "yes", {"rto_min": rto}))
+    items.append(_compiled_in("the RTO: srtt + rttvar, rttvar never below RTOmin (200 ms + srtt), from microsecond "
+                              "RTT samples, in whole jiffies", "always (tcp_rtt_estimator, __tcp_set_rto: "
+                              "usecs_to_jiffies(srtt + rttvar); no knob)", "rto_min_on_rttvar",
+                              "RFC 6298 §2: max(RTOmin, SRTT + 4 RTTVAR), samples in timer ticks", fields))
 
     if jiffy:
         items.append(Item("timers on jiffies", f"HZ = {1 / jiffy:g} (tick {jiffy * 1e3:g} ms, probed with "
                           "TCP_RTO_MIN_US)", f"timer_granularity={jiffy:g}, timer_ticks=True", "yes",
                           {"timer_granularity": jiffy, "timer_ticks": True}))
+        items.append(_compiled_in("timer wheel: a TCP timer of n jiffies fires n + 1 ticks after the tick it was armed "
+                                  "in (rounded up to 8 jiffies from 64)", "always (kernel/time/timer.c: "
+                                  "calc_wheel_index, calc_index; icsk_retransmit_timer and icsk_delack_timer are "
+                                  "timer_lists; no knob)", "timer_wheel",
+                                  "the first tick at or after the expiry; the delayed ACK exactly", fields))
     else:
         exact = {"timer_ticks": False, "timer_granularity": schema.BY_PUBLIC["timer_granularity"].public_default}
+        if in_this_build("timer_wheel", fields):
+            exact["timer_wheel"] = False
         items.append(Item("timers on jiffies", "tick not detected (TCP_RTO_MIN_US needs Linux 6.15)",
                           "exact timers", "no", exact))
 
