@@ -33,6 +33,8 @@ RATE_BPS = 500e6
 RATE_TC = "500mbit"
 WORKLOAD = os.path.join(HERE, "workload.py")
 MONITOR_SECONDS = 4
+# the workload runs this long before the monitor starts, past its connections' slow start
+WORKLOAD_LEAD_S = 1.0
 
 
 @pytest.fixture(scope="module")
@@ -45,10 +47,11 @@ def testbed():
 
 
 def _run_with_monitor(mode: str, tmp_path, source: str, extra: tuple[str, ...] = ()) -> tuple[list[dict], dict, str]:
-    """Start the monitor, then the workload; the workload outlasts the monitor's start-up
-    (two Python start-ups under `ip netns exec`, seconds on a loaded 2-core box) plus its
-    MONITOR_SECONDS, so every monitored second sees the workload running; it is stopped
-    when the monitor is done."""
+    """Start the workload, and the monitor a second later; the workload outlasts the
+    monitor's start-up (two Python start-ups under `ip netns exec`, seconds on a loaded
+    2-core box) plus its MONITOR_SECONDS, so every monitored second sees the workload in its
+    stride (a monitor started first could catch the bulk flow's first second, 216 of 500
+    Mbit/s once); it is stopped when the monitor is done."""
     addrs = ",".join(topo.SERVER_ADDRS)
     duration = MONITOR_SECONDS + 10
     rec = str(tmp_path / f"{mode}.parquet")
@@ -59,17 +62,18 @@ def _run_with_monitor(mode: str, tmp_path, source: str, extra: tuple[str, ...] =
     monitor = None
     try:
         assert server.stdout.readline().strip() == "ready", server.stderr.read()
+        # "read+bulk": a bulk flow from the first server address beside the read
+        clients = [subprocess.Popen(["ip", "netns", "exec", topo.CLIENT, sys.executable, WORKLOAD, m,
+                                     "--addrs", addrs, "--duration", str(duration)],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                   for m in mode.split("+")]
+        time.sleep(WORKLOAD_LEAD_S)
         monitor = subprocess.Popen(
             [sys.executable, CLI, "monitor", "--netns", topo.CLIENT, "--iface", topo.CLIENT_IF,
              "--duration", f"{MONITOR_SECONDS}s", "--line-rate", "500Mbps", "--json",
              "--tcp-netns", topo.SERVERS, "--qdisc-dev", topo.SW_CLIENT_IF, "--qdisc-netns", topo.SWITCH,
              "--record", rec, "--source", source, *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env())
-        # "read+bulk": a bulk flow from the first server address beside the read
-        clients = [subprocess.Popen(["ip", "netns", "exec", topo.CLIENT, sys.executable, WORKLOAD, m,
-                                     "--addrs", addrs, "--duration", str(duration)],
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                   for m in mode.split("+")]
         mon_out, mon_err = monitor.communicate(timeout=60)
         assert monitor.returncode == 0, mon_err
         assert all(c.poll() is None for c in clients), "the workload ended before the monitor did: lengthen it"
