@@ -30,6 +30,21 @@ fn us(t: u64) -> Time {
     Time::from_us(t)
 }
 
+/// A SACK sender with RACK-TLP and PRR, its configuration changed by `set`, in congestion
+/// avoidance at `window` segments, that wrote `total` segments at 0.
+fn rack_prr_sender(window: u64, total: u64, set: impl FnOnce(&mut crate::tcp::sender::SenderConfig)) -> TcpSender {
+    let mut cfg = config();
+    cfg.variant = TcpVariant::Sack;
+    cfg.rack_tlp = true;
+    cfg.prr = true;
+    set(&mut cfg);
+    let mut s = TcpSender::new(cfg);
+    s.cwnd = window * MSS;
+    s.ssthresh = window * MSS;
+    s.write(Time::ZERO, total * MSS, &mut vec![]);
+    s
+}
+
 /// Deliver timer events as the world does (each pending event fires, and one that comes
 /// early is rescheduled) until the timer's deadline; returns that time and whether it was
 /// a retransmission timeout.
@@ -286,16 +301,8 @@ fn an_ack_of_new_data_that_reveals_a_loss_retransmits_first_and_does_not_grow_cw
 /// §6.2 step 4), lost the rest and its tail-loss probe, and timed out. Returns it, the
 /// timeout's time and the first unacknowledged segment, which the timeout resent.
 fn timed_out(recovery_from_loss: bool, reordered: bool) -> (TcpSender, Time, u64) {
-    let mut cfg = config();
-    cfg.variant = TcpVariant::Sack;
-    cfg.rack_tlp = true;
-    cfg.prr = true;
-    cfg.recovery_from_loss = recovery_from_loss;
-    let mut s = TcpSender::new(cfg);
-    s.cwnd = 8 * MSS;
-    s.ssthresh = 8 * MSS;
+    let mut s = rack_prr_sender(8, 16, |c| c.recovery_from_loss = recovery_from_loss);
     let mut out = vec![];
-    s.write(Time::ZERO, 16 * MSS, &mut out);
     if reordered {
         s.on_ack(us(100), ack_of(1), &[blk(2, 3)], &mut out);
         s.on_ack(us(110), ack_of(3), &[], &mut out);
@@ -385,17 +392,11 @@ fn after_a_timeout_racks_reordering_timer_marking_a_segment_lost_starts_recovery
 /// sent 12 segments at 0 (cwnd 8, then 8 more as ACKs come) and had segment 0 acknowledged
 /// at 100 us (SRTT 100 us).
 fn queue_sender(queue: bool, frto: bool) -> (TcpSender, Vec<Segment>) {
-    let mut cfg = config();
-    cfg.variant = TcpVariant::Sack;
-    cfg.rack_tlp = true;
-    cfg.prr = true;
-    cfg.loss_retransmit_queue = queue;
-    cfg.frto = frto;
-    let mut s = TcpSender::new(cfg);
-    s.cwnd = 8 * MSS;
-    s.ssthresh = 8 * MSS;
+    let mut s = rack_prr_sender(8, 20, |c| {
+        c.loss_retransmit_queue = queue;
+        c.frto = frto;
+    });
     let mut out = vec![];
-    s.write(Time::ZERO, 20 * MSS, &mut out);
     s.on_ack(us(100), ack_of(1), &[], &mut out);
     (s, out)
 }
