@@ -152,7 +152,7 @@ PLAUSIBLE = {
     "receiver_rto_min": TIMES,
     "rearm_rto_from_head": st.booleans(), "rto_min_on_rttvar": st.booleans(),
     "timer_wheel": st.booleans(),
-    "rcv_window_growth": st.booleans(), "rcv_autotuning": st.booleans(), "ack_pingpong": st.booleans(),
+    "rcv_window_growth": st.booleans(), "rcv_autotuning": st.booleans(), "rcv_rtt_from_window": st.booleans(), "ack_pingpong": st.booleans(),
     "rcv_scaling_ratio": st.integers(0, 256),
     "timestamps": st.booleans(), "rto_random": FRACTIONS, "slow_start": st.sampled_from([True, False, "on", "off"]),
     "delayed_ack": st.one_of(TIMES, st.sampled_from([True, False, None, "on", "off"])), "init_cwnd": st.integers(0, 20),

@@ -22,7 +22,8 @@ CLI = [sys.executable, "-m", "incastlab.cli.main"]
 PROC = Path("/proc/sys/net/ipv4")
 
 
-def fake_kernel(tmp_path, routes="default via 10.0.0.1 dev eth0\n", jiffy=0.004, **sysctls) -> presets.Kernel:
+def fake_kernel(tmp_path, routes="default via 10.0.0.1 dev eth0\n", jiffy=0.004, release="6.18.0-1-amd64",
+                **sysctls) -> presets.Kernel:
     values = dict(tcp_congestion_control="cubic", tcp_sack="1", tcp_recovery="1", tcp_early_retrans="3",
                   tcp_timestamps="1", tcp_slow_start_after_idle="1", tcp_rmem="4096\t131072\t6291456",
                   tcp_frto="2", tcp_rto_min_us="200000")
@@ -32,7 +33,7 @@ def fake_kernel(tmp_path, routes="default via 10.0.0.1 dev eth0\n", jiffy=0.004,
         if v is not None:
             (tmp_path / "ipv4" / name).write_text(v + "\n")
     return presets.Kernel(sysctl_dir=tmp_path / "ipv4", module_dir=tmp_path / "modules",
-                          routes=lambda: routes, jiffy=lambda: jiffy)
+                          routes=lambda: routes, jiffy=lambda: jiffy, release=lambda: release)
 
 
 def row(items, what: str) -> presets.Item:
@@ -408,6 +409,26 @@ def test_the_receive_window_rows_follow_the_clients_sysctls(tmp_path):
     older = presets.linux(cc="reno", kernel=k, fields={"prr", "rack_tlp"})
     assert "rcv_window_growth" not in presets.scenario_fields(older)
     assert row(older, "receive-buffer autotuning").modelled.startswith("no")
+
+
+def test_the_receiver_rtt_row_follows_the_kernel_release(tmp_path):
+    # Linux 6.16 dropped zero-ms timestamp samples from the receiver RTT (commit a7ffb88bcbb1):
+    # from 6.16 on the row sets rcv_rtt_from_window, before it not; autotuning off: no row
+    for release, on in (("6.18.0-1-amd64", True), ("6.16.0", True), ("6.15.9-200.fc42.x86_64", False),
+                        ("5.15.0-91-generic", False)):
+        k = fake_kernel(tmp_path / release, release=release, tcp_moderate_rcvbuf="1")
+        it = row(presets.linux(cc="reno", kernel=k), "receiver RTT for autotuning")
+        assert it.is_modelled and it.fields == {"rcv_rtt_from_window": on}, (release, it)
+        assert release in it.kernel
+    odd = row(presets.linux(cc="reno", kernel=fake_kernel(tmp_path / "odd", release="custom", tcp_moderate_rcvbuf="1")),
+              "receiver RTT for autotuning")
+    assert odd.fields == {"rcv_rtt_from_window": True} and "names no version" in odd.modelled
+    off = presets.linux(cc="reno", kernel=fake_kernel(tmp_path / "off", tcp_moderate_rcvbuf="0"))
+    assert not any(i.what.startswith("receiver RTT") for i in off)
+    older = presets.linux(cc="reno", kernel=fake_kernel(tmp_path / "older", tcp_moderate_rcvbuf="1"),
+                          fields={"rcv_window_growth", "rcv_autotuning"})
+    assert row(older, "receiver RTT for autotuning").modelled.startswith("no") and \
+        "rcv_rtt_from_window" not in presets.scenario_fields(older)
 
 
 def test_frto_follows_the_kernels_tcp_frto(tmp_path):

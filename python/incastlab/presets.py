@@ -17,6 +17,7 @@ and the scenario follows them (``tcp_sack = 0`` gives NewReno recovery, a route'
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from dataclasses import dataclass, field
@@ -76,6 +77,8 @@ class Kernel:
     module_dir: Path = Path("/sys/module")
     routes: Callable[[], str] = lambda: _ip_route()
     jiffy: Callable[[], float | None] = lambda: _jiffy()
+    #: The running kernel's release (``uname -r``; every namespace runs the same kernel).
+    release: Callable[[], str] = lambda: os.uname().release
     netns: str | None = None
     #: The route towards this address is the one a socket uses (``ip route get``); None: the default route.
     peer: str | None = None
@@ -372,6 +375,8 @@ def receiver_window_items(c: Kernel, fields: Any = None) -> list[Item]:
         items.append(Item("receive-buffer autotuning (DRS)", kernel, "rcv_autotuning=True",
                           "yes" if same else f"yes, from tcp_rmem = {MODELLED_RMEM} (the kernel's default), not this "
                           "host's", {"rcv_autotuning": True}))
+    if moderate != "0" and in_this_build("rcv_autotuning", fields):
+        items.append(receiver_rtt_item(c, fields))
     thresh = c.sysctl("tcp_pingpong_thresh")
     if not in_this_build("ack_pingpong", fields):
         items.append(Item("ping-pong mode holds quick ACKs", f"net.ipv4.tcp_pingpong_thresh = {_value(thresh)}", "-",
@@ -388,6 +393,34 @@ def receiver_window_items(c: Kernel, fields: Any = None) -> list[Item]:
                           f"rcv_scaling_ratio={VETH_SCALING_RATIO}", "yes: read in the testbed's tcp_rcvbuf_grow trace",
                           {"rcv_scaling_ratio": VETH_SCALING_RATIO}))
     return items
+
+
+# the release that dropped zero-ms timestamp samples from the receiver RTT (commit a7ffb88bcbb1,
+# "tcp: remove zero TCP TS samples for autotuning", merged for 6.16)
+RCV_RTT_FROM_WINDOW_SINCE = (6, 16)
+
+
+def kernel_version(release: str) -> tuple[int, int] | None:
+    """(major, minor) of a ``uname -r`` string such as ``6.18.0-1-amd64``; None if it has none."""
+    m = re.match(r"(\d+)\.(\d+)", release)
+    return (int(m[1]), int(m[2])) if m else None
+
+
+def receiver_rtt_item(c: Kernel, fields: Any = None) -> Item:
+    """The receiver RTT that paces autotuning (tcp_rcv_rtt_measure_ts, tcp_rcv_rtt_measure):
+    since Linux 6.16 a 0 ms timestamp sample is none, so where round trips are shorter than
+    the 1 ms timestamp clock the estimate comes from the window-based sample (the time one
+    advertised window took to arrive); before, every timestamp sample counted, at least 1 ms."""
+    what = "receiver RTT for autotuning: no 0 ms timestamp samples, the window-based sample"
+    release = c.release()
+    version = kernel_version(release)
+    on = version is None or version >= RCV_RTT_FROM_WINDOW_SINCE
+    kernel = f"Linux {release} (tcp_rcv_rtt_measure_ts, tcp_rcv_rtt_measure; no knob)"
+    if not in_this_build("rcv_rtt_from_window", fields):
+        return Item(what, kernel, "every timestamp sample, at least 1 ms",
+                    "no: not in this build (no `rcv_rtt_from_window` in the scenario schema)")
+    modelled = "yes" if version is not None else "yes, as Linux >= 6.16 (the release names no version)"
+    return Item(what, kernel, f"rcv_rtt_from_window={on}", modelled, {"rcv_rtt_from_window": on})
 
 
 def _in_jiffies(seconds: float, jiffy: float | None) -> float:

@@ -159,6 +159,9 @@ pub const PRESETS: &[Preset] = &[
                 up to window_clamp, icsk_ack.quick |= 1 ACKs that segment at once (net/ipv4/tcp_input.c)"),
             set("rcv_autotuning", On(true), "tcp_rcv_space_adjust, tcp_rcvbuf_grow: window_clamp from the bytes copied \
                 per receiver RTT, tcp_rmem = 4096 131072 33554432, tcp_moderate_rcvbuf = 1 (net/ipv4/tcp_input.c)"),
+            set("rcv_rtt_from_window", On(true), "Linux >= 6.16: tcp_rcv_rtt_measure_ts drops a 0 ms timestamp \
+                sample (tcp_rtt_tsopt_us(tp, 0)), tcp_rcv_rtt_measure's window-based sample feeds rcv_rtt_est \
+                (net/ipv4/tcp_input.c)"),
             set("ack_pingpong", On(true), "tcp_event_data_sent enters ping-pong mode (tcp_pingpong_thresh = 1), \
                 tcp_delack_timer_handler leaves it; tcp_in_quickack_mode and tcp_cleanup_rbuf honour it"),
             set("rcv_scaling_ratio", Whole(162), "scaling_ratio from tcp_measure_rcv_mss: 1448 x 256 / 2288, a \

@@ -300,6 +300,10 @@ pub struct ScenarioSpec {
     /// Linux's `tcp_rcv_space_adjust` (Dynamic Right-Sizing): `window_clamp` follows the
     /// bytes copied per receiver RTT, from `tcp_rmem[1]` up to `tcp_rmem[2]` (`tcp::linux_rcv`).
     pub rcv_autotuning: bool,
+    /// Linux 6.16's receiver RTT for `rcv_autotuning`: a zero-ms timestamp sample is
+    /// dropped and the window-based sample (`tcp_rcv_rtt_measure`) feeds the estimate
+    /// (`tcp::linux_rcv`).
+    pub rcv_rtt_from_window: bool,
     /// Linux's ping-pong mode: a request within `ato` of the last data holds the quick and
     /// short-segment ACKs until a delayed-ACK timeout (`tcp::linux_rcv`).
     pub ack_pingpong: bool,
@@ -553,6 +557,7 @@ impl Default for ScenarioSpec {
             // (Linux's + TCP_TIMEOUT_MIN_US: the linux preset)
             rack_timer_floor: false,
             recovery_from_loss: false,
+            rcv_rtt_from_window: false,
             quickack_mode: false,
             receiver_rto_min_ps: None,
             loss_retransmit_queue: false,

@@ -241,6 +241,10 @@ pub const FIELDS: &[Field] = &[
     flag("rcv_autotuning", "Linux's tcp_rcv_space_adjust / tcp_rcvbuf_grow (DRS): once per receiver RTT (from \
         timestamps) window_clamp becomes about twice the bytes the application read, from tcp_rmem[1] = 128 KiB up to \
         tcp_rmem[2] = 32 MiB; off: the clamp stays at its first value. rcv_window_growth only"),
+    flag("rcv_rtt_from_window", "Linux 6.16's receiver RTT for rcv_autotuning (commit a7ffb88bcbb1, tcp: remove zero \
+        TCP TS samples for autotuning): a timestamp sample of 0 ms on the 1 ms clock is no sample, and tcp_rcv_rtt_measure's \
+        window-based one (the time until rcv_nxt passes a segment by the window then advertised) is taken when first or \
+        lower; off: Linux <= 6.15, every timestamp sample counts, at least 1 ms. rcv_autotuning only"),
     flag("ack_pingpong", "Linux's ping-pong mode (tcp_event_data_sent, tcp_pingpong_thresh = 1): a request sent within \
         ato (the delayed-ACK timeout) of the last data holds rcv_window_growth's and ack_short_segments' immediate \
         ACKs until a delayed-ACK timeout (tcp_delack_timer_handler); off: never in the mode"),

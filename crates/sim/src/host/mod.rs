@@ -240,6 +240,7 @@ impl Conns {
                     quickack: s.quickack_mode,
                     rto_min: s.receiver_rto_min_ps.map_or(sc.rto_min, Time),
                     tick: s.timer_ticks.then_some(Time(s.timer_granularity_ps)),
+                    rtt_from_window: s.rcv_rtt_from_window,
                 },
             ),
             timer_wheel: s.timer_wheel.then_some(Time(s.timer_granularity_ps)),

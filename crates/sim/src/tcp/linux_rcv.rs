@@ -15,9 +15,18 @@
 //!   data), at most `tcp_rmem[2]`, and `window_clamp` follows it. The receiver RTT is
 //!   `tcp_rcv_rtt_measure_ts`'s: each full segment with a new TSecr gives now - TSecr on the
 //!   millisecond timestamp clock (at least 1 ms); a smaller sample replaces the estimate,
-//!   a larger one moves it by 1/8 (`tcp_rcv_rtt_update` since Linux 6.16; its
-//!   window-based path, `tcp_rcv_rtt_measure`, is not modelled). Without it the clamp stays at
-//!   its initial value, so growth stops there.
+//!   a larger one moves it by 1/8 (`tcp_rcv_rtt_update` since Linux 6.16). Without it the
+//!   clamp stays at its initial value, so growth stops there.
+//! - `rcv_rtt_from_window`, Linux 6.16's "tcp: remove zero TCP TS samples for autotuning"
+//!   (commit a7ffb88bcbb1): a timestamp sample of 0 ms is dropped (`tcp_rtt_tsopt_us(tp, 0)`)
+//!   instead of counting as 1 ms (the TSval being the sender's 1 ms clock, one sample per
+//!   new value echoed: `rcv_rtt_last_tsecr`), and the window-based sample (`tcp_rcv_rtt_measure`, from
+//!   `tcp_event_data_recv`: the time from one in-order segment until `rcv_nxt` passes it by
+//!   the window then advertised) feeds the estimate, taken only when it is the first or
+//!   lower (`win_dep`). Where every round trip is shorter than the 1 ms timestamp clock, a
+//!   connection's first estimate is then the time its first window took to arrive, and DRS
+//!   measures over that much longer interval. Off: Linux <= 6.15 (every timestamp sample, at
+//!   least 1 ms; the window-based sample, then rarely the lower, left out).
 //! - `ack_pingpong`, `inet_csk`'s ping-pong mode: a request sent less than `ato` after
 //!   the last data received (`tcp_event_data_sent`) counts towards `tcp_pingpong_thresh`
 //!   (1); in the mode, `tcp_in_quickack_mode` is false (the growth ACK waits) and
@@ -83,6 +92,9 @@ pub struct LinuxRcvConfig {
     pub rto_min: Time,
     /// The jiffy, when timers run on ticks (`timer_ticks`); None: exact times.
     pub tick: Option<Time>,
+    /// `rcv_rtt_from_window`: Linux 6.16's receiver RTT (zero-ms timestamp samples
+    /// dropped, the window-based sample in).
+    pub rtt_from_window: bool,
 }
 
 /// One connection's receive-window state (struct tcp_sock's, struct inet_connection_sock's).
@@ -100,6 +112,8 @@ pub struct LinuxRcv {
     /// `rcv_rtt_est.rtt_us`, in 1/8 microseconds (0: no sample yet).
     rtt_us8: u64,
     last_tsecr: Option<Time>,
+    /// `rcv_rtt_est.seq` and `.time`: the window-based sample's target and start.
+    win_rtt: Option<(u64, Time)>,
     /// `icsk_ack.quick`: ACKs to send at once.
     pub quick: u32,
     /// `icsk_ack.pingpong`.
@@ -146,6 +160,7 @@ impl LinuxRcv {
             space_time: Time::ZERO,
             rtt_us8: 0,
             last_tsecr: None,
+            win_rtt: None,
             quick: 0,
             pingpong: 0,
             lrcvtime: None,
@@ -229,6 +244,11 @@ impl LinuxRcv {
 
     /// `tcp_rcv_rtt_measure_ts`: a segment of `len` bytes echoing `tsecr`, at `now`.
     pub fn rtt_measure_ts(&mut self, now: Time, tsecr: Time, len: u32) {
+        let ms = |t: Time| t.0 / Time::from_ms(1).0;
+        // The TSval is the sender's 1 ms clock (TCP_TS_HZ): every ACK sent within one tick
+        // carries the same one, so only the first segment echoing a new tick is a sample
+        // (`rcv_rtt_last_tsecr`). Off, the echo is the ACK's exact time.
+        let tsecr = if self.cfg.rtt_from_window { Time::from_ms(ms(tsecr)) } else { tsecr };
         if !self.cfg.autotune || self.last_tsecr == Some(tsecr) {
             return;
         }
@@ -236,15 +256,44 @@ impl LinuxRcv {
         if (len as u64) < self.cfg.advmss {
             return;
         }
-        // tcp_rtt_tsopt_us: the millisecond timestamp clock, at least 1 ms
-        let ms = |t: Time| t.0 / Time::from_ms(1).0;
-        let delta_us = (ms(now) - ms(tsecr)).max(1) * 1000;
-        // tcp_rcv_rtt_update (win_dep 0, since Linux 6.16: "latch the incoming value if it
-        // is lower"): a smaller sample replaces the estimate, a larger one moves it by 1/8.
+        // tcp_rtt_tsopt_us: ticks of the millisecond timestamp clock; a 0 ms delta counted as
+        // 1 ms until Linux 6.16, and is no sample since (min_delta 0, then `delta > 0`)
+        let delta_ms = ms(now) - ms(tsecr);
+        if delta_ms == 0 && self.cfg.rtt_from_window {
+            return;
+        }
         // A timeout's retransmission echoes an ACK from before the timeout: its sample lifts
         // the estimate by tens of ms until the next smaller one, and the DRS interval with it
-        let m = delta_us << 3;
-        self.rtt_us8 = if self.rtt_us8 == 0 || m < self.rtt_us8 { m } else { self.rtt_us8 - (self.rtt_us8 >> 3) + delta_us };
+        self.rcv_rtt_update(delta_ms.max(1) * 1000, false);
+    }
+
+    /// `tcp_rcv_rtt_measure`, for an in-order segment that took `rcv_nxt` to where it is,
+    /// `rcv_wnd` the window last advertised: a sample when `rcv_nxt` reached the target set
+    /// one window ahead at the last sample, then a new target. `rcv_rtt_from_window` only.
+    pub fn rtt_measure_window(&mut self, now: Time, rcv_nxt: u64, rcv_wnd: u64) {
+        if !self.cfg.autotune || !self.cfg.rtt_from_window {
+            return;
+        }
+        if let Some((seq, start)) = self.win_rtt {
+            if rcv_nxt < seq {
+                return;
+            }
+            let delta_us = ((now - start).0 / Time::from_us(1).0).max(1);
+            self.rcv_rtt_update(delta_us, true);
+        }
+        self.win_rtt = Some((rcv_nxt + rcv_wnd, now));
+    }
+
+    /// `tcp_rcv_rtt_update` (since Linux 6.16, "latch the incoming value if it is lower"): a
+    /// smaller sample replaces the estimate, a larger timestamp sample moves it by 1/8, a
+    /// larger window-based (`win_dep`) one is ignored.
+    fn rcv_rtt_update(&mut self, sample_us: u64, win_dep: bool) {
+        let m = sample_us << 3;
+        if self.rtt_us8 == 0 || m < self.rtt_us8 {
+            self.rtt_us8 = m;
+        } else if !win_dep {
+            self.rtt_us8 = self.rtt_us8 - (self.rtt_us8 >> 3) + sample_us;
+        }
     }
 
     /// The receiver RTT estimate, microseconds (0: none yet).
@@ -326,6 +375,7 @@ mod tests {
             quickack: false,
             rto_min: Time::from_ms(200),
             tick: Some(Time::from_ms(4)),
+            rtt_from_window: false,
         }
     }
 
@@ -421,6 +471,53 @@ mod tests {
         assert_eq!(lx.rcv_rtt_us(), 1000, "a smaller sample is latched at once");
         lx.rtt_measure_ts(Time::from_ms(420), Time::from_ms(401), 500);
         assert_eq!(lx.rcv_rtt_us(), 1000, "a segment shorter than the MSS: no sample");
+    }
+
+    #[test]
+    fn since_6_16_a_zero_ms_timestamp_sample_is_none_and_one_per_new_tick_echoed() {
+        let on = LinuxRcvConfig { rtt_from_window: true, ..cfg(162) };
+        let mut lx = LinuxRcv::new(on);
+        lx.rtt_measure_ts(Time::from_us(1300), Time::from_us(1100), 1448);
+        assert_eq!(lx.rcv_rtt_us(), 0, "the same ms tick: no sample (tcp_rtt_tsopt_us(tp, 0), delta > 0)");
+        lx.rtt_measure_ts(Time::from_us(2100), Time::from_us(1900), 1448);
+        assert_eq!(lx.rcv_rtt_us(), 0, "an ACK of tick 1 again: its TSval already sampled (rcv_rtt_last_tsecr)");
+        lx.rtt_measure_ts(Time::from_us(3100), Time::from_us(2900), 1448);
+        assert_eq!(lx.rcv_rtt_us(), 1000, "a new tick echoed, one tick later: 1 ms");
+        // off (Linux <= 6.15): the exact echo, and the same-tick delta counts as 1 ms
+        let mut old = LinuxRcv::new(cfg(162));
+        old.rtt_measure_ts(Time::from_us(1300), Time::from_us(1100), 1448);
+        assert_eq!(old.rcv_rtt_us(), 1000);
+    }
+
+    #[test]
+    fn the_window_based_sample_is_the_time_one_advertised_window_took_and_only_lowers() {
+        // tcp_rcv_rtt_measure: the first in-order segment starts a measurement one window
+        // (64 KiB here) ahead; the segment that reaches it gives the sample (the testbed's
+        // first tcp_rcvbuf_grow at 4 servers read rtt_us=5615 this way)
+        let on = LinuxRcvConfig { rtt_from_window: true, ..cfg(162) };
+        let mut lx = LinuxRcv::new(on);
+        lx.rtt_measure_window(Time::from_ms(10), 1 + 1448, 65_536);
+        assert_eq!(lx.rcv_rtt_us(), 0);
+        lx.rtt_measure_window(Time::from_us(15_000), 1 + 60 * 1024, 65_536);
+        assert_eq!(lx.rcv_rtt_us(), 0, "not yet one window further");
+        lx.rtt_measure_window(Time::from_us(15_615), 1 + 1448 + 65_536, 65_536);
+        assert_eq!(lx.rcv_rtt_us(), 5615, "the first estimate: 5615 us");
+        lx.rtt_measure_window(Time::from_ms(30), 1 + 1448 + 2 * 65_536, 65_536);
+        assert_eq!(lx.rcv_rtt_us(), 5615, "a larger window-based sample is ignored (win_dep)");
+        lx.rtt_measure_window(Time::from_us(32_000), 1 + 1448 + 3 * 65_536, 65_536);
+        assert_eq!(lx.rcv_rtt_us(), 2000, "a smaller one is latched");
+        // then DRS measures over that interval: 47 segments in 6.5 ms raise the buffer (the
+        // trace's copied=68056 step) where a 1 ms estimate would have seen about 8 at a time
+        let mut lx = LinuxRcv::new(on);
+        lx.rtt_measure_window(Time::ZERO, 1, 65_536);
+        lx.rtt_measure_window(Time::from_us(5615), 1 + 65_536, 65_536);
+        lx.rcv_space_adjust(Time::from_us(6562), 1 + 68_056, None);
+        assert_eq!((lx.space, lx.grow_steps), (68_056, 1));
+        // off: no window-based sample at all
+        let mut old = LinuxRcv::new(cfg(162));
+        old.rtt_measure_window(Time::ZERO, 1, 65_536);
+        old.rtt_measure_window(Time::from_us(5615), 1 + 65_536, 65_536);
+        assert_eq!(old.rcv_rtt_us(), 0);
     }
 
     #[test]

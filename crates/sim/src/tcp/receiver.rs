@@ -244,6 +244,8 @@ impl TcpReceiver {
         let (quick, pingpong) = match &mut self.linux {
             Some(lx) => {
                 let ooo = self.ooo.iter().map(|(s, e)| e - s).sum::<u64>();
+                // tcp_event_data_recv runs after tcp_queue_rcv, before tcp_ofo_queue merges
+                lx.rtt_measure_window(now, end, rcv_wnd);
                 lx.on_in_order(now, len, ooo, rcv_wnd);
                 (lx.in_quickack_mode(), lx.in_pingpong_mode())
             }

@@ -2439,3 +2439,41 @@ fn drs_raises_the_clamp_when_the_bytes_read_per_receiver_rtt_grow_and_the_sender
     let lx = *h.conn(0).receiver.linux.clone().unwrap();
     assert_eq!((lx.window_clamp, lx.rcv_ssthresh, lx.grow_steps), (82_944, 82_944, 0));
 }
+
+#[test]
+fn without_zero_ms_samples_the_first_receiver_rtt_is_a_windows_time_and_drs_opens_the_windows() {
+    // four servers at 100 Mbit/s behind an 8 KiB port, 100 us round trips: with every
+    // timestamp sample at least 1 ms (Linux <= 6.15), DRS compares about 1 ms of data at a
+    // time with its first 14480 bytes and a clamp mostly stays at 82944 bytes; since 6.16 a 0 ms
+    // sample is none, the estimate is the time the first window took (milliseconds), and
+    // DRS raises the buffer as the testbed's client did (docs/testbed.md, "The client's
+    // receive window and the kernel's receiver RTT")
+    let spec = |from_window| ScenarioSpec {
+        servers: 4,
+        mss_bytes: 1448,
+        rate_bps: 100_000_000,
+        buffer_bytes: 8192,
+        rtt_ps: 100 * PS_PER_US,
+        sru_bytes: Some(256 * 1024),
+        blocks: Some(5),
+        delayed_ack_ps: 40 * PS_PER_MS,
+        timestamps: true,
+        rcv_window_growth: true,
+        rcv_autotuning: true,
+        rcv_rtt_from_window: from_window,
+        rcv_scaling_ratio: 162,
+        rwnd_bytes: Some(1 << 30),
+        ..ScenarioSpec::default()
+    };
+    let clamps = |from_window| {
+        let mut h = Harness::new(spec(from_window));
+        h.run();
+        (0..4).map(|f| h.conn(f).receiver.linux.clone().unwrap().window_clamp).collect::<Vec<_>>()
+    };
+    let (old, new) = (clamps(false), clamps(true));
+    // lock-step servers: a clamp or two also grows from 1 ms estimates, over longer stalls
+    assert!(old.contains(&82_944), "<= 6.15: a connection whose clamp never grew: {old:?}");
+    assert!(new.iter().all(|&c| c > 500_000), "6.16: every clamp past 500 kB: {new:?}");
+    assert!(old.iter().zip(&new).all(|(o, n)| n > o), "each connection's clamp larger: {old:?} -> {new:?}");
+}
+
