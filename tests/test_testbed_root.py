@@ -252,14 +252,15 @@ def test_validate_runs_the_simulator_with_the_think_times_and_round_trip_it_meas
     # --measured-think-times and --rtt measured without --trace: the point is captured to a
     # temporary directory, its servers' think times (testbed.start_spread) and its round trip
     # (testbed.round_trip) read from it; the simulator runs with the round trip, and a second
-    # time with the think times too; nothing of the capture is left behind
+    # time with the think times too (and, --sim-seeds, with two more seeds); nothing of the
+    # capture is left behind
     import glob
     import tempfile
     from incastlab.schema import BY_PUBLIC
     before = set(glob.glob(os.path.join(tempfile.gettempdir(), "incastlab-capture-*")))
     out = subprocess.run(CLI + ["validate", "--prefix", PREFIX, "--servers", "2", "--blocks", "4", "--json",
                                 "--cc", "reno", "--rate", "100Mbps", "--buffer", "8KiB", "--measured-think-times",
-                                "--rtt", "measured"],
+                                "--rtt", "measured", "--sim-seeds", "3"],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     row = json.loads(out.stdout.splitlines()[0])
@@ -272,6 +273,14 @@ def test_validate_runs_the_simulator_with_the_think_times_and_round_trip_it_meas
     sim = row["simulator_think"]
     assert sim["blocks"] == 4 and row["goodput_mbps_sim_think"] == sim["goodput_mbps"]
     assert row["goodput_ratio_think"] == pytest.approx(row["goodput_mbps_testbed"] / sim["goodput_mbps"])
+    # --sim-seeds 3: the think-time run is seed 1 of three, and the testbed's run is inside
+    # their spread exactly when its goodput and timeouts both lie within the seeds' ends
+    seeds = row["think_seeds"]
+    assert seeds["seeds"] == [1, 2, 3] and seeds["goodput_mbps"][0] == sim["goodput_mbps"]
+    assert seeds["timeouts"][0] == sim["timeouts"] and len(seeds["goodput_mbps"]) == 3
+    tb_in = (min(seeds["goodput_mbps"]) <= row["goodput_mbps_testbed"] <= max(seeds["goodput_mbps"])
+             and min(seeds["timeouts"]) <= row["timeouts_testbed"] <= max(seeds["timeouts"]))
+    assert seeds["testbed_inside"] is tb_in
     # every one of the 4 x 256 KiB / 1448 B segments per server has its data half; the
     # namespaces' packets cross in microseconds (docs/testbed.md: 1-10 us with idle CPUs
     # polling, 30-80 us on a hop steered to a halted vCPU otherwise), well under the 100 us

@@ -11,6 +11,10 @@ for python -m incastlab.peers.tracediff (docs/testbed.md, "Capture and trace").
 measured from that point's capture (``testbed.start_spread``): the testbed's servers start
 tens of microseconds apart, the simulator's at once (docs/testbed.md, "The servers' start
 spread, measured per run").
+--sim-seeds N (with --measured-think-times) runs that simulation with N seeds, each drawing
+the think times anew, and reports the spread and whether the testbed's run lies inside it
+(``incastlab.seed_spread``): where incast starts one run is one draw of a wide distribution,
+on either side (docs/testbed.md, "The simulator's spread over seeds").
 --rtt measured gives the simulator each point's round trip as its capture shows it
 (``testbed.round_trip``): the namespaces' packets cross in microseconds, not the 100 us of
 --rtt's default (docs/testbed.md, "The round trip, measured per run")."""
@@ -78,9 +82,10 @@ def _with_measured_rtt(scn, trace: str) -> tuple:
     return Scenario(**{**scn.model_dump(), "rtt": exact_duration(rtt_ps)}), round_trip.summary(h, rtt_ps)
 
 
-def _with_measured_think_times(scn, trace: str, blocks: int, sim_trace: str | None) -> dict:
+def _with_measured_think_times(scn, trace: str, blocks: int, sim_trace: str | None, seeds: int = 1) -> dict:
     """The point's start spread read from the testbed's trace, and the simulator's result
-    with the servers' think times drawn from it (``testbed.start_spread``)."""
+    with the servers' think times drawn from it (``testbed.start_spread``); with ``seeds`` >
+    1 also the spread of that run over as many seeds (``seed_spread``)."""
     from ..recording import Recording
     from ..scenario import Scenario
     from ..sim import simulate
@@ -94,8 +99,12 @@ def _with_measured_think_times(scn, trace: str, blocks: int, sim_trace: str | No
         return out
     out["think_times"] = ",".join(exact_duration(ps) for ps in think)
     rec = Recording(events=sim_trace) if sim_trace else None
-    sim = simulate(Scenario(**{**scn.model_dump(), "think_times": out["think_times"]}), recording=rec).to_dict()
+    think_scn = Scenario(**{**scn.model_dump(), "think_times": out["think_times"]})
+    sim = simulate(think_scn, recording=rec).to_dict()
     out.update(simulator_think=sim, goodput_mbps_sim_think=sim["goodput_mbps"], timeouts_sim_think=sim["timeouts"])
+    if seeds > 1:
+        from ..seed_spread import over_seeds
+        out["think_seeds"] = over_seeds(think_scn, seeds, first=sim)
     return out
 
 
@@ -113,6 +122,7 @@ def cmd_validate(args) -> int:
 
     check_congestion(args.cc)  # before the simulator side: a cc this kernel lacks is refused at once
     workload_args.check_kernel_options(args)
+    check_sim_seeds(args)
     preset = _preset(args)
     if args.preset_table:
         print(render(preset, markdown=args.markdown))
@@ -174,8 +184,13 @@ def cmd_validate(args) -> int:
             }
             if args.measured_think_times:
                 think_trace = str(trace_dir / f"sim-think-n{n}.csv") if trace_dir else None
-                row.update(_with_measured_think_times(scenarios[n], tb["trace"], args.blocks, think_trace))
+                row.update(_with_measured_think_times(scenarios[n], tb["trace"], args.blocks, think_trace,
+                                                      args.sim_seeds))
                 row["goodput_ratio_think"] = _ratio(tb["goodput_mbps"], row["goodput_mbps_sim_think"])
+                if row.get("think_seeds"):
+                    from ..seed_spread import inside
+                    row["think_seeds"]["testbed_inside"] = inside(tb["goodput_mbps"], tb["timeouts"],
+                                                                  row["think_seeds"])
             if trace_dir:
                 row["traces"] = {"simulator": str(trace_dir / f"sim-n{n}.csv"), "testbed": tb["trace"]}
                 if args.measured_think_times:
@@ -207,6 +222,14 @@ def cmd_validate(args) -> int:
                 b[5:5] = [fmt(r["timeouts_sim_think"], "d")]
                 b[4:4] = [fmt(r["goodput_mbps_sim_think"], ".0f"), fmt(r["goodput_ratio_think"], ".2f")]
                 b.append(f"{fmt(sp['start_offset_us_p50'], '.0f')}/{fmt(sp['start_offset_us_p90'], '.0f')}")
+            if args.sim_seeds > 1:  # the think-time run's spread over seeds, and the testbed's run against it
+                from ..seed_spread import describe
+                head += [f"sim+think Mbps, {args.sim_seeds} seeds", "TO, seeds", "tb inside"]
+                for r, b in zip(rows, body):
+                    sd = r.get("think_seeds")
+                    b += ["-", "-", "-"] if not sd else [describe(sd, "goodput_mbps", ".0f"),
+                                                         describe(sd, "timeouts", "g"),
+                                                         "yes" if sd["testbed_inside"] else "no"]
         if measured_rtt:
             head.append("sim RTT us")
             for r, b in zip(rows, body):
@@ -231,6 +254,15 @@ def cmd_validate(args) -> int:
                            plot, title=f"simulator vs testbed, {format_rate(args.rate)}, buffer {format_size(args.buffer)}, RTOmin {rto_min_s * 1e3:g} ms",
                            link_rate_bps=args.rate)
     return 0
+
+
+def check_sim_seeds(args) -> None:
+    """--sim-seeds draws the think times anew per seed: without --measured-think-times the
+    simulator's servers start in lock step and every seed gives the same run."""
+    from ..errors import UsageError
+    if args.sim_seeds > 1 and not args.measured_think_times:
+        raise UsageError("--sim-seeds", str(args.sim_seeds),
+                         "1 without --measured-think-times (without think times every seed gives the same run)")
 
 
 def check_trace_dir(path: str, flag: str):
@@ -276,6 +308,9 @@ def register(subparsers) -> None:
     p.add_argument("--trace", default=None, metavar="DIR",
                    help="capture every testbed point packet by packet and write both sides' per-event traces to "
                         "DIR (testbed-nN.csv, sim-nN.csv; python -m incastlab.peers.tracediff compares them)")
+    p.add_argument("--sim-seeds", type=argtypes.positive_int("--sim-seeds", maximum=1000), default=1, metavar="N",
+                   help="with --measured-think-times: run that simulation with N seeds (each draws the think times "
+                        "anew) and report its spread and whether the testbed's run lies inside it (default 1)")
     p.add_argument("--measured-think-times", action="store_true",
                    help="also run the simulator with each point's servers' think times measured from the testbed's "
                         "capture (their start spread; captured to a temporary directory unless --trace is given)")
