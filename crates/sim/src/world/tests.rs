@@ -2447,7 +2447,7 @@ fn without_zero_ms_samples_the_first_receiver_rtt_is_a_windows_time_and_drs_open
     // time with its first 14480 bytes and a clamp mostly stays at 82944 bytes; since 6.16 a 0 ms
     // sample is none, the estimate is the time the first window took (milliseconds), and
     // DRS raises the buffer as the testbed's client did (docs/testbed.md, "The client's
-    // receive window and the kernel's receiver RTT")
+    // receive window, opened by the kernel's receiver RTT")
     let spec = |from_window| ScenarioSpec {
         servers: 4,
         mss_bytes: 1448,
