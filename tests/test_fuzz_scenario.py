@@ -150,7 +150,7 @@ PLAUSIBLE = {
     "recovery_from_loss": st.booleans(), "quickack_mode": st.booleans(),
     "loss_retransmit_queue": st.booleans(), "frto": st.booleans(),
     "receiver_rto_min": TIMES,
-    "rearm_rto_from_head": st.booleans(), "rto_min_on_rttvar": st.booleans(),
+    "rearm_rto_from_head": st.booleans(), "tso_deferral": st.booleans(), "rto_min_on_rttvar": st.booleans(),
     "timer_wheel": st.booleans(),
     "rcv_window_growth": st.booleans(), "rcv_autotuning": st.booleans(), "rcv_rtt_from_window": st.booleans(), "ack_pingpong": st.booleans(),
     "rcv_scaling_ratio": st.integers(0, 256),

@@ -431,6 +431,19 @@ def test_the_receiver_rtt_row_follows_the_kernel_release(tmp_path):
         "rcv_rtt_from_window" not in presets.scenario_fields(older)
 
 
+def test_the_tso_deferral_row_follows_tcp_tso_win_divisor(tmp_path):
+    # every TCP socket builds GSO skbs (sk_setup_caps), so tcp_tso_should_defer runs; the
+    # simulator's rule is the default divisor 3's; 0 is another rule, not modelled
+    for divisor, on, modelled in (("3", True, "yes"), (None, True, "yes"), ("2", True, "not this host's"),
+                                  ("0", False, "not modelled")):
+        k = fake_kernel(tmp_path / str(divisor), tcp_tso_win_divisor=divisor)
+        it = row(presets.linux(cc="cubic", kernel=k), "a small send allowance waits")
+        assert it.fields == {"tso_deferral": on} and modelled in it.modelled, (divisor, it)
+    older = presets.linux(cc="cubic", kernel=fake_kernel(tmp_path / "older"), fields={"rack_tlp"})
+    assert row(older, "a small send allowance waits").modelled.startswith("no") and \
+        "tso_deferral" not in presets.scenario_fields(older)
+
+
 def test_frto_follows_the_kernels_tcp_frto(tmp_path):
     # net.ipv4.tcp_frto: 2 (the default) and 1 run F-RTO after a timeout (tcp_enter_loss),
     # 0 does not; the row sets the simulator's frto to match

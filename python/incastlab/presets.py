@@ -274,6 +274,7 @@ def linux(*, cc: str | None, quickack: bool = False, rto_min_s: float | None = N
                               "always (tcp_rearm_rto: tcp_rto_delta_us; tcp_schedule_loss_probe re-arms the probe "
                               "timer, tcp_send_loss_probe with tlp_high_seq set only re-arms the RTO; no knob)",
                               "rearm_rto_from_head", "RFC 6298 §5.3: restarted at every ACK of new data", fields))
+    items.append(tso_deferral_item(k, fields))
 
     ts = k.sysctl("tcp_timestamps")
     on = ts != "0"
@@ -393,6 +394,24 @@ def receiver_window_items(c: Kernel, fields: Any = None) -> list[Item]:
                           f"rcv_scaling_ratio={VETH_SCALING_RATIO}", "yes: read in the testbed's tcp_rcvbuf_grow trace",
                           {"rcv_scaling_ratio": VETH_SCALING_RATIO}))
     return items
+
+
+def tso_deferral_item(k: Kernel, fields: Any = None) -> Item:
+    """TSO deferral (tcp_tso_should_defer): every TCP socket builds GSO skbs whatever the NIC
+    offers (sk_setup_caps), so the rule runs on veth too; the simulator's ``tso_deferral``
+    models it with tcp_tso_win_divisor = 3, the default. A divisor of 0 switches to another
+    test (tcp_max_tso_deferred_mss), not modelled."""
+    what = "a small send allowance waits for the next ACK (TSO deferral)"
+    divisor = k.sysctl("tcp_tso_win_divisor")
+    kernel = f"net.ipv4.tcp_tso_win_divisor = {_value(divisor)} (tcp_tso_should_defer; GSO on every TCP socket)"
+    if not in_this_build("tso_deferral", fields):
+        return Item(what, kernel, "every allowance at once",
+                    "no: not in this build (no `tso_deferral` in the scenario schema)")
+    if divisor == "0":
+        return Item(what, kernel, "tso_deferral=False", "no: divisor 0 (tcp_max_tso_deferred_mss) is not modelled",
+                    {"tso_deferral": False})
+    modelled = "yes" if divisor in (None, "3") else "yes, with the default divisor 3, not this host's"
+    return Item(what, kernel, "tso_deferral=True", modelled, {"tso_deferral": True})
 
 
 # the release that dropped zero-ms timestamp samples from the receiver RTT (commit a7ffb88bcbb1,

@@ -184,6 +184,8 @@ pub const PRESETS: &[Preset] = &[
                 icsk_rto) when ICSK_TIME_LOSS_PROBE or ICSK_TIME_REO_TIMEOUT is pending; tcp_ack's tcp_set_xmit_timer -> \
                 tcp_schedule_loss_probe re-arms the probe timer with a probe outstanding, and tcp_send_loss_probe with \
                 tlp_high_seq set goes to tcp_rearm_rto (net/ipv4/tcp_input.c, tcp_output.c, tcp_recovery.c)"),
+            set("tso_deferral", On(true), "tcp_write_xmit -> tcp_tso_should_defer: every TCP socket builds GSO skbs \
+                (sk_setup_caps), net.ipv4.tcp_tso_win_divisor = 3 (net/ipv4/tcp_output.c)"),
             set("rto_min_on_rttvar", On(true), "tcp_rtt_estimator: mdev_max_us restarts at tcp_rto_min_us each round trip \
                 and rttvar_us >= mdev_max_us; __tcp_set_rto: usecs_to_jiffies(srtt + rttvar) (net/ipv4/tcp_input.c, \
                 include/net/tcp.h)"),

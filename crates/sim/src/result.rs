@@ -227,6 +227,8 @@ pub struct SimResult {
     pub delayed_ack_timeouts: u64,
     pub fast_retransmits: u64,
     pub limited_transmits: u64,
+    /// ACKs whose send allowance Linux's TSO deferral held for the next ACK (`tso_deferral`).
+    pub tso_deferrals: u64,
     /// Retransmission-timer expiries with nothing outstanding, which cut cwnd to one
     /// segment (ns-2's rules only: `tcp::ns2_rules`).
     pub idle_restarts: u64,
@@ -479,6 +481,7 @@ pub(crate) fn summarize(sc: &crate::Scenario, w: &crate::world::World, wall_seco
         delayed_ack_timeouts: conns.receiver_total(|r| r.stats.delayed_ack_timeouts),
         fast_retransmits: conns.sender_total(|t| t.stats.fast_retransmits),
         limited_transmits: conns.sender_total(|t| t.stats.limited_transmits),
+        tso_deferrals: conns.sender_total(|t| t.stats.tso_deferrals),
         idle_restarts: conns.sender_total(|t| t.stats.idle_restarts),
         tail_loss_probes: conns.sender_total(|t| t.stats.tail_loss_probes),
         rack_marked_lost: conns.sender_total(|t| t.stats.rack_marked_lost),

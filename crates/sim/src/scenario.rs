@@ -339,6 +339,11 @@ pub struct ScenarioSpec {
     /// (`tcp_schedule_loss_probe`), whose expiry only re-arms the RTO that way
     /// (`tcp_send_loss_probe`, `tlp_high_seq` set) (`tcp::sender`); rack_tlp only.
     pub rearm_rto_from_head: bool,
+    /// Linux's TSO deferral (`tcp_tso_should_defer`): on an ACK outside recovery, a send
+    /// allowance under a third of the window, with the next ACK due within min(SRTT / 2,
+    /// 1 ms) and the last send under 1 ms ago, waits for the next ACK (`tcp::sender`);
+    /// rack_tlp only.
+    pub tso_deferral: bool,
     /// Linux's `tcp_reno_ssthresh`: ssthresh = max(cwnd / 2, 2 SMSS) at a loss
     /// (`tcp::congestion::newreno`); reno and DCTCP only.
     pub ssthresh_from_cwnd: bool,
@@ -563,6 +568,7 @@ impl Default for ScenarioSpec {
             loss_retransmit_queue: false,
             frto: false,
             rearm_rto_from_head: false,
+            tso_deferral: false,
             // RFC 5681 eq. (4) and (2)-(3), as ns-2 and ns-3 (Linux's reno: the linux preset)
             ssthresh_from_cwnd: false,
             count_acked_segments: false,

@@ -280,6 +280,10 @@ pub const FIELDS: &[Field] = &[
         outstanding, an ACK of new data re-arms the probe timer (tcp_set_xmit_timer -> tcp_schedule_loss_probe), whose \
         expiry sends nothing (tcp_send_loss_probe with tlp_high_seq set) and re-arms the RTO that way, so a late ACK \
         does not push the RTO back; off: RFC 6298 §5.3, the RTO restarts at every ACK of new data. rack_tlp only"),
+    flag("tso_deferral", "Linux's TSO deferral (tcp_tso_should_defer, tcp_tso_win_divisor = 3): on an ACK outside \
+        recovery, new data allowed by less than a third of min(cwnd, the peer's window), with the first unacknowledged \
+        segment's ACK due within min(SRTT / 2, 1 ms) and the last send under 1 ms ago, waits for the next ACK (or goes \
+        as the tail-loss probe); off: every allowance goes at once. rack_tlp only"),
     flag("ssthresh_from_cwnd", "Linux's tcp_reno_ssthresh: a loss leaves ssthresh = max(cwnd / 2, 2 segments); off: \
         RFC 5681 eq. (4), half of FlightSize. cc=newreno (and DCTCP's loss response) only"),
     flag("count_acked_segments", "Linux's tcp_slow_start and tcp_cong_avoid_ai: cwnd grows by every segment an ACK \

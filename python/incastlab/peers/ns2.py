@@ -212,6 +212,7 @@ INEXPRESSIBLE: dict[str, str] = {
     "rcv_window_growth": "Linux's quick ACK per receive-window step (ns-2's DelAck sink has a fixed window and ACKs pairs)",
     "rcv_autotuning": "Linux's receive-buffer autotuning (ns-2's DelAck sink has a fixed window)",
     "rcv_rtt_from_window": "Linux 6.16's receiver RTT for autotuning (ns-2's DelAck sink has a fixed window)",
+    "tso_deferral": "Linux's TSO deferral of a small send allowance (ns-2's agents send what the window allows)",
     "ack_pingpong": "Linux's ping-pong mode (ns-2's DelAck sink has none)",
     "rcv_scaling_ratio": "Linux's skb len/truesize ratio (ns-2's DelAck sink has no receive buffer accounting)",
     "rack_timer_floor": "Linux's 2 ms on the probe and RACK timers (ns-2.35 has no RACK or probes)",

@@ -220,6 +220,7 @@ impl Conns {
             loss_retransmit_queue: s.loss_retransmit_queue,
             frto: s.frto,
             rearm_rto_from_head: s.rearm_rto_from_head,
+            tso_deferral: s.tso_deferral,
             rto_min_on_rttvar: s.rto_min_on_rttvar,
             timer_wheel: s.timer_wheel,
         };

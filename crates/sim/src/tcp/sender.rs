@@ -106,6 +106,9 @@ pub struct SenderConfig {
     pub count_acked_segments: bool,
     /// Linux's `tcp_is_cwnd_limited` gate on reno's growth (`tcp::congestion::newreno`).
     pub cwnd_limited_growth: bool,
+    /// Linux's TSO deferral (`tcp_tso_should_defer`) on an ACK outside recovery: a small
+    /// send allowance waits for the next ACK ([`Sender::tso_defers`]); rack_tlp only.
+    pub tso_deferral: bool,
 }
 
 /// A segment to put on the wire.
@@ -142,6 +145,8 @@ pub struct SenderStats {
     pub retransmits: u64,
     pub fast_retransmits: u64,
     pub limited_transmits: u64,
+    /// ACKs whose send allowance `tso_deferral` held for the next ACK.
+    pub tso_deferrals: u64,
     pub segments: u64,
     pub payload_bytes: u64,
     /// Timeouts by [`TimeoutKind`], in declaration order.
@@ -207,6 +212,8 @@ pub struct TcpSender {
     /// Under ns-3's rules, every segment's send time instead (`tcp::rtt_history`).
     pub(crate) rtt_history: RttHistory,
     last_activity: Time,
+    /// When a data segment was last put on the wire (Linux's `tcp_wstamp_ns` without pacing).
+    last_send: Time,
     /// The flight before the ACK being processed filled cwnd (`AckClock::cwnd_limited`).
     cwnd_limited: bool,
     /// The flight before the ACK being processed (`AckClock::prior_flight`).
@@ -268,6 +275,7 @@ impl TcpSender {
             timed: None,
             rtt_history: Default::default(),
             last_activity: Time::ZERO,
+            last_send: Time::ZERO,
             cwnd_limited: false,
             prior_flight: 0,
             echo: None,
@@ -598,10 +606,60 @@ impl TcpSender {
         self.stats.payload_bytes += len;
         out.push(Segment { seq, len: len as u32, retransmit, after_timeout });
         self.last_activity = now;
+        self.last_send = now;
         // RFC 6298 §5.1: start the timer when data is sent and it is not running.
         if !self.timer.is_armed() {
             self.arm_timer(now);
         }
+    }
+
+    /// New data on an ACK outside recovery: as [`Sender::send_new_data`], unless Linux's TSO
+    /// deferral holds the allowance for the next ACK ([`Sender::tso_defers`]).
+    pub(crate) fn send_new_data_on_ack(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if self.tso_defers(now) {
+            self.stats.tso_deferrals += 1;
+            return;
+        }
+        self.send_new_data(now, out);
+    }
+
+    /// With `tso_deferral`, Linux's `tcp_tso_should_defer` (net/ipv4/tcp_output.c, 6.18) for
+    /// the unsent data an ACK lets go outside recovery: every TCP socket builds GSO skbs of
+    /// several segments (`sk_setup_caps`), and `tcp_write_xmit` holds one back when all of
+    ///
+    /// - it is more than one segment (a one-segment skb is never deferred), and the last
+    ///   send was less than 1 ms ago (`tcp_wstamp_ns`, no pacing here);
+    /// - the allowance (cwnd - flight, within the peer's window) is under a third of
+    ///   min(cwnd, the peer's window) (`tcp_tso_win_divisor` = 3);
+    /// - the first unacknowledged segment's ACK is due within min(SRTT / 2, 1 ms) (its last
+    ///   send + SRTT).
+    ///
+    /// Not checked, never the deciding test here: the allowance reaching `tcp_tso_autosize`'s
+    /// segments (gso_max_size / MSS = 45 while min_rtt < 512 us), and a head skb smaller
+    /// than the allowance short of the queue's tail (the response is written at once). A
+    /// held allowance goes with the next ACK's, or as the loss probe, which never defers.
+    pub(crate) fn tso_defers(&self, now: Time) -> bool {
+        if !self.cfg.tso_deferral || self.in_recovery {
+            return false;
+        }
+        let Some(head_sent) = self.rack.as_deref().and_then(|r| r.first_xmit()) else {
+            return false; // nothing in flight: no ACK to wait for
+        };
+        let window = self.cwnd.min(self.rwnd);
+        let flight = self.snd_nxt - self.snd_una;
+        if flight >= window || self.app_limit - self.snd_nxt <= self.cfg.mss {
+            return false;
+        }
+        if now.0.saturating_sub(self.last_send.0) > Time::from_ms(1).0 {
+            return false;
+        }
+        let allowance = window - flight;
+        if 3 * allowance >= window {
+            return false;
+        }
+        let srtt = self.rto.srtt.unwrap_or(Time::ZERO);
+        let due = Time(head_sent.0 + srtt.0).0.saturating_sub(now.0);
+        due <= (srtt.0 / 2).min(Time::from_ms(1).0)
     }
 
     /// Send as much unsent (or, after a timeout, unacknowledged) data as the window allows.
@@ -967,6 +1025,7 @@ pub(crate) mod tests {
             ssthresh_from_cwnd: false,
             count_acked_segments: false,
             cwnd_limited_growth: false,
+            tso_deferral: false,
         }
     }
 

@@ -567,3 +567,63 @@ fn the_testbeds_tail_loss_timeline_with_linuxs_timer_rules() {
         assert_eq!(seg_numbers(&out), vec![1]);
     }
 }
+
+/// A SACK sender with RACK-TLP and Linux's TSO deferral (`tso_deferral`) at `window`
+/// segments that wrote `total` segments at 0.
+fn tso_sender(window: u64, total: u64) -> TcpSender {
+    rack_prr_sender(window, total, |c| c.tso_deferral = true)
+}
+
+#[test]
+fn tso_deferral_holds_a_one_segment_allowance_for_the_next_ack_then_sends_both() {
+    // cwnd 4, four segments out at 0; segment 0's ACK at 100 us (SRTT 100 us) grows cwnd to
+    // 4.25 and leaves 3 in flight: an allowance of 1.25 segments, under a third of 4.25;
+    // segment 1's ACK is due at 0 + 100 us, within min(SRTT / 2, 1 ms) of now; the last
+    // send was 100 us ago: tcp_tso_should_defer holds it
+    let mut s = tso_sender(4, 8);
+    let mut out = vec![];
+    s.on_ack(us(100), ack_of(1), &[], &mut out);
+    assert!(out.is_empty(), "held: {:?}", seg_numbers(&out));
+    assert_eq!(s.stats.tso_deferrals, 1);
+    // segment 1's ACK at 120 us: 2 in flight, cwnd 4.5, 2.5 segments allowed: more than a
+    // third, both go
+    s.on_ack(us(120), ack_of(2), &[], &mut out);
+    assert_eq!(seg_numbers(&out), vec![4, 5]);
+    assert_eq!(s.stats.tso_deferrals, 1);
+}
+
+#[test]
+fn tso_deferral_sends_at_once_when_any_of_its_tests_fails() {
+    let first_ack = |mut s: TcpSender, at: Time| {
+        let mut out = vec![];
+        s.on_ack(at, ack_of(1), &[], &mut out);
+        (seg_numbers(&out), s.stats.tso_deferrals)
+    };
+    // a third of the window: cwnd 3, 2 in flight after the ACK, 1.33 segments allowed
+    assert_eq!(first_ack(tso_sender(3, 8), us(100)), (vec![3], 0));
+    // the next ACK is not due soon: SRTT 1 ms before, 887.5 us after this 100 us sample;
+    // segment 1's ACK is due 787.5 us from now, more than half the SRTT
+    let mut slow = tso_sender(4, 8);
+    slow.rto.sample(us(1000));
+    assert_eq!(first_ack(slow, us(100)), (vec![4], 0));
+    // the last send more than 1 ms ago (tcp_wstamp_ns + 1 ms)
+    assert_eq!(first_ack(tso_sender(4, 8), us(1100)), (vec![4], 0));
+    // one segment left to send: a one-segment skb is never deferred
+    assert_eq!(first_ack(tso_sender(4, 5), us(100)), (vec![4], 0));
+    // the rule off: RFC 5681's sender sends what the window allows
+    assert_eq!(first_ack(rack_prr_sender(4, 8, |_| {}), us(100)), (vec![4], 0));
+}
+
+#[test]
+fn a_held_allowance_goes_out_as_the_tail_loss_probe_when_no_ack_follows() {
+    // the held segment 4 waits; no ACK comes (segments 1-3 lost); the probe timer sends new
+    // data, which tcp_send_loss_probe never defers (push_one)
+    let mut s = tso_sender(4, 8);
+    let mut out = vec![];
+    s.on_ack(us(100), ack_of(1), &[], &mut out);
+    assert!(out.is_empty());
+    let (at, timeout) = expire(&mut s, &mut out);
+    assert!(!timeout && at > us(100));
+    assert_eq!(seg_numbers(&out), vec![4]);
+    assert!(!out[0].retransmit);
+}

@@ -83,7 +83,7 @@ impl Sack {
                     s.congestion.on_ack(clock, &mut s.cwnd, ssthresh, delivered);
                 }
                 s.restart_timer(now);
-                s.send_new_data(now, out);
+                s.send_new_data_on_ack(now, out); // Open again: tcp_data_snd_check may defer
             } else {
                 if new_data {
                     s.restart_timer(now);
@@ -133,7 +133,7 @@ impl Sack {
             if new_data && !enter {
                 // the timers as before: the RTO restarted, then the reordering timer
                 s.on_new_ack_open(now, acked);
-                s.send_new_data(now, out);
+                s.send_new_data_on_ack(now, out);
                 s.arm_reorder_wait(now, wait);
                 return;
             }
