@@ -216,6 +216,10 @@ pub struct TcpSender {
     last_send: Time,
     /// The flight before the ACK being processed filled cwnd (`AckClock::cwnd_limited`).
     cwnd_limited: bool,
+    /// `tso_deferral` held the last ACK's allowance with more data than it to send: Linux's
+    /// `tcp_tso_should_defer` sets `is_cwnd_limited` then, so the next ACK may grow cwnd
+    /// although the flight is below it.
+    held_cwnd_limited: bool,
     /// The flight before the ACK being processed (`AckClock::prior_flight`).
     prior_flight: u64,
     /// The TSecr of the ACK being processed (timestamps on).
@@ -277,6 +281,7 @@ impl TcpSender {
             last_activity: Time::ZERO,
             last_send: Time::ZERO,
             cwnd_limited: false,
+            held_cwnd_limited: false,
             prior_flight: 0,
             echo: None,
             rtt_sample: None,
@@ -618,6 +623,9 @@ impl TcpSender {
     pub(crate) fn send_new_data_on_ack(&mut self, now: Time, out: &mut Vec<Segment>) {
         if self.tso_defers(now) {
             self.stats.tso_deferrals += 1;
+            // cwnd-limited when the window, not the data, is what is held (cong_win <= skb->len)
+            let allowance = self.cwnd.min(self.rwnd) - (self.snd_nxt - self.snd_una);
+            self.held_cwnd_limited = allowance <= self.app_limit - self.snd_nxt;
             return;
         }
         self.send_new_data(now, out);
@@ -799,7 +807,8 @@ impl TcpSender {
     pub fn on_ack(&mut self, now: Time, ack: u64, sack: &[(u64, u64)], out: &mut Vec<Segment>) {
         self.last_activity = now;
         self.prior_flight = self.flight_size();
-        self.cwnd_limited = self.prior_flight + self.cfg.mss > self.cwnd;
+        let held = std::mem::take(&mut self.held_cwnd_limited);
+        self.cwnd_limited = self.prior_flight + self.cfg.mss > self.cwnd || held;
         let acked = if ack > self.snd_una { self.advance_una(now, ack) } else { 0 };
         if let Some(rtt) = self.rtt_sample.take() {
             self.stats.rtt_samples += 1;

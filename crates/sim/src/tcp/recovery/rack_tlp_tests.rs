@@ -627,3 +627,25 @@ fn a_held_allowance_goes_out_as_the_tail_loss_probe_when_no_ack_follows() {
     assert_eq!(seg_numbers(&out), vec![4]);
     assert!(!out[0].retransmit);
 }
+
+#[test]
+fn a_held_allowance_leaves_the_flow_cwnd_limited_so_the_next_ack_grows_cwnd() {
+    // tcp_tso_should_defer sets is_cwnd_limited when the window is what it holds (cong_win <=
+    // skb->len), so tcp_is_cwnd_limited lets the next ACK grow cwnd although the flight (3)
+    // is a segment below it (4.25): with the cwnd-limited gate on, segment 1's ACK grows cwnd
+    // by RFC 5681's MSS x MSS / cwnd either way
+    let grows = |tso: bool| {
+        let mut s = rack_prr_sender(4, 8, |c| {
+            c.tso_deferral = tso;
+            c.cwnd_limited_growth = true;
+        });
+        let mut out = vec![];
+        s.on_ack(us(100), ack_of(1), &[], &mut out);
+        let before = s.cwnd;
+        s.on_ack(us(120), ack_of(2), &[], &mut out);
+        (before, s.cwnd)
+    };
+    let (held, after) = grows(true);
+    assert_eq!((held, after), (4 * MSS + MSS / 4, 4 * MSS + MSS / 4 + MSS * MSS / (4 * MSS + MSS / 4)), "held, then grown");
+    assert_eq!(grows(false).1, after, "as much as without the deferral, whose segment 4 filled the window");
+}
