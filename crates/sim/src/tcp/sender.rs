@@ -647,7 +647,8 @@ impl TcpSender {
     /// than the allowance short of the queue's tail (the response is written at once). A
     /// held allowance goes with the next ACK's, or as the loss probe, which never defers.
     pub(crate) fn tso_defers(&self, now: Time) -> bool {
-        if !self.cfg.tso_deferral || self.in_recovery {
+        // below TCP_CA_Recovery only: not in recovery, nor after a timeout (Linux's Loss state)
+        if !self.cfg.tso_deferral || self.in_recovery || self.snd_una < self.recover {
             return false;
         }
         let Some(head_sent) = self.rack.as_deref().and_then(|r| r.first_xmit()) else {
