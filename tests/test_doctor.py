@@ -351,9 +351,10 @@ def test_riak_collapse_grows_with_the_get_rate_and_the_fine_rto_lifts_it():
     m = GetMeasurer(rc, jobs=2)
     light, busy, fine = m.measure([(rc.rate_at(0.05), "cluster", {}), (rc.rate_at(0.6), "cluster", {}),
                                    (rc.rate_at(0.6), "rto_min", {"rto_min": 0.004})])
-    # measured (docs/doctor.md): p99 1.0 ms at 5 %, 18.9 ms at 60 % with 9 timeouts; RTOmin
-    # 4 ms 5.2 ms. The margins are the threshold itself (10 ms), far from each value.
-    assert not light.collapsed(thr) and light.timeouts == 0
+    # measured (the linux preset of stop 43, with TSO deferral): p99 1.3 ms at 5 % (2 timeouts
+    # in 0.16 s, none that set the p99), 22.6 ms at 60 % with 9 timeouts; RTOmin 4 ms 7.4 ms.
+    # The margins are the threshold itself (10 ms), far from each value.
+    assert not light.collapsed(thr) and light.timeouts < busy.timeouts
     assert busy.collapsed(thr) and busy.timeouts > 0 and busy.drops > 0
     assert not fine.collapsed(thr)
 
