@@ -621,10 +621,9 @@ impl TcpSender {
     /// New data on an ACK outside recovery: as [`Sender::send_new_data`], unless Linux's TSO
     /// deferral holds the allowance for the next ACK ([`Sender::tso_defers`]).
     pub(crate) fn send_new_data_on_ack(&mut self, now: Time, out: &mut Vec<Segment>) {
-        if self.tso_defers(now) {
+        if let Some(allowance) = self.tso_defers(now) {
             self.stats.tso_deferrals += 1;
             // cwnd-limited when the window, not the data, is what is held (cong_win <= skb->len)
-            let allowance = self.cwnd.min(self.rwnd) - (self.snd_nxt - self.snd_una);
             self.held_cwnd_limited = allowance <= self.app_limit - self.snd_nxt;
             return;
         }
@@ -646,29 +645,30 @@ impl TcpSender {
     /// segments (gso_max_size / MSS = 45 while min_rtt < 512 us), and a head skb smaller
     /// than the allowance short of the queue's tail (the response is written at once). A
     /// held allowance goes with the next ACK's, or as the loss probe, which never defers.
-    pub(crate) fn tso_defers(&self, now: Time) -> bool {
+    /// Returns the allowance held, in bytes; None: send now.
+    pub(crate) fn tso_defers(&self, now: Time) -> Option<u64> {
         // below TCP_CA_Recovery only: not in recovery, nor after a timeout (Linux's Loss state)
         if !self.cfg.tso_deferral || self.in_recovery || self.snd_una < self.recover {
-            return false;
+            return None;
         }
         let Some(head_sent) = self.rack.as_deref().and_then(|r| r.first_xmit()) else {
-            return false; // nothing in flight: no ACK to wait for
+            return None; // nothing in flight: no ACK to wait for
         };
         let window = self.cwnd.min(self.rwnd);
         let flight = self.snd_nxt - self.snd_una;
         if flight >= window || self.app_limit - self.snd_nxt <= self.cfg.mss {
-            return false;
+            return None;
         }
         if now.0.saturating_sub(self.last_send.0) > Time::from_ms(1).0 {
-            return false;
+            return None;
         }
         let allowance = window - flight;
         if 3 * allowance >= window {
-            return false;
+            return None;
         }
         let srtt = self.rto.srtt.unwrap_or(Time::ZERO);
-        let due = Time(head_sent.0 + srtt.0).0.saturating_sub(now.0);
-        due <= (srtt.0 / 2).min(Time::from_ms(1).0)
+        let due = (head_sent.0 + srtt.0).saturating_sub(now.0);
+        (due <= (srtt.0 / 2).min(Time::from_ms(1).0)).then_some(allowance)
     }
 
     /// Send as much unsent (or, after a timeout, unacknowledged) data as the window allows.
