@@ -377,6 +377,8 @@ def test_the_compiled_in_receiver_prr_and_timer_rules_are_rows_modelled_only_whe
              "RACK finds lost again": "recovery_from_loss",
              "SACKed segments kept": "loss_retransmit_queue",
              "an ACK after a lost probe does not push it back": "rearm_rto_from_head",
+             "RACK's RTT from the last segment": "rack_rtt_sack_first",
+             "SACKed segments leave the flight": "sacked_leave_flight",
              "rttvar never below RTOmin": "rto_min_on_rttvar", "timer wheel": "timer_wheel"}
     for cc in ("reno", "cubic"):
         items = presets.linux(cc=cc, kernel=k)

@@ -275,6 +275,16 @@ def linux(*, cc: str | None, quickack: bool = False, rto_min_s: float | None = N
                               "timer, tcp_send_loss_probe with tlp_high_seq set only re-arms the RTO; no knob)",
                               "rearm_rto_from_head", "RFC 6298 §5.3: restarted at every ACK of new data", fields))
     items.append(tso_deferral_item(k, fields))
+    items.append(_compiled_in("RACK's RTT from the last segment an ACK acknowledges cumulatively, taken after "
+                              "the ones it SACKs: a hole sent with it waits a reordering window (Disorder)",
+                              "always (tcp_ack: tcp_sacktag_write_queue, then tcp_clean_rtx_queue, both through "
+                              "tcp_rack_advance; no knob)", "rack_rtt_sack_first",
+                              "RFC 8985 §6.2: the newest delivered segment's RTT", fields))
+    items.append(_compiled_in("SACKed segments leave the flight cwnd limits outside recovery: an ACK that SACKs "
+                              "lets as many new segments go",
+                              "always (tcp_packets_in_flight in tcp_cwnd_test, tcp_tso_should_defer; no knob)",
+                              "sacked_leave_flight", "RFC 3042 limited transmit on the first two duplicate ACKs",
+                              fields))
 
     ts = k.sysctl("tcp_timestamps")
     on = ts != "0"

@@ -186,6 +186,12 @@ pub const PRESETS: &[Preset] = &[
                 tlp_high_seq set goes to tcp_rearm_rto (net/ipv4/tcp_input.c, tcp_output.c, tcp_recovery.c)"),
             set("tso_deferral", On(true), "tcp_write_xmit -> tcp_tso_should_defer: every TCP socket builds GSO skbs \
                 (sk_setup_caps), net.ipv4.tcp_tso_win_divisor = 3 (net/ipv4/tcp_output.c)"),
+            set("rack_rtt_sack_first", On(true), "tcp_ack calls tcp_sacktag_write_queue before tcp_clean_rtx_queue; \
+                tcp_rack_advance sets rack.rtt_us for every segment either gives it (net/ipv4/tcp_input.c, \
+                tcp_recovery.c)"),
+            set("sacked_leave_flight", On(true), "tcp_packets_in_flight = packets_out - tcp_left_out + retrans_out \
+                in tcp_cwnd_test and tcp_tso_should_defer; tcp_data_snd_check after every ACK (include/net/tcp.h, \
+                net/ipv4/tcp_output.c)"),
             set("rto_min_on_rttvar", On(true), "tcp_rtt_estimator: mdev_max_us restarts at tcp_rto_min_us each round trip \
                 and rttvar_us >= mdev_max_us; __tcp_set_rto: usecs_to_jiffies(srtt + rttvar) (net/ipv4/tcp_input.c, \
                 include/net/tcp.h)"),

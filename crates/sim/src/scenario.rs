@@ -344,6 +344,14 @@ pub struct ScenarioSpec {
     /// 1 ms) and the last send under 1 ms ago, waits for the next ACK (`tcp::sender`);
     /// rack_tlp only.
     pub tso_deferral: bool,
+    /// Linux's order of RACK's RTT updates (`tcp_ack`: `tcp_sacktag_write_queue`, then
+    /// `tcp_clean_rtx_queue`, each through `tcp_rack_advance`): RACK.rtt ends at the last
+    /// cumulatively acknowledged segment's, not the newest SACKed one's (`tcp::recovery::rack`);
+    /// rack_tlp only.
+    pub rack_rtt_sack_first: bool,
+    /// Linux's `tcp_packets_in_flight` outside recovery: SACKed segments leave the flight cwnd
+    /// limits, and every ACK may send (`tcp::sender`), in place of RFC 3042; rack_tlp only.
+    pub sacked_leave_flight: bool,
     /// Linux's `tcp_reno_ssthresh`: ssthresh = max(cwnd / 2, 2 SMSS) at a loss
     /// (`tcp::congestion::newreno`); reno and DCTCP only.
     pub ssthresh_from_cwnd: bool,
@@ -569,6 +577,8 @@ impl Default for ScenarioSpec {
             frto: false,
             rearm_rto_from_head: false,
             tso_deferral: false,
+            rack_rtt_sack_first: false,
+            sacked_leave_flight: false,
             // RFC 5681 eq. (4) and (2)-(3), as ns-2 and ns-3 (Linux's reno: the linux preset)
             ssthresh_from_cwnd: false,
             count_acked_segments: false,

@@ -284,6 +284,15 @@ pub const FIELDS: &[Field] = &[
         recovery, new data allowed by less than a third of min(cwnd, the peer's window), with the first unacknowledged \
         segment's ACK due within min(SRTT / 2, 1 ms) and the last send under 1 ms ago, waits for the next ACK (or goes \
         as the tail-loss probe); off: every allowance goes at once. rack_tlp only"),
+    flag("rack_rtt_sack_first", "Linux's order of RACK's RTT updates: tcp_ack tags an ACK's SACK blocks \
+        (tcp_sacktag_write_queue) before it takes the cumulatively acknowledged segments off the queue \
+        (tcp_clean_rtx_queue), and tcp_rack_advance keeps the RTT of each, so RACK.rtt ends at the last \
+        cumulatively acknowledged segment's: a hole sent with it waits a reordering window before it counts as lost; \
+        off: RFC 8985 §6.2, ascending send time, RACK.rtt of the newest delivered segment. rack_tlp only"),
+    flag("sacked_leave_flight", "Linux's tcp_packets_in_flight outside recovery (packets_out - sacked_out - lost_out \
+        + retrans_out, in tcp_cwnd_test and tcp_tso_should_defer): SACKed segments leave the flight cwnd limits and every \
+        ACK may send, so an ACK that SACKs lets as many new segments go; off: RFC 3042 limited transmit, one new \
+        segment on each of the first two duplicate ACKs. rack_tlp only"),
     flag("ssthresh_from_cwnd", "Linux's tcp_reno_ssthresh: a loss leaves ssthresh = max(cwnd / 2, 2 segments); off: \
         RFC 5681 eq. (4), half of FlightSize. cc=newreno (and DCTCP's loss response) only"),
     flag("count_acked_segments", "Linux's tcp_slow_start and tcp_cong_avoid_ai: cwnd grows by every segment an ACK \

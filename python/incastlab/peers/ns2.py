@@ -213,6 +213,8 @@ INEXPRESSIBLE: dict[str, str] = {
     "rcv_autotuning": "Linux's receive-buffer autotuning (ns-2's DelAck sink has a fixed window)",
     "rcv_rtt_from_window": "Linux 6.16's receiver RTT for autotuning (ns-2's DelAck sink has a fixed window)",
     "tso_deferral": "Linux's TSO deferral of a small send allowance (ns-2's agents send what the window allows)",
+    "rack_rtt_sack_first": "Linux's order of RACK's RTT updates (ns-2.35 has no RACK)",
+    "sacked_leave_flight": "Linux's tcp_packets_in_flight outside recovery (ns-2's agents send by limited transmit)",
     "ack_pingpong": "Linux's ping-pong mode (ns-2's DelAck sink has none)",
     "rcv_scaling_ratio": "Linux's skb len/truesize ratio (ns-2's DelAck sink has no receive buffer accounting)",
     "rack_timer_floor": "Linux's 2 ms on the probe and RACK timers (ns-2.35 has no RACK or probes)",

@@ -262,6 +262,8 @@ INEXPRESSIBLE: dict[str, str] = {
     "rcv_autotuning": "Linux's receive-buffer autotuning (ns-3.44's TcpSocketBase has a fixed window)",
     "rcv_rtt_from_window": "Linux 6.16's receiver RTT for autotuning (ns-3.44's TcpSocketBase has a fixed window)",
     "tso_deferral": "Linux's TSO deferral of a small send allowance (ns-3.44's TcpSocketBase sends what the window allows)",
+    "rack_rtt_sack_first": "Linux's order of RACK's RTT updates (ns-3.44's TCP has no RACK)",
+    "sacked_leave_flight": "Linux's in-flight count outside recovery (ns-3.44 sends by limited transmit before recovery)",
     "ack_pingpong": "Linux's ping-pong mode (ns-3.44's TcpSocketBase has none)",
     "rcv_scaling_ratio": "Linux's skb len/truesize ratio (ns-3.44's TcpSocketBase has no receive buffer accounting)",
     "rack_timer_floor": "Linux's 2 ms on the probe and RACK timers (ns-3.44's TCP has no RACK or probes)",

@@ -221,6 +221,8 @@ impl Conns {
             frto: s.frto,
             rearm_rto_from_head: s.rearm_rto_from_head,
             tso_deferral: s.tso_deferral,
+            rack_rtt_sack_first: s.rack_rtt_sack_first,
+            sacked_leave_flight: s.sacked_leave_flight,
             rto_min_on_rttvar: s.rto_min_on_rttvar,
             timer_wheel: s.timer_wheel,
         };
@@ -635,6 +637,10 @@ impl Conns {
                 let fl = &self.conns[f as usize];
                 cx.recorder.timeout(cx.now, f, fl.sender.snd_una, fl.hosts.1);
             }
+        } else if !LEAN && cx.recorder.events {
+            // the probe or the reordering timer: RACK's marks may start recovery and PRR set
+            // cwnd, which the per-event trace shows before what the timer sends
+            self.record_state(cx, f);
         }
         self.transmit::<LEAN>(cx, net, f)
     }
@@ -963,19 +969,13 @@ impl Conns {
 
     #[inline(never)]
     fn record_sender(&mut self, cx: &mut Ctx, flow: FlowId, event: TraceEvent) {
-        let s = &self.conns[flow as usize].sender;
         if cx.recorder.events {
-            let snapshot = SenderSnapshot {
-                cwnd: s.cwnd,
-                ssthresh: s.ssthresh,
-                rto_us: s.rto.rto.0 / crate::time::PS_PER_US,
-                state: s.cong_state() as u8,
-            };
-            cx.recorder.sender_state(cx.now, flow, snapshot);
+            self.record_state(cx, flow);
         }
         if !cx.recorder.traces(flow) {
             return;
         }
+        let s = &self.conns[flow as usize].sender;
         let row = TraceRow {
             time: cx.now,
             flow,
@@ -989,6 +989,19 @@ impl Conns {
             in_recovery: s.in_recovery,
         };
         cx.recorder.trace(row);
+    }
+
+    /// The per-event trace's cwnd, ssthresh, RTO and congestion-state rows, where they changed.
+    #[inline(never)]
+    fn record_state(&mut self, cx: &mut Ctx, flow: FlowId) {
+        let s = &self.conns[flow as usize].sender;
+        let snapshot = SenderSnapshot {
+            cwnd: s.cwnd,
+            ssthresh: s.ssthresh,
+            rto_us: s.rto.rto.0 / crate::time::PS_PER_US,
+            state: s.cong_state() as u8,
+        };
+        cx.recorder.sender_state(cx.now, flow, snapshot);
     }
 
     /// Measured flows whose data is not all acknowledged.

@@ -109,6 +109,13 @@ pub struct SenderConfig {
     /// Linux's TSO deferral (`tcp_tso_should_defer`) on an ACK outside recovery: a small
     /// send allowance waits for the next ACK ([`Sender::tso_defers`]); rack_tlp only.
     pub tso_deferral: bool,
+    /// Linux's order of RACK's RTT updates: an ACK's SACKed segments first, then those it
+    /// acknowledges cumulatively ([`crate::tcp::recovery::rack::Rack::on_ack`]); rack_tlp only.
+    pub rack_rtt_sack_first: bool,
+    /// Linux's `tcp_packets_in_flight` outside recovery: SACKed segments are not in flight,
+    /// so every ACK that SACKs lets as much new data go ([`Sender::out_of_flight`]), in
+    /// place of RFC 3042's limited transmit; rack_tlp only.
+    pub sacked_leave_flight: bool,
 }
 
 /// A segment to put on the wire.
@@ -289,7 +296,8 @@ impl TcpSender {
             retransmitted_end: 0,
             frto: false,
             recovery: Recovery::new(&cfg),
-            rack: (cfg.rack_tlp && cfg.variant == TcpVariant::Sack).then(Box::default),
+            rack: (cfg.rack_tlp && cfg.variant == TcpVariant::Sack)
+                .then(|| Box::new(Rack::new(cfg.rack_rtt_sack_first))),
             congestion: Congestion::new(&cfg),
             ece: false,
             rng: rand_pcg::Pcg32::seed_from_u64(seed),
@@ -655,20 +663,34 @@ impl TcpSender {
             return None; // nothing in flight: no ACK to wait for
         };
         let window = self.cwnd.min(self.rwnd);
-        let flight = self.snd_nxt - self.snd_una;
-        if flight >= window || self.app_limit - self.snd_nxt <= self.cfg.mss {
+        let outstanding = self.snd_nxt - self.snd_una;
+        // cong_win on the segments Linux counts in flight, send_win on sequence space
+        let allowance = (self.cwnd.saturating_sub(outstanding - self.out_of_flight()))
+            .min(self.rwnd.saturating_sub(outstanding));
+        if allowance == 0 || self.app_limit - self.snd_nxt <= self.cfg.mss {
             return None;
         }
         if now.0.saturating_sub(self.last_send.0) > Time::from_ms(1).0 {
             return None;
         }
-        let allowance = window - flight;
         if 3 * allowance >= window {
             return None;
         }
         let srtt = self.rto.srtt.unwrap_or(Time::ZERO);
         let due = (head_sent.0 + srtt.0).saturating_sub(now.0);
         (due <= (srtt.0 / 2).min(Time::from_ms(1).0)).then_some(allowance)
+    }
+
+    /// With `sacked_leave_flight`, the bytes below SND.NXT that Linux's
+    /// `tcp_packets_in_flight` (packets_out - sacked_out - lost_out + retrans_out) leaves out
+    /// while the sender is in Open or Disorder: those SACKed, or marked lost by RACK and not
+    /// sent again. `tcp_cwnd_test` and `tcp_tso_should_defer` weigh cwnd against the rest.
+    /// Zero otherwise, and in recovery and after a timeout (their own paths count `pipe`).
+    pub(crate) fn out_of_flight(&self) -> u64 {
+        if !self.cfg.sacked_leave_flight || self.in_recovery || self.snd_una < self.recover {
+            return 0;
+        }
+        self.rack.as_deref().map_or(0, |r| (self.snd_nxt - self.snd_una).saturating_sub(r.pipe()))
     }
 
     /// Send as much unsent (or, after a timeout, unacknowledged) data as the window allows.
@@ -678,10 +700,12 @@ impl TcpSender {
         if self.cwnd < self.cfg.mss && self.send_paced_if_swift(now, out) {
             return;
         }
-        let window = self.cwnd.min(self.rwnd);
+        // cwnd limits what is in flight, the peer's window the sequence space
+        let (cwnd_end, rwnd_end) = (self.cwnd + self.out_of_flight(), self.rwnd);
         while self.snd_nxt < self.app_limit {
             let len = self.cfg.mss.min(self.app_limit - self.snd_nxt);
-            if self.snd_nxt + self.packet_bytes(len) > self.snd_una + window {
+            let end = self.snd_nxt + self.packet_bytes(len);
+            if end > self.snd_una + cwnd_end || end > self.snd_una + rwnd_end {
                 break;
             }
             let seq = self.snd_nxt;
@@ -1036,6 +1060,8 @@ pub(crate) mod tests {
             count_acked_segments: false,
             cwnd_limited_growth: false,
             tso_deferral: false,
+            rack_rtt_sack_first: false,
+            sacked_leave_flight: false,
         }
     }
 

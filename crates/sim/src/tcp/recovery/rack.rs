@@ -49,6 +49,9 @@ pub struct SentSegment {
 /// RACK and TLP state of one sender.
 #[derive(Clone, Debug, Default)]
 pub struct Rack {
+    /// `rack_rtt_sack_first`: an ACK's SACKed segments are taken before those it
+    /// acknowledges cumulatively ([`Rack::on_ack`]).
+    pub sack_first: bool,
     /// Unacknowledged segments in sequence order.
     log: VecDeque<SentSegment>,
     /// RACK.xmit_ts and RACK.end_seq: the most recently sent segment known delivered.
@@ -76,6 +79,11 @@ fn sent_after(t1: Time, seq1: u64, t2: Time, seq2: u64) -> bool {
 }
 
 impl Rack {
+    /// An empty log; `sack_first` as [`Rack::sack_first`].
+    pub fn new(sack_first: bool) -> Self {
+        Rack { sack_first, ..Rack::default() }
+    }
+
     /// Record a transmission of [seq, seq + len) at `now`: new data joins the log, a
     /// retransmission restamps the segments it covers (§6.1: Segment.xmit_ts).
     pub fn on_send(&mut self, seq: u64, len: u64, now: Time) {
@@ -98,19 +106,41 @@ impl Rack {
 
     /// An ACK moved SND.UNA to `una` and carried SACK `blocks`: RFC 8985 §6.2 steps 1-3 for
     /// every segment it newly delivers. `echo` is its timestamp echo, if timestamps are on.
+    ///
+    /// The RFC takes the segments in ascending send time, so RACK.rtt ends as the newest
+    /// one's, here the cumulatively acknowledged ones before the SACKed ones. With
+    /// `sack_first`, Linux's order: `tcp_ack` runs `tcp_sacktag_write_queue` before
+    /// `tcp_clean_rtx_queue`, both call `tcp_rack_advance`, which keeps the RTT of every
+    /// segment it is given (only RACK.xmit_ts waits for a newer one), so an ACK that moves
+    /// SND.UNA and SACKs later data leaves RACK.rtt at the last cumulatively acknowledged
+    /// segment's, older and longer; a hole sent with that segment then waits a reordering
+    /// window before it counts as lost. Delivery below RACK.fack (reordering) is judged
+    /// against the fack before the ACK, as Linux's `prior_fack`.
     pub fn on_ack(&mut self, now: Time, una: u64, blocks: &[(u64, u64)], echo: Option<Time>) {
+        let prior_fack = self.fack;
+        if self.sack_first {
+            self.sack(now, blocks, echo);
+        }
         while let Some(&g) = self.log.front() {
             if g.end > una {
                 break;
             }
             self.log.pop_front();
             if !g.sacked {
-                self.delivered(g, now, echo);
+                let fack = if self.sack_first { prior_fack } else { self.fack };
+                self.delivered(g, now, echo, fack);
             }
         }
         if let Some(first) = self.log.front_mut() {
             first.start = first.start.max(una); // a partial ACK of the first segment
         }
+        if !self.sack_first {
+            self.sack(now, blocks, echo);
+        }
+    }
+
+    /// The segments SACK `blocks` newly cover.
+    fn sack(&mut self, now: Time, blocks: &[(u64, u64)], echo: Option<Time>) {
         for &(bs, be) in blocks {
             let i = self.log.partition_point(|g| g.end <= bs);
             for k in i..self.log.len() {
@@ -120,14 +150,15 @@ impl Rack {
                 }
                 if !g.sacked && g.start >= bs && g.end <= be {
                     self.log[k].sacked = true;
-                    self.delivered(g, now, echo);
+                    let fack = self.fack;
+                    self.delivered(g, now, echo, fack);
                 }
             }
         }
     }
 
-    /// §6.2 steps 1-3 for one delivered segment.
-    fn delivered(&mut self, g: SentSegment, now: Time, echo: Option<Time>) {
+    /// §6.2 steps 1-3 for one delivered segment; below `fack` it was reordered.
+    fn delivered(&mut self, g: SentSegment, now: Time, echo: Option<Time>, fack: u64) {
         let rtt = Time(now.0.saturating_sub(g.xmit.0));
         if g.retransmitted {
             // step 2: the ACK may be for the original transmission, not the retransmission
@@ -137,7 +168,7 @@ impl Rack {
         } else {
             // step 1 (RACK.min_RTT from unambiguous samples); step 3: delivered below RACK.fack
             self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
-            if g.end < self.fack {
+            if g.end < fack {
                 self.reordering_seen = true;
             }
         }
@@ -296,6 +327,30 @@ mod tests {
         assert_eq!(r.detect_loss(Time::from_us(145), Time::from_us(15)), (1, None));
         // 4 segments out, all lost: nothing in the network
         assert_eq!(r.pipe(), 0);
+    }
+
+    #[test]
+    fn with_sack_first_the_cumulatively_acked_segment_sets_rack_rtt_and_its_hole_waits() {
+        // segments 0..2 sent together at 0, segments 3 and 4 at 300 us; segment 2 is lost.
+        // At 400 us an ACK acknowledges 0-1 and SACKs 3: RFC 8985 takes segment 3 last
+        // (RACK.rtt 100 us) and segment 2, sent 400 us ago, is lost at once (reo_wnd 25 us);
+        // Linux takes segment 1 last (RACK.rtt 400 us): segment 2 waits the reordering window
+        let ack = |sack_first: bool| {
+            let mut r = Rack::new(sack_first);
+            for k in 0..3 {
+                r.on_send(seg(k).0, MSS, Time::ZERO);
+            }
+            for k in 3..5 {
+                r.on_send(seg(k).0, MSS, Time::from_us(300));
+            }
+            let now = Time::from_us(400);
+            r.on_ack(now, seg(2).0, &[seg(3)], None);
+            assert_eq!((r.xmit_ts, r.end_seq), (Time::from_us(300), seg(3).1), "RACK.xmit_ts either way");
+            assert!(!r.reordering_seen, "segment 1 was not delivered below the fack before this ACK");
+            (r.rtt, r.detect_loss(now, Time::from_us(25)))
+        };
+        assert_eq!(ack(false), (Time::from_us(100), (1, None)));
+        assert_eq!(ack(true), (Time::from_us(400), (0, Some(Time::from_us(25)))));
     }
 
     #[test]

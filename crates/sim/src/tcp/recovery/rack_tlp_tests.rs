@@ -649,3 +649,32 @@ fn a_held_allowance_leaves_the_flow_cwnd_limited_so_the_next_ack_grows_cwnd() {
     assert_eq!((held, after), (4 * MSS + MSS / 4, 4 * MSS + MSS / 4 + MSS * MSS / (4 * MSS + MSS / 4)), "held, then grown");
     assert_eq!(grows(false).1, after, "as much as without the deferral, whose segment 4 filled the window");
 }
+
+#[test]
+fn with_sacked_leave_flight_an_ack_that_sacks_lets_a_new_segment_go_per_segment_sacked() {
+    // cwnd 4, segments 0-3 out at 0. At 100 us an ACK acknowledges segment 0 and SACKs
+    // segment 2; segment 1, sent with it, is not lost yet (RACK: within the reordering
+    // window), so the sender stays out of recovery (Linux's Disorder). cwnd grows to 4.25:
+    // RFC 5681 counts 3 segments in flight and lets 1 go; Linux's tcp_packets_in_flight
+    // leaves the SACKed segment out, counts 2 and lets 2 go.
+    let first_ack = |on: bool| {
+        let mut s = rack_prr_sender(4, 10, |c| c.sacked_leave_flight = on);
+        let mut out = vec![];
+        s.on_ack(us(100), ack_of(1), &[blk(2, 3)], &mut out);
+        assert!(!s.in_recovery);
+        (seg_numbers(&out), s)
+    };
+    assert_eq!(first_ack(false).0, vec![4]);
+    let (sent, mut s) = first_ack(true);
+    assert_eq!(sent, vec![4, 5]);
+    assert_eq!(s.out_of_flight(), MSS);
+    // a duplicate ACK SACKing segment 3 frees one more: one new segment, as RFC 3042's
+    // limited transmit would send on it
+    let mut out = vec![];
+    s.on_ack(us(110), ack_of(1), &[blk(2, 4)], &mut out);
+    assert_eq!((seg_numbers(&out), s.in_recovery), (vec![6], false));
+    // in recovery the SACKed segments are PRR's pipe, not this count
+    s.on_ack(us(160), ack_of(1), &[blk(2, 5)], &mut out);
+    assert!(s.in_recovery);
+    assert_eq!(s.out_of_flight(), 0);
+}

@@ -144,6 +144,10 @@ impl Sack {
                 }
                 let extra = ssrb_extra(s, new_data, marked_before);
                 self.enter(s, now, delivered, extra, out);
+            } else if duplicate && s.cfg.sacked_leave_flight {
+                // Linux: every ACK ends in tcp_data_snd_check, and what it SACKed left the
+                // flight (`TcpSender::out_of_flight`), so it lets as many new segments go
+                s.send_new_data_on_ack(now, out);
             } else if duplicate && s.dupacks < s.cfg.dupack_threshold {
                 s.limited_transmit(now, out);
             }
