@@ -324,14 +324,15 @@ impl TcpSender {
 
     /// The congestion state as ns-3 names it: fast recovery; after a timeout until what
     /// was sent before it is acknowledged (`recover` is set then; leaving fast recovery
-    /// leaves `snd_una` at or above it); duplicate ACKs below the threshold; or open.
+    /// leaves `snd_una` at or above it); duplicate ACKs below the threshold, or with RACK
+    /// SACKed data outstanding (Linux's `tcp_try_keep_open`: `tcp_left_out`); or open.
     pub fn cong_state(&self) -> crate::trace::CongState {
         use crate::trace::CongState;
         if self.in_recovery {
             CongState::Recovery
         } else if self.snd_una < self.recover || self.recovery.after_timeout() {
             CongState::Loss
-        } else if self.dupacks > 0 {
+        } else if self.dupacks > 0 || self.rack.as_deref().is_some_and(|r| r.any_sacked()) {
             CongState::Disorder
         } else {
             CongState::Open
@@ -690,7 +691,10 @@ impl TcpSender {
         if !self.cfg.sacked_leave_flight || self.in_recovery || self.snd_una < self.recover {
             return 0;
         }
-        self.rack.as_deref().map_or(0, |r| (self.snd_nxt - self.snd_una).saturating_sub(r.pipe()))
+        match self.rack.as_deref() {
+            Some(r) if r.any_out_of_flight() => (self.snd_nxt - self.snd_una).saturating_sub(r.pipe()),
+            _ => 0,
+        }
     }
 
     /// Send as much unsent (or, after a timeout, unacknowledged) data as the window allows.

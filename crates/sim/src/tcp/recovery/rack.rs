@@ -54,6 +54,10 @@ pub struct Rack {
     pub sack_first: bool,
     /// Unacknowledged segments in sequence order.
     log: VecDeque<SentSegment>,
+    /// How many of them are SACKed, and how many marked lost and not SACKed (kept with the
+    /// marks, so that asking is O(1)).
+    sacked_segments: usize,
+    lost_segments: usize,
     /// RACK.xmit_ts and RACK.end_seq: the most recently sent segment known delivered.
     xmit_ts: Time,
     end_seq: u64,
@@ -94,6 +98,7 @@ impl Rack {
                 break;
             }
             g.xmit = now;
+            self.lost_segments -= (g.lost && !g.sacked) as usize;
             g.lost = false;
             g.retransmitted = true;
         }
@@ -126,6 +131,8 @@ impl Rack {
                 break;
             }
             self.log.pop_front();
+            self.sacked_segments -= g.sacked as usize;
+            self.lost_segments -= (g.lost && !g.sacked) as usize;
             if !g.sacked {
                 let fack = if self.sack_first { prior_fack } else { self.fack };
                 self.delivered(g, now, echo, fack);
@@ -150,6 +157,8 @@ impl Rack {
                 }
                 if !g.sacked && g.start >= bs && g.end <= be {
                     self.log[k].sacked = true;
+                    self.sacked_segments += 1;
+                    self.lost_segments -= g.lost as usize;
                     let fack = self.fack;
                     self.delivered(g, now, echo, fack);
                 }
@@ -184,7 +193,7 @@ impl Rack {
     /// DupThresh segments are SACKed, until reordering has been seen.
     pub fn reo_wnd(&self, recovering: bool, dupthresh: u32, srtt: Option<Time>) -> Time {
         if !self.reordering_seen {
-            let sacked = self.log.iter().filter(|g| g.sacked).count();
+            let sacked = self.sacked_segments;
             if recovering || sacked >= dupthresh as usize {
                 return Time::ZERO;
             }
@@ -207,6 +216,7 @@ impl Rack {
             let deadline = g.xmit.0 + rtt.0 + reo_wnd.0;
             if deadline <= now.0 {
                 g.lost = true;
+                self.lost_segments += 1;
                 marked += 1;
                 self.lost_retransmits += g.retransmitted as u64;
             } else {
@@ -228,12 +238,27 @@ impl Rack {
                 g.sacked = false;
             }
         }
+        self.sacked_segments = self.log.iter().filter(|g| g.sacked).count();
+        self.lost_segments = self.log.iter().filter(|g| g.lost && !g.sacked).count();
         self.tlp_end = None;
     }
 
     /// Some unSACKed segment is marked lost and waits to be sent again.
     pub fn any_lost(&self) -> bool {
-        self.log.iter().any(|g| g.lost && !g.sacked)
+        self.check_counts();
+        self.lost_segments > 0
+    }
+
+    /// Segments SACKed or marked lost: the flight is smaller than the log.
+    pub fn any_out_of_flight(&self) -> bool {
+        self.check_counts();
+        self.sacked_segments + self.lost_segments > 0
+    }
+
+    /// Debug builds: the counts agree with the marks.
+    fn check_counts(&self) {
+        debug_assert_eq!(self.sacked_segments, self.log.iter().filter(|g| g.sacked).count());
+        debug_assert_eq!(self.lost_segments, self.log.iter().filter(|g| g.lost && !g.sacked).count());
     }
 
     /// The lowest segment marked lost and not sent since.
@@ -267,7 +292,8 @@ impl Rack {
 
     /// Some segment is SACKed (the sender is not in Linux's Open state then).
     pub fn any_sacked(&self) -> bool {
-        self.log.iter().any(|g| g.sacked)
+        self.check_counts();
+        self.sacked_segments > 0
     }
 
     /// When the first unacknowledged segment was last sent: the transmit time of Linux's
