@@ -2,18 +2,14 @@
 counted by hand (reading a capture needs tshark; the rules do not)."""
 
 import collections
-import importlib.util
-from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "ack-rules.py"
+from script_support import load_script
+
 MSS = 1448
 
 
 def load():
-    spec = importlib.util.spec_from_file_location("ack_rules", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("ack-rules")
 
 
 def data(t, seq, length=MSS, psh=False):

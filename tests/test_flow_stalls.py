@@ -1,16 +1,10 @@
 """scripts/flow-stalls.py on a hand-made trace whose answer is known event by event."""
 
-import importlib.util
-from pathlib import Path
-
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "flow-stalls.py"
+from script_support import load_script
 
 
 def load():
-    spec = importlib.util.spec_from_file_location("flow_stalls", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("flow-stalls")
 
 
 # One block, two servers. Flow 0 enters recovery, its partial ACK at 1.0 ms lets a

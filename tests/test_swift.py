@@ -67,13 +67,9 @@ def test_the_drop_account_classes_every_drop_of_swift_incasts_128_senders():
     # 1; the 1000-sender point takes 14 s here, too long for the suite) the first windows are
     # most of the losses (111) and a flow without an ACK sends nothing but its first window and
     # its timer's retransmissions (crates/sim/src/world/tests.rs pins that rule itself)
-    import importlib.util
-    from pathlib import Path
+    from script_support import load_script
 
-    path = Path(__file__).resolve().parents[1] / "scripts" / "drop-account.py"
-    spec = importlib.util.spec_from_file_location("drop_account", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script("drop-account")
     r, d = mod.account(mod.scenario("swift-incast", "Swift", "128", []))
     assert len(d) == r.drops > 0, "every drop classed once"
     before_an_ack = d[d.had_ack == "no ACK yet"].phase

@@ -1,16 +1,10 @@
 """scripts/timeout-anatomy.py on a hand-made trace whose answer is known event by event."""
 
-import importlib.util
-from pathlib import Path
-
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "timeout-anatomy.py"
+from script_support import load_script
 
 
 def load():
-    spec = importlib.util.spec_from_file_location("timeout_anatomy", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("timeout-anatomy")
 
 
 # One block of two servers (written as the simulator's trace: no stats exchange at the end).

@@ -1,16 +1,10 @@
 """scripts/timeout-kinds.py on hand-made traces whose answers are counted by hand."""
 
-import importlib.util
-from pathlib import Path
-
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "timeout-kinds.py"
+from script_support import load_script
 
 
 def load():
-    spec = importlib.util.spec_from_file_location("timeout_kinds", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("timeout-kinds")
 
 
 def test_each_timeout_is_named_by_what_it_found_lost(tmp_path):

@@ -1,17 +1,12 @@
 """scripts/window-growth.py on hand-made traces whose answers are counted by hand."""
 
-import importlib.util
-from pathlib import Path
+from script_support import load_script
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "window-growth.py"
 MSS = 1448
 
 
 def load():
-    spec = importlib.util.spec_from_file_location("window_growth", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("window-growth")
 
 
 HEAD = ["0.000000000,ack,0,1,24", f"0.000000000,cwnd,0,{4 * MSS},0", f"0.000000000,ssth,0,{2 * MSS},0",
