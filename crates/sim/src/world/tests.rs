@@ -2514,5 +2514,7 @@ fn with_linux_s_rack_order_and_flight_count_flows_send_new_data_in_disorder() {
         (entries, sent)
     };
     let (on, off) = (disorder(true), disorder(false));
+    // this build: 187 entries and 380 segments against 1 and 10; a tenfold margin claims only
+    // that the rule makes Disorder common where it was rare, not its exact count
     assert!(on.0 >= 10 * off.0.max(1) && on.1 >= 10 * off.1.max(1), "Disorder: {on:?} against {off:?}");
 }
