@@ -285,6 +285,11 @@ def linux(*, cc: str | None, quickack: bool = False, rto_min_s: float | None = N
                               "always (tcp_packets_in_flight in tcp_cwnd_test, tcp_tso_should_defer; no knob)",
                               "sacked_leave_flight", "RFC 3042 limited transmit on the first two duplicate ACKs",
                               fields))
+    items.append(_compiled_in("a window that once filled cwnd grows on all its ACKs, the last window of a "
+                              "response too",
+                              "always (tcp_write_xmit -> tcp_cwnd_validate keeps is_cwnd_limited until snd_una "
+                              "passes cwnd_usage_seq; tcp_is_cwnd_limited; no knob)", "cwnd_limited_latch",
+                              "judged from the flight before each ACK", fields))
 
     ts = k.sysctl("tcp_timestamps")
     on = ts != "0"

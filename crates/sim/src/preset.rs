@@ -192,6 +192,9 @@ pub const PRESETS: &[Preset] = &[
             set("sacked_leave_flight", On(true), "tcp_packets_in_flight = packets_out - tcp_left_out + retrans_out \
                 in tcp_cwnd_test and tcp_tso_should_defer; tcp_data_snd_check after every ACK (include/net/tcp.h, \
                 net/ipv4/tcp_output.c)"),
+            set("cwnd_limited_latch", On(true), "tcp_write_xmit -> tcp_cwnd_validate keeps is_cwnd_limited and \
+                max_packets_out until snd_una passes cwnd_usage_seq; tcp_is_cwnd_limited reads them (net/ipv4/tcp_output.c, \
+                include/net/tcp.h)"),
             set("rto_min_on_rttvar", On(true), "tcp_rtt_estimator: mdev_max_us restarts at tcp_rto_min_us each round trip \
                 and rttvar_us >= mdev_max_us; __tcp_set_rto: usecs_to_jiffies(srtt + rttvar) (net/ipv4/tcp_input.c, \
                 include/net/tcp.h)"),

@@ -352,6 +352,9 @@ pub struct ScenarioSpec {
     /// Linux's `tcp_packets_in_flight` outside recovery: SACKed segments leave the flight cwnd
     /// limits, and every ACK may send (`tcp::sender`), in place of RFC 3042; rack_tlp only.
     pub sacked_leave_flight: bool,
+    /// Linux's `tcp_cwnd_validate`: a window that filled cwnd stays cwnd-limited (may grow)
+    /// until it is acknowledged, not only while the flight fills cwnd (`tcp::sender`).
+    pub cwnd_limited_latch: bool,
     /// Linux's `tcp_reno_ssthresh`: ssthresh = max(cwnd / 2, 2 SMSS) at a loss
     /// (`tcp::congestion::newreno`); reno and DCTCP only.
     pub ssthresh_from_cwnd: bool,
@@ -579,6 +582,7 @@ impl Default for ScenarioSpec {
             tso_deferral: false,
             rack_rtt_sack_first: false,
             sacked_leave_flight: false,
+            cwnd_limited_latch: false,
             // RFC 5681 eq. (4) and (2)-(3), as ns-2 and ns-3 (Linux's reno: the linux preset)
             ssthresh_from_cwnd: false,
             count_acked_segments: false,

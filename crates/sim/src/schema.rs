@@ -293,6 +293,10 @@ pub const FIELDS: &[Field] = &[
         + retrans_out, in tcp_cwnd_test and tcp_tso_should_defer): SACKed segments leave the flight cwnd limits and every \
         ACK may send, so an ACK that SACKs lets as many new segments go; off: RFC 3042 limited transmit, one new \
         segment on each of the first two duplicate ACKs. rack_tlp only"),
+    flag("cwnd_limited_latch", "Linux's tcp_cwnd_validate: tcp_write_xmit records whether cwnd limited a window \
+        (and its largest flight) until SND.UNA passes the SND.NXT of the record, and tcp_is_cwnd_limited reads that \
+        record, so the ACKs after a window's last send (the tail of a response) still grow cwnd; off: a window grows \
+        only while the flight before the ACK fills it. Matters with cwnd_limited_growth and for CUBIC"),
     flag("ssthresh_from_cwnd", "Linux's tcp_reno_ssthresh: a loss leaves ssthresh = max(cwnd / 2, 2 segments); off: \
         RFC 5681 eq. (4), half of FlightSize. cc=newreno (and DCTCP's loss response) only"),
     flag("count_acked_segments", "Linux's tcp_slow_start and tcp_cong_avoid_ai: cwnd grows by every segment an ACK \

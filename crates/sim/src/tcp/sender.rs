@@ -116,6 +116,26 @@ pub struct SenderConfig {
     /// so every ACK that SACKs lets as much new data go ([`Sender::out_of_flight`]), in
     /// place of RFC 3042's limited transmit; rack_tlp only.
     pub sacked_leave_flight: bool,
+    /// Linux's `tcp_cwnd_validate`: whether the window was cwnd-limited, and its largest
+    /// flight, are kept until that window is acknowledged, so every ACK of a window that once
+    /// filled cwnd may grow it ([`CwndUsage`]); off: judged from the flight before each ACK.
+    pub cwnd_limited_latch: bool,
+}
+
+/// Linux's memory of how a window was used (`tcp_cwnd_validate`, net/ipv4/tcp_output.c;
+/// `tcp_is_cwnd_limited`, include/net/tcp.h): `tcp_write_xmit` records, after each call that
+/// sent or was held by cwnd, whether cwnd limited it and the segments then out; a later call
+/// overwrites the record only once SND.UNA has passed the SND.NXT it was taken at, or when
+/// cwnd limits it, or (not yet limited) with a larger flight. So the ACKs after a window's
+/// last send still see it as cwnd-limited, as the tail of every block of a response does.
+#[derive(Clone, Copy, Debug, Default)]
+struct CwndUsage {
+    /// `is_cwnd_limited`
+    limited: bool,
+    /// `max_packets_out`, in bytes
+    max_out: u64,
+    /// `cwnd_usage_seq`: the SND.NXT the record was taken at
+    usage_seq: u64,
 }
 
 /// A segment to put on the wire.
@@ -229,6 +249,8 @@ pub struct TcpSender {
     held_cwnd_limited: bool,
     /// The flight before the ACK being processed (`AckClock::prior_flight`).
     prior_flight: u64,
+    /// With `cwnd_limited_latch`, what `tcp_cwnd_validate` remembers of the window.
+    usage: CwndUsage,
     /// The TSecr of the ACK being processed (timestamps on).
     pub(crate) echo: Option<Time>,
     /// The RTT sample the ACK being processed gave, if it gave one, unrounded (the RTO
@@ -290,6 +312,7 @@ impl TcpSender {
             cwnd_limited: false,
             held_cwnd_limited: false,
             prior_flight: 0,
+            usage: CwndUsage::default(),
             echo: None,
             rtt_sample: None,
             dart: 0,
@@ -634,6 +657,9 @@ impl TcpSender {
             self.stats.tso_deferrals += 1;
             // cwnd-limited when the window, not the data, is what is held (cong_win <= skb->len)
             self.held_cwnd_limited = allowance <= self.app_limit - self.snd_nxt;
+            if self.held_cwnd_limited {
+                self.validate_cwnd(true); // tcp_write_xmit: nothing sent, is_cwnd_limited set
+            }
             return;
         }
         self.send_new_data(now, out);
@@ -706,16 +732,39 @@ impl TcpSender {
         }
         // cwnd limits what is in flight, the peer's window the sequence space
         let (cwnd_end, rwnd_end) = (self.cwnd + self.out_of_flight(), self.rwnd);
+        let (sent_from, had_unsent) = (self.snd_nxt, self.snd_nxt < self.app_limit);
+        let mut cwnd_full = false;
         while self.snd_nxt < self.app_limit {
             let len = self.cfg.mss.min(self.app_limit - self.snd_nxt);
             let end = self.snd_nxt + self.packet_bytes(len);
-            if end > self.snd_una + cwnd_end || end > self.snd_una + rwnd_end {
+            if end > self.snd_una + cwnd_end {
+                cwnd_full = true;
+                break;
+            }
+            if end > self.snd_una + rwnd_end {
                 break;
             }
             let seq = self.snd_nxt;
             self.emit(now, seq, len, out);
             self.snd_nxt += len;
             self.snd_max = self.snd_max.max(self.snd_nxt);
+        }
+        // tcp_write_xmit runs only with unsent data (tcp_push_pending_frames), and records
+        // the window's use when it sent or cwnd held it (is_cwnd_limited |= in flight >= cwnd)
+        if self.cfg.cwnd_limited_latch && had_unsent {
+            let limited = cwnd_full || self.snd_nxt - self.snd_una - self.out_of_flight() >= self.cwnd;
+            if self.snd_nxt > sent_from || limited {
+                self.validate_cwnd(limited);
+            }
+        }
+    }
+
+    /// Linux's `tcp_cwnd_validate` bookkeeping ([`CwndUsage`]).
+    fn validate_cwnd(&mut self, limited: bool) {
+        let out = self.snd_nxt - self.snd_una; // packets_out: SACKed segments too
+        let u = &mut self.usage;
+        if self.snd_una >= u.usage_seq || limited || (!u.limited && out > u.max_out) {
+            *u = CwndUsage { limited, max_out: out, usage_seq: self.snd_nxt };
         }
     }
 
@@ -838,6 +887,11 @@ impl TcpSender {
         self.prior_flight = self.flight_size();
         let held = std::mem::take(&mut self.held_cwnd_limited);
         self.cwnd_limited = self.prior_flight + self.cfg.mss > self.cwnd || held;
+        if self.cfg.cwnd_limited_latch {
+            // tcp_is_cwnd_limited reads the record, not this ACK's flight
+            self.cwnd_limited = self.usage.limited;
+            self.prior_flight = self.usage.max_out;
+        }
         let acked = if ack > self.snd_una { self.advance_una(now, ack) } else { 0 };
         if let Some(rtt) = self.rtt_sample.take() {
             self.stats.rtt_samples += 1;
@@ -1066,6 +1120,7 @@ pub(crate) mod tests {
             tso_deferral: false,
             rack_rtt_sack_first: false,
             sacked_leave_flight: false,
+            cwnd_limited_latch: false,
         }
     }
 
@@ -1537,6 +1592,34 @@ mod knob_tests {
         assert_eq!(s.dupacks, 0);
         s.on_data_segment_ack(t, ack_of(2), 1 << 30, t, &mut out);
         assert_eq!(s.snd_una, ack_of(2), "its ACK of new data counts");
+    }
+
+    #[test]
+    fn the_acks_after_a_windows_last_send_grow_it_with_linuxs_cwnd_validate_record() {
+        // Reno in congestion avoidance (cwnd 4, ssthresh 2) with exactly 4 segments to send:
+        // they fill cwnd, and their 4 ACKs come one by one. tcp_cong_avoid_ai adds a segment
+        // per cwnd segments acknowledged, when tcp_is_cwnd_limited. Linux's record
+        // (tcp_cwnd_validate: is_cwnd_limited kept until snd_una passes cwnd_usage_seq) lets
+        // all 4 count: cwnd 5 for the next response. Judged from each ACK's prior flight,
+        // only the first does (flight 4 fills cwnd; 3, 2, 1 do not): cwnd stays 4.
+        for (latch, cwnd_after) in [(false, 4), (true, 5)] {
+            let cfg = SenderConfig {
+                count_acked_segments: true,
+                cwnd_limited_growth: true,
+                cwnd_limited_latch: latch,
+                ..config()
+            };
+            let mut s = TcpSender::new(cfg);
+            s.cwnd = 4 * MSS;
+            s.ssthresh = 2 * MSS;
+            let mut out = vec![];
+            s.write(Time::ZERO, 4 * MSS, &mut out);
+            assert_eq!(out.len(), 4);
+            for k in 1..=4 {
+                s.on_ack(Time::from_us(100 * k), ack_of(k), &[], &mut out);
+            }
+            assert_eq!((s.cwnd / MSS, out.len()), (cwnd_after, 4), "cwnd_limited_latch={latch}");
+        }
     }
 
     #[test]
