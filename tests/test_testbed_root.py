@@ -293,6 +293,20 @@ def test_validate_runs_the_simulator_with_the_think_times_and_round_trip_it_meas
     assert row["testbed"]["cpu_idle"] == "poll"
     assert set(glob.glob(os.path.join(tempfile.gettempdir(), "incastlab-capture-*"))) == before
     assert netns_of_ours() == []
+    # `validate --rerun` on the row just written runs its saved scenarios again: the same
+    # build gives the same numbers, the testbed side is kept (wall time aside)
+    saved = tmp_path / "rows.jsonl"
+    saved.write_text(out.stdout)
+    again = subprocess.run(CLI + ["validate", "--rerun", str(saved), "--json"], capture_output=True, text=True,
+                           timeout=300)
+    assert again.returncode == 0, again.stderr
+    new = json.loads(again.stdout.splitlines()[0])
+    same = lambda r: {k: v for k, v in r.items() if k != "wall_seconds"}
+    assert same(new["simulator"]) == same(row["simulator"])
+    assert same(new["simulator_think"]) == same(sim)
+    assert (new["think_seeds"]["goodput_mbps"], new["think_seeds"]["timeouts"]) == (seeds["goodput_mbps"],
+                                                                                   seeds["timeouts"])
+    assert new["testbed"] == row["testbed"] and new["round_trip"] == trip
 
 
 def test_the_capture_counts_every_switch_drop(tmp_path):

@@ -17,7 +17,10 @@ the think times anew, and reports the spread and whether the testbed's run lies 
 on either side (docs/testbed.md, "The simulator's spread over seeds").
 --rtt measured gives the simulator each point's round trip as its capture shows it
 (``testbed.round_trip``): the namespaces' packets cross in microseconds, not the 100 us of
---rtt's default (docs/testbed.md, "The round trip, measured per run")."""
+--rtt's default (docs/testbed.md, "The round trip, measured per run").
+--rerun FILE ... runs the simulator side of saved --json rows again with this build, no
+testbed and no root (``validate_rerun``): a simulator change judged on the same testbed runs
+(docs/testbed.md, "The testbed against itself")."""
 
 from __future__ import annotations
 
@@ -94,6 +97,7 @@ def _with_measured_think_times(scn, trace: str, blocks: int, sim_trace: str | No
     starts = start_spread.block_starts(trace, blocks)
     think = start_spread.think_quantiles(start_spread.think_times_ps(starts))
     out = {"start_spread": start_spread.summary(starts), "think_times": None, "simulator_think": None,
+           "scenario_think": None,
            "goodput_mbps_sim_think": None, "timeouts_sim_think": None, "goodput_ratio_think": None}
     if not think:  # no block started in the capture: nothing measured to run with
         return out
@@ -101,7 +105,8 @@ def _with_measured_think_times(scn, trace: str, blocks: int, sim_trace: str | No
     rec = Recording(events=sim_trace) if sim_trace else None
     think_scn = Scenario(**{**scn.model_dump(), "think_times": out["think_times"]})
     sim = simulate(think_scn, recording=rec).to_dict()
-    out.update(simulator_think=sim, goodput_mbps_sim_think=sim["goodput_mbps"], timeouts_sim_think=sim["timeouts"])
+    out.update(scenario_think=think_scn.model_dump(), simulator_think=sim, goodput_mbps_sim_think=sim["goodput_mbps"],
+               timeouts_sim_think=sim["timeouts"])
     if seeds > 1:
         from ..seed_spread import over_seeds
         out["think_seeds"] = over_seeds(think_scn, seeds, first=sim)
@@ -109,7 +114,7 @@ def _with_measured_think_times(scn, trace: str, blocks: int, sim_trace: str | No
 
 
 def cmd_validate(args) -> int:
-    from ..plots import check_plot_path, goodput_vs_servers
+    from ..plots import check_plot_path
     from ..presets import Kernel, render, scenario_fields
     from ..recording import Recording
     from ..sim import simulate
@@ -120,6 +125,8 @@ def cmd_validate(args) -> int:
     from . import workload_args
     from .testbed import _lock
 
+    if args.rerun:
+        return _cmd_rerun(args)
     check_congestion(args.cc)  # before the simulator side: a cc this kernel lacks is refused at once
     workload_args.check_kernel_options(args)
     check_sim_seeds(args)
@@ -178,6 +185,7 @@ def cmd_validate(args) -> int:
                 "drops_sim": sim["drops"], "drops_testbed": tb["drops"],
                 "block_time_max_s_sim": sim["block_time_max_s"], "block_time_max_s_testbed": tb["block_time_max_s"],
                 "simulator": sim, "testbed": tb,
+                "scenario": scenarios[n].model_dump(),  # what `validate --rerun` runs again
                 "preset": [{"item": it.what, "kernel": it.kernel, "simulator": it.simulator, "modelled": it.modelled}
                            for it in preset],
                 **measured,
@@ -204,55 +212,86 @@ def cmd_validate(args) -> int:
         if capture_tmp is not None:
             capture_tmp.cleanup()
     if not args.json:
-        from ..table import render
-        head = ["servers", "sim Mbps", "testbed Mbps", "ratio", "sim TO", "tb TO", "sim drops", "tb drops",
-                "sim max ms", "tb max ms"]
-        body = [[str(r["servers"]), f"{r['goodput_mbps_sim']:.0f}", f"{r['goodput_mbps_testbed']:.0f}",
-                 "-" if r["goodput_ratio"] is None else f"{r['goodput_ratio']:.2f}",
-                 str(r["timeouts_sim"]), str(r["timeouts_testbed"]), str(r["drops_sim"]), str(r["drops_testbed"]),
-                 f"{r['block_time_max_s_sim'] * 1e3:.1f}", f"{r['block_time_max_s_testbed'] * 1e3:.1f}"]
-                for r in rows]
-        if args.measured_think_times:  # each beside its plain-simulator column, the spread last
-            fmt = lambda v, spec: "-" if v is None else format(v, spec)
-            head[5:5] = ["sim+think TO"]
-            head[4:4] = ["sim+think Mbps", "think ratio"]
-            head.append("start spread p50/p90 us")
-            for r, b in zip(rows, body):
-                sp = r["start_spread"]
-                b[5:5] = [fmt(r["timeouts_sim_think"], "d")]
-                b[4:4] = [fmt(r["goodput_mbps_sim_think"], ".0f"), fmt(r["goodput_ratio_think"], ".2f")]
-                b.append(f"{fmt(sp['start_offset_us_p50'], '.0f')}/{fmt(sp['start_offset_us_p90'], '.0f')}")
-            if args.sim_seeds > 1:  # the think-time run's spread over seeds, and the testbed's run against it
-                from ..seed_spread import describe
-                head += [f"sim+think Mbps, {args.sim_seeds} seeds", "TO, seeds", "tb inside"]
-                for r, b in zip(rows, body):
-                    sd = r.get("think_seeds")
-                    b += ["-", "-", "-"] if not sd else [describe(sd, "goodput_mbps", ".0f"),
-                                                         describe(sd, "timeouts", "g"),
-                                                         "yes" if sd["testbed_inside"] else "no"]
-        if measured_rtt:
-            head.append("sim RTT us")
-            for r, b in zip(rows, body):
-                rtt_s = r["round_trip"]["simulator_rtt_s"]
-                b.append("-" if rtt_s is None else f"{rtt_s * 1e6:.1f}")
-        print(render(head, body))
+        _print_table(rows, args.measured_think_times, args.sim_seeds, measured_rtt)
         if trace_dir:
             n = args.servers[0]
             print(f"\ntraces in {trace_dir}; compare one block, e.g.:\n  python -m incastlab.peers.tracediff "
                   f"{trace_dir / f'testbed-n{n}.csv'} {trace_dir / f'sim-n{n}.csv'} --rate {format_rate(args.rate)} "
                   f"--block 1")
     if plot:
-        import pandas as pd
-        frame = lambda key: pd.DataFrame({"servers": [r["servers"] for r in rows], "goodput_mbps": [r[key] for r in rows]})
-        sim_label = "simulator (linux preset, each point's measured round trip)" if measured_rtt else "simulator (linux preset)"
-        curves = {sim_label: frame("goodput_mbps_sim"),
-                  "testbed (Linux TCP in namespaces)": frame("goodput_mbps_testbed")}
-        if args.measured_think_times:
-            curves["simulator with the testbed's measured think times too" if measured_rtt
-                   else "simulator with the testbed's measured think times"] = frame("goodput_mbps_sim_think")
-        goodput_vs_servers(curves,
-                           plot, title=f"simulator vs testbed, {format_rate(args.rate)}, buffer {format_size(args.buffer)}, RTOmin {rto_min_s * 1e3:g} ms",
-                           link_rate_bps=args.rate)
+        _plot(rows, plot, args.measured_think_times, measured_rtt, args.rate, args.buffer, rto_min_s)
+    return 0
+
+
+def _print_table(rows: list, think: bool, sim_seeds: int, measured_rtt: bool) -> None:
+    from ..table import render
+    head = ["servers", "sim Mbps", "testbed Mbps", "ratio", "sim TO", "tb TO", "sim drops", "tb drops",
+            "sim max ms", "tb max ms"]
+    body = [[str(r["servers"]), f"{r['goodput_mbps_sim']:.0f}", f"{r['goodput_mbps_testbed']:.0f}",
+             "-" if r["goodput_ratio"] is None else f"{r['goodput_ratio']:.2f}",
+             str(r["timeouts_sim"]), str(r["timeouts_testbed"]), str(r["drops_sim"]), str(r["drops_testbed"]),
+             f"{r['block_time_max_s_sim'] * 1e3:.1f}", f"{r['block_time_max_s_testbed'] * 1e3:.1f}"]
+            for r in rows]
+    if think:  # each beside its plain-simulator column, the spread last
+        fmt = lambda v, spec: "-" if v is None else format(v, spec)
+        head[5:5] = ["sim+think TO"]
+        head[4:4] = ["sim+think Mbps", "think ratio"]
+        head.append("start spread p50/p90 us")
+        for r, b in zip(rows, body):
+            sp = r["start_spread"]
+            b[5:5] = [fmt(r["timeouts_sim_think"], "d")]
+            b[4:4] = [fmt(r["goodput_mbps_sim_think"], ".0f"), fmt(r["goodput_ratio_think"], ".2f")]
+            b.append(f"{fmt(sp['start_offset_us_p50'], '.0f')}/{fmt(sp['start_offset_us_p90'], '.0f')}")
+        if sim_seeds > 1:  # the think-time run's spread over seeds, and the testbed's run against it
+            from ..seed_spread import describe
+            head += [f"sim+think Mbps, {sim_seeds} seeds", "TO, seeds", "tb inside"]
+            for r, b in zip(rows, body):
+                sd = r.get("think_seeds")
+                b += ["-", "-", "-"] if not sd else [describe(sd, "goodput_mbps", ".0f"),
+                                                     describe(sd, "timeouts", "g"),
+                                                     "yes" if sd["testbed_inside"] else "no"]
+    if measured_rtt:
+        head.append("sim RTT us")
+        for r, b in zip(rows, body):
+            rtt_s = r["round_trip"]["simulator_rtt_s"]
+            b.append("-" if rtt_s is None else f"{rtt_s * 1e6:.1f}")
+    print(render(head, body))
+
+
+def _plot(rows: list, plot, think: bool, measured_rtt: bool, rate: int, buffer: int, rto_min_s: float) -> None:
+    import pandas as pd
+    from ..plots import goodput_vs_servers
+    frame = lambda key: pd.DataFrame({"servers": [r["servers"] for r in rows], "goodput_mbps": [r[key] for r in rows]})
+    sim_label = "simulator (linux preset, each point's measured round trip)" if measured_rtt else "simulator (linux preset)"
+    curves = {sim_label: frame("goodput_mbps_sim"),
+              "testbed (Linux TCP in namespaces)": frame("goodput_mbps_testbed")}
+    if think:
+        curves["simulator with the testbed's measured think times too" if measured_rtt
+               else "simulator with the testbed's measured think times"] = frame("goodput_mbps_sim_think")
+    goodput_vs_servers(curves,
+                       plot, title=f"simulator vs testbed, {format_rate(rate)}, buffer {format_size(buffer)}, RTOmin {rto_min_s * 1e3:g} ms",
+                       link_rate_bps=rate)
+
+
+def _cmd_rerun(args) -> int:
+    """--rerun: this build's simulator on saved rows (``validate_rerun``); one JSON row per
+    point with --json, else the table; --plot as for a run."""
+    from ..plots import check_plot_path
+    from .validate_rerun import rerun
+    plot = check_plot_path(args.plot) if args.plot else None
+    rows = []
+    for row in rerun(args.rerun):
+        rows.append(row)
+        if args.json:
+            print(json.dumps(row), flush=True)
+    think = any(r.get("simulator_think") for r in rows)
+    if not args.json:
+        seeds = max((len(r["think_seeds"]["seeds"]) for r in rows if r.get("think_seeds")), default=1)
+        _print_table(rows, think, seeds, all(r.get("round_trip") for r in rows))
+    if plot:
+        tb = rows[0]["testbed"]
+        _plot(rows, plot, think, all(r.get("round_trip") for r in rows), tb["rate_bps"], tb["buffer_bytes"],
+              tb["rto_min_s"])
     return 0
 
 
@@ -331,4 +370,9 @@ def register(subparsers) -> None:
     p.add_argument("--prefix", type=argtypes.testbed_prefix("--prefix"), default="iltb", help="testbed name prefix (default iltb)")
     p.add_argument("--plot", default=None, metavar="FILE", help="both goodput curves to FILE (.png, .svg, .pdf)")
     p.add_argument("--json", action="store_true", help="one JSON object per point (both results nested)")
+    p.add_argument("--rerun", nargs="+", default=None, metavar="FILE",
+                   help="no testbed: run the simulator side of saved `validate --json` rows again with this build, "
+                        "each row's testbed side kept (its round trip, think times and seeds as saved; a field "
+                        "added since takes the linux preset's value); with --json, --plot; the other flags are "
+                        "the rows' own")
     p.set_defaults(func=cmd_validate)
