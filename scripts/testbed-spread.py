@@ -10,9 +10,9 @@ median and range), the share of ordered pairs of those runs that pass issue 27's
 against each other (goodput within 25 %, timeouts within 2x, two or fewer on both sides
 passing), and the simulator's think-time result (the seeds' median where `--sim-seeds` gave
 one, the mean over the point's rows, as the build that wrote them computed it) judged by the
-same bars against the testbed's median (rows written by different builds mix their
-simulators: the rows carry no build identity, so keep one build's rows together). `--json`
-prints the points as JSON.
+same bars against the testbed's median. Rows written by different builds mix their
+simulators: score one build on all of them by running them through `incastlab validate
+--rerun FILE ... --json` first. `--json` prints the points as JSON.
 
 Where incast starts one 20-block run is one draw of a wide distribution (docs/testbed.md,
 "The simulator's spread over seeds"): a point whose testbed runs agree with each other in
