@@ -142,6 +142,16 @@ def parse_duration_ps(text: str | int | float, param: str = "duration", *, allow
     return value
 
 
+def number_or_text(text: str) -> int | float | str:
+    """A printed value read back: an int, else a float, else the text as it is."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
 def parse_int_list(text: str, param: str, *, minimum: int = 1, maximum: int | None = None) -> list[int]:
     """Comma-separated integers such as ``1,2,4,8``."""
     bound = f"at least {minimum}" + (f" and at most {maximum}" if maximum is not None else "")

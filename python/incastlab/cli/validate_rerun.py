@@ -40,14 +40,8 @@ def read_rows(paths: list[str]) -> Iterator[tuple[str, int, dict]]:
 
 
 def _value(text: str) -> Any:
-    if text in ("True", "False"):
-        return text == "True"
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
+    from ..units import number_or_text
+    return text == "True" if text in ("True", "False") else number_or_text(text)
 
 
 def fields_from_preset_text(row: dict) -> dict:

@@ -37,6 +37,7 @@ from ..recording import Recording
 from ..scenario import Scenario
 from ..sim import SimResult, available_cores, simulate
 from ..table import render
+from ..units import number_or_text
 from . import tracediff
 from .fields import FieldMap
 
@@ -105,16 +106,7 @@ def parse_result(text: str, name: str) -> dict[str, Any]:
         raise EnvironmentProblem(f"{name} printed no result line (header N,... and one CSV line)") from None
     if len(names) != len(values):
         raise EnvironmentProblem(f"{name}'s result line has {len(values)} fields for {len(names)} names")
-    return {k: _number(v) for k, v in zip(names, values)}
-
-
-def _number(text: str) -> int | float | str:
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
+    return {k: number_or_text(v) for k, v in zip(names, values)}
 
 
 def run_process(cmd: Sequence[str], name: str) -> dict[str, Any]:
