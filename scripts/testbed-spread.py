@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import statistics
 import sys
 from collections import defaultdict
@@ -64,6 +65,8 @@ def simulator_of(row: dict) -> tuple[float, float] | None:
 def read_rows(paths: list[str]) -> list[dict]:
     rows = []
     for path in paths:
+        if os.path.exists(path) and not os.path.isfile(path):  # a FIFO or device would block or never end
+            raise BadInput(f"{path}: not a regular file")
         try:
             with open(path) as f:
                 lines = f.readlines()

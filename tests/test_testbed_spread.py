@@ -1,6 +1,7 @@
 """scripts/testbed-spread.py on hand-made validate rows whose pairs and medians are known."""
 
 import json
+import os
 
 from script_support import load_script
 
@@ -65,10 +66,14 @@ def test_bad_input_is_one_line_and_status_2(tmp_path, capsys):
     bad.write_text('{"servers": 4}\n')
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # opening it would wait for a writer forever
     assert mod.main([str(tmp_path / "absent.jsonl")]) == 2
     assert mod.main([str(bad)]) == 2
     assert mod.main([str(empty)]) == 2
     assert mod.main([]) == 2
+    assert mod.main([str(fifo)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 4
+    assert len(err) == 5
     assert "absent.jsonl" in err[0] and "bad.jsonl:1" in err[1] and "no rows" in err[2] and "usage" in err[3]
+    assert "fifo: not a regular file" in err[4]

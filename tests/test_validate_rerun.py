@@ -99,12 +99,16 @@ def test_the_cli_needs_no_root_and_prints_rows_or_the_table(tmp_path):
 
 
 def test_bad_files_and_rows_are_one_line_and_status_2(tmp_path):
+    import os
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # opening it would wait for a writer forever
     row = new_row()
     row["scenario"]["no_such_field"] = 1  # a field this build does not have
     cases = {str(tmp_path / "absent.jsonl"): "absent.jsonl",
              write(tmp_path, [{"servers": 2}], "short.jsonl"): "short.jsonl:1",
              write(tmp_path, [row], "future.jsonl"): "no_such_field",
-             write(tmp_path, [], "empty.jsonl"): "at least one row"}
+             write(tmp_path, [], "empty.jsonl"): "at least one row",
+             str(fifo): "regular file", str(tmp_path): "regular file"}
     for path, named in cases.items():
         got = subprocess.run(CLI + ["validate", "--rerun", path], capture_output=True, text=True, timeout=120)
         assert got.returncode == 2 and got.stdout == "", (path, got.stdout)

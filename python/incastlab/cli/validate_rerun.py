@@ -22,7 +22,11 @@ FLAG = "--rerun"
 
 def read_rows(paths: list[str]) -> Iterator[tuple[str, int, dict]]:
     """(path, line number, row) for every row of every file, refusing what is not one."""
+    from pathlib import Path
     for path in paths:
+        if Path(path).exists() and not Path(path).is_file():  # a FIFO or device would block or never end
+            raise UsageError(FLAG, path, "a regular file of `incastlab validate --json` rows (not a directory, "
+                                         "device or pipe)")
         try:
             with open(path) as f:
                 lines = f.readlines()
