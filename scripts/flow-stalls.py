@@ -25,7 +25,6 @@ from __future__ import annotations
 import sys
 from collections import Counter, defaultdict
 
-from incastlab.errors import EnvironmentProblem, UsageError
 from incastlab.peers import tracediff
 
 STALL_MS = 3  # below Linux's shortest tail-loss probe timeout (2 x SRTT + 2 ms, on 4 ms ticks)
@@ -84,17 +83,7 @@ def ended_by(e: tracediff.Event) -> str:
 
 
 def main(paths: list[str]) -> int:
-    if not paths:
-        print("usage: python scripts/flow-stalls.py TRACE.csv [TRACE.csv ...]", file=sys.stderr)
-        return 2
-    for p in paths:
-        try:
-            print(p, stalls(p))
-        except (UsageError, EnvironmentProblem) as e:  # a missing file, a line that is not an event
-            print(f"flow-stalls: {e}", file=sys.stderr)
-            return 2
-    return 0
-
+    return tracediff.each_trace("flow-stalls", stalls, paths)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

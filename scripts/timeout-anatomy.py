@@ -25,7 +25,7 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from incastlab.errors import EnvironmentProblem, UsageError
+from incastlab.errors import UsageError
 from incastlab.peers import tracediff
 
 BURST_GAP_PS = 20_000_000  # 20 us: back to back on the testbed's veths (2-3 us per frame)
@@ -109,17 +109,7 @@ def bursts(path: str) -> dict:
 
 
 def main(paths: list[str]) -> int:
-    if not paths:
-        print("usage: python scripts/timeout-anatomy.py TRACE.csv [TRACE.csv ...]", file=sys.stderr)
-        return 2
-    for p in paths:
-        try:
-            print(p, anatomy(p))
-        except (UsageError, EnvironmentProblem) as e:  # a missing file, a line that is not an event
-            print(f"timeout-anatomy: {e}", file=sys.stderr)
-            return 2
-    return 0
-
+    return tracediff.each_trace("timeout-anatomy", anatomy, paths)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

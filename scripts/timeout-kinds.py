@@ -73,18 +73,8 @@ def kinds(path: str) -> dict[str, int]:
     return out
 
 
-def main(argv: list[str]) -> int:
-    if not argv:
-        print("usage: timeout-kinds.py TRACE.csv [TRACE.csv ...]", file=sys.stderr)
-        return 2
-    for p in argv:
-        try:
-            print(p, kinds(p))
-        except (OSError, ValueError) as err:
-            print(f"timeout-kinds.py: {p}: {err}", file=sys.stderr)
-            return 2
-    return 0
-
+def main(paths: list[str]) -> int:
+    return tracediff.each_trace("timeout-kinds", kinds, paths)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

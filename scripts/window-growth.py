@@ -218,18 +218,8 @@ def recovery_edge_sends(path: str) -> tuple[dict[int, int], dict[int, int]]:
     return tuple(dict(sorted(c.items())) for c in (counts["entry"], counts["exit"]))  # type: ignore[return-value]
 
 
-def main(argv: list[str]) -> int:
-    if not argv:
-        print("usage: window-growth.py TRACE.csv [TRACE.csv ...]", file=sys.stderr)
-        return 2
-    for p in argv:
-        try:
-            print(p, growth(p))
-        except (OSError, ValueError) as err:
-            print(f"window-growth.py: {p}: {err}", file=sys.stderr)
-            return 2
-    return 0
-
+def main(paths: list[str]) -> int:
+    return tracediff.each_trace("window-growth", growth, paths)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from enum import Enum
 from pathlib import Path
-from typing import Iterable, Iterator, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 from .. import units
 from ..errors import EnvironmentProblem, UsageError
@@ -464,6 +464,23 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    return 0
+
+
+def each_trace(tool: str, analyse: Callable[[str], Any], paths: Sequence[str]) -> int:
+    """The ``main`` of a trace tool in ``scripts/`` (``tool``.py): ``analyse`` each trace and
+    print ``path result``; no trace given, or one that is missing or not a trace, is one line
+    on stderr naming it, and status 2."""
+    if not paths:
+        print(f"usage: python scripts/{tool}.py TRACE.csv [TRACE.csv ...]", file=sys.stderr)
+        return 2
+    for p in paths:
+        try:
+            result = analyse(p)
+        except (OSError, ValueError, EnvironmentProblem) as e:  # UsageError is a ValueError
+            print(f"{tool}: {e}" if p in str(e) else f"{tool}: {p}: {e}", file=sys.stderr)
+            return 2
+        print(p, result)
     return 0
 
 
