@@ -104,11 +104,15 @@ def test_bad_files_and_rows_are_one_line_and_status_2(tmp_path):
     os.mkfifo(fifo)  # opening it would wait for a writer forever
     row = new_row()
     row["scenario"]["no_such_field"] = 1  # a field this build does not have
+    damaged = {**new_row(), "scenario": [1, 2]}
+    old_damaged = {k: v for k, v in new_row().items() if k != "scenario"} | {"preset": [{"item": "x"}]}
     cases = {str(tmp_path / "absent.jsonl"): "absent.jsonl",
              write(tmp_path, [{"servers": 2}], "short.jsonl"): "short.jsonl:1",
              write(tmp_path, [row], "future.jsonl"): "no_such_field",
              write(tmp_path, [], "empty.jsonl"): "at least one row",
-             str(fifo): "regular file", str(tmp_path): "regular file"}
+             str(fifo): "regular file", str(tmp_path): "regular file",
+             write(tmp_path, [damaged], "damaged.jsonl"): "damaged.jsonl:1",
+             write(tmp_path, [old_damaged], "old.jsonl"): "old.jsonl:1"}
     for path, named in cases.items():
         got = subprocess.run(CLI + ["validate", "--rerun", path], capture_output=True, text=True, timeout=120)
         assert got.returncode == 2 and got.stdout == "", (path, got.stdout)

@@ -85,6 +85,9 @@ def checked_scenarios(row: dict, source: str) -> tuple[Any, Any | None]:
         return scenarios_of(row)
     except UsageError as e:  # a field this build does not have, or no longer allows
         raise UsageError(FLAG, source, f"a row whose scenario this build can run ({e})") from None
+    except (KeyError, TypeError, AttributeError, ValueError):  # a scenario or preset table of the wrong shape
+        raise UsageError(FLAG, source, "a row of `incastlab validate --json` (its scenario or preset table "
+                                       "is damaged)") from None
 
 
 def rerun_row(row: dict, plain: Any, think: Any | None, source: str) -> dict:
