@@ -350,6 +350,23 @@ def test_hystart_follows_tcp_cubic_and_is_modelled_only_at_its_defaults(tmp_path
     assert not any(it.what.startswith("CUBIC slow start") for it in presets.linux(cc="reno", kernel=k))
 
 
+def test_cubic_arithmetic_follows_tcp_cubic_and_is_claimed_only_at_its_defaults(tmp_path):
+    # the testbed's kernel (6.18): beta 717, bic_scale 41, fast_convergence 1, tcp_friendliness 1
+    k = fake_kernel(tmp_path)
+    _cubic_params(tmp_path, beta="717", bic_scale="41", fast_convergence="1", tcp_friendliness="1")
+    it = row(presets.linux(cc="cubic", kernel=k), "CUBIC's window arithmetic")
+    assert it.is_modelled and it.fields == {"cubic_linux": True} and "beta = 717" in it.kernel
+    Scenario(servers=2, **presets.scenario_fields(presets.linux(cc="cubic", kernel=k)))
+    # another beta: the rules stay Linux's, but the row does not claim the kernel's values
+    (tmp_path / "modules" / "tcp_cubic" / "parameters" / "beta").write_text("819\n")
+    it = row(presets.linux(cc="cubic", kernel=k), "CUBIC's window arithmetic")
+    assert not it.is_modelled and "beta = 819" in it.modelled and it.fields == {"cubic_linux": True}
+    # a build without the field says so; reno sockets have no such row
+    it = presets.cubic_rules_item(k, fields={"hystart"})
+    assert not it.is_modelled and "not in this build" in it.modelled and it.fields == {}
+    assert not any(it.what.startswith("CUBIC's window") for it in presets.linux(cc="reno", kernel=k))
+
+
 def test_reno_row_claims_linux_renos_three_rules_only_for_reno_and_only_when_built(tmp_path):
     # tcp_reno_ssthresh, tcp_slow_start / tcp_cong_avoid_ai and tcp_is_cwnd_limited are
     # compiled in (no sysctl): the row is modelled whenever the schema has the three flags

@@ -203,6 +203,25 @@ def hystart_item(k: Kernel, fields: Any = None) -> Item:
     return Item(what, kernel, sim, "yes", {"hystart": enabled})
 
 
+# tcp_cubic's parameters as the simulator's `cubic_linux` runs them (tcp/congestion/cubic_linux.rs)
+CUBIC_DEFAULTS = {"beta": "717", "bic_scale": "41", "fast_convergence": "1", "tcp_friendliness": "1"}
+
+
+def cubic_rules_item(k: Kernel, fields: Any = None) -> Item:
+    """CUBIC's arithmetic: tcp_cubic.c's rules (whole packets, t in jiffies, ssthresh from
+    cwnd), which the simulator's ``cubic_linux`` runs with the module's default parameters."""
+    what = "CUBIC's window arithmetic: tcp_cubic.c"
+    params = {name: k.module_param("tcp_cubic", name) for name in CUBIC_DEFAULTS}
+    kernel = "tcp_cubic " + ", ".join(f"{n} = {_value(v)}" for n, v in params.items())
+    if not in_this_build("cubic_linux", fields):
+        return Item(what, kernel, "RFC 9438", "no: not in this build (no `cubic_linux` in the scenario schema)")
+    differs = [f"{n} = {v}" for n, v in params.items() if v is not None and v != CUBIC_DEFAULTS[n]]
+    if differs:
+        return Item(what, kernel, "cubic_linux=True",
+                    f"no: the simulator runs tcp_cubic's defaults, not {', '.join(differs)}", {"cubic_linux": True})
+    return Item(what, kernel, "cubic_linux=True", "yes", {"cubic_linux": True})
+
+
 def _value(raw: str | None) -> str:
     return "unreadable" if raw is None else raw
 
@@ -231,6 +250,7 @@ def linux(*, cc: str | None, quickack: bool = False, rto_min_s: float | None = N
                   f"cc={CC_OF_KERNEL[algo]}", "yes", {"cc": CC_OF_KERNEL[algo]})]
     if algo == "cubic":
         items.append(hystart_item(k, fields))
+        items.append(cubic_rules_item(k, fields))
     else:
         items.append(reno_item(fields))
 

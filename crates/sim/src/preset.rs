@@ -195,6 +195,9 @@ pub const PRESETS: &[Preset] = &[
             set("cwnd_limited_latch", On(true), "tcp_write_xmit -> tcp_cwnd_validate keeps is_cwnd_limited and \
                 max_packets_out until snd_una passes cwnd_usage_seq; tcp_is_cwnd_limited reads them (net/ipv4/tcp_output.c, \
                 include/net/tcp.h)"),
+            set("cubic_linux", On(true), "tcp_cubic.c: bictcp_update and tcp_cong_avoid_ai in whole packets, t in jiffies, \
+                cnt at most once a jiffy; cubictcp_recalc_ssthresh from cwnd; cubictcp_state's bictcp_reset at a timeout \
+                (net/ipv4/tcp_cubic.c, tcp_cong.c)"),
             set("rto_min_on_rttvar", On(true), "tcp_rtt_estimator: mdev_max_us restarts at tcp_rto_min_us each round trip \
                 and rttvar_us >= mdev_max_us; __tcp_set_rto: usecs_to_jiffies(srtt + rttvar) (net/ipv4/tcp_input.c, \
                 include/net/tcp.h)"),

@@ -355,6 +355,10 @@ pub struct ScenarioSpec {
     /// Linux's `tcp_cwnd_validate`: a window that filled cwnd stays cwnd-limited (may grow)
     /// until it is acknowledged, not only while the flight fills cwnd (`tcp::sender`).
     pub cwnd_limited_latch: bool,
+    /// CUBIC as Linux's tcp_cubic.c computes it: whole packets, t in jiffies, `cnt` at most
+    /// once a jiffy, ssthresh from cwnd, W_max forgotten at a timeout
+    /// (`tcp::congestion::cubic_linux`); off: RFC 9438. cc = cubic only.
+    pub cubic_linux: bool,
     /// Linux's `tcp_reno_ssthresh`: ssthresh = max(cwnd / 2, 2 SMSS) at a loss
     /// (`tcp::congestion::newreno`); reno and DCTCP only.
     pub ssthresh_from_cwnd: bool,
@@ -583,6 +587,7 @@ impl Default for ScenarioSpec {
             rack_rtt_sack_first: false,
             sacked_leave_flight: false,
             cwnd_limited_latch: false,
+            cubic_linux: false,
             // RFC 5681 eq. (4) and (2)-(3), as ns-2 and ns-3 (Linux's reno: the linux preset)
             ssthresh_from_cwnd: false,
             count_acked_segments: false,

@@ -297,6 +297,11 @@ pub const FIELDS: &[Field] = &[
         (and its largest flight) until SND.UNA passes the SND.NXT of the record, and tcp_is_cwnd_limited reads that \
         record, so the ACKs after a window's last send (the tail of a response) still grow cwnd; off: a window grows \
         only while the flight before the ACK fills it. Matters with cwnd_limited_growth and for CUBIC"),
+    flag("cubic_linux", "CUBIC as Linux's tcp_cubic.c computes it: cwnd in whole packets grown one packet per cnt \
+        acknowledged (tcp_cong_avoid_ai), cnt from the curve with t in jiffies plus delay_min and recomputed at most once \
+        a jiffy (not for HZ/32 while cwnd holds), the Reno estimate in whole packets without RFC 9438's switch to alpha 1, \
+        cnt at most 20 before a first loss and at least 2, ssthresh = cwnd x 717/1024 in packets, and a timeout forgets \
+        W_max and delay_min (bictcp_reset); off: RFC 9438. The jiffy is timer_granularity. cc=cubic only"),
     flag("ssthresh_from_cwnd", "Linux's tcp_reno_ssthresh: a loss leaves ssthresh = max(cwnd / 2, 2 segments); off: \
         RFC 5681 eq. (4), half of FlightSize. cc=newreno (and DCTCP's loss response) only"),
     flag("count_acked_segments", "Linux's tcp_slow_start and tcp_cong_avoid_ai: cwnd grows by every segment an ACK \

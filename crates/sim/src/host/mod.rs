@@ -224,6 +224,7 @@ impl Conns {
             rack_rtt_sack_first: s.rack_rtt_sack_first,
             sacked_leave_flight: s.sacked_leave_flight,
             cwnd_limited_latch: s.cwnd_limited_latch,
+            cubic_linux: s.cubic_linux,
             rto_min_on_rttvar: s.rto_min_on_rttvar,
             timer_wheel: s.timer_wheel,
         };

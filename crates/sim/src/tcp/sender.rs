@@ -120,6 +120,9 @@ pub struct SenderConfig {
     /// flight, are kept until that window is acknowledged, so every ACK of a window that once
     /// filled cwnd may grow it ([`CwndUsage`]); off: judged from the flight before each ACK.
     pub cwnd_limited_latch: bool,
+    /// CUBIC as Linux's tcp_cubic.c computes it (`tcp::congestion::cubic_linux`): whole
+    /// packets, t in jiffies, ssthresh from cwnd; off: RFC 9438. cc = cubic only.
+    pub cubic_linux: bool,
 }
 
 /// Linux's memory of how a window was used (`tcp_cwnd_validate`, net/ipv4/tcp_output.c;
@@ -602,7 +605,7 @@ impl TcpSender {
     pub fn write(&mut self, now: Time, bytes: u64, out: &mut Vec<Segment>) {
         if self.snd_una == self.snd_max {
             // the sender was idle, waiting for the application, since its last ACK or send
-            self.congestion.on_idle(Time(now.0.saturating_sub(self.last_activity.0)));
+            self.congestion.on_idle(Time(now.0.saturating_sub(self.last_activity.0)), now, self.last_send);
         }
         if self.cfg.slow_start_after_idle
             && self.snd_una == self.snd_max
@@ -1016,10 +1019,14 @@ impl TcpSender {
         let repeated = match self.cfg.rules {
             // Linux's tcp_enter_loss also holds it in fast recovery, where it was reduced
             // for this window already ("if it has not yet been made inside this window");
-            // modelled with reno's ssthresh rule only (Linux does it for every cc)
+            // modelled with Linux's ssthresh rules only: reno's and cubic_linux's
             TcpRules::Rfc => {
-                self.rto.backoffs > 0
-                    || (self.cfg.ssthresh_from_cwnd && self.in_recovery && matches!(self.congestion, Congestion::NewReno(_)))
+                let linux_rule = match self.congestion {
+                    Congestion::NewReno(_) => self.cfg.ssthresh_from_cwnd,
+                    Congestion::Cubic(_) => self.cfg.cubic_linux,
+                    _ => false,
+                };
+                self.rto.backoffs > 0 || (linux_rule && self.in_recovery)
             }
             TcpRules::Ns2 => false,
             TcpRules::Ns3 => self.recovery.after_timeout() && self.snd_una < self.retransmitted_end,
@@ -1121,6 +1128,7 @@ pub(crate) mod tests {
             rack_rtt_sack_first: false,
             sacked_leave_flight: false,
             cwnd_limited_latch: false,
+            cubic_linux: false,
         }
     }
 
@@ -1259,7 +1267,11 @@ pub(crate) mod tests {
     /// ssthresh after: 8 segments sent at cwnd 8, the first lost, three duplicate ACKs
     /// (fast recovery), then the retransmission timer.
     fn ssthresh_after_timeout_in_recovery(ssthresh_from_cwnd: bool) -> (u64, u64) {
-        let mut s = TcpSender::new(SenderConfig { variant: TcpVariant::Newreno, ssthresh_from_cwnd, ..config() });
+        ssthresh_after_timeout_in_recovery_with(SenderConfig { variant: TcpVariant::Newreno, ssthresh_from_cwnd, ..config() })
+    }
+
+    fn ssthresh_after_timeout_in_recovery_with(cfg: SenderConfig) -> (u64, u64) {
+        let mut s = TcpSender::new(cfg);
         s.cwnd = 8 * MSS;
         let mut out = vec![];
         s.write(Time::ZERO, 8 * MSS, &mut out);
@@ -1286,6 +1298,16 @@ pub(crate) mod tests {
         let (entry, after) = ssthresh_after_timeout_in_recovery(true);
         assert_eq!(entry, 4 * MSS, "tcp_reno_ssthresh at entry: cwnd 8 >> 1");
         assert_eq!(after, entry, "held: the cwnd the recovery inflated is not halved again");
+    }
+
+    #[test]
+    fn linux_cubic_takes_ssthresh_from_cwnd_in_packets_and_keeps_it_at_a_timeout_in_recovery() {
+        // cubictcp_recalc_ssthresh: 8 x 717 / 1024 = 5.6 -> 5 packets; RFC 9438 §4.6: FlightSize
+        // (8 segments) x 0.7 in bytes. tcp_enter_loss in Recovery keeps the 5
+        let cubic = |cubic_linux| SenderConfig { variant: TcpVariant::Newreno, cc: Cc::Cubic, cubic_linux, ..config() };
+        assert_eq!(ssthresh_after_timeout_in_recovery_with(cubic(true)), (5 * MSS, 5 * MSS));
+        let (entry, _) = ssthresh_after_timeout_in_recovery_with(cubic(false));
+        assert_eq!(entry, 8 * MSS * 7 / 10);
     }
 
     #[test]

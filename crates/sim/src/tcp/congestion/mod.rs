@@ -3,7 +3,8 @@
 //! smoltcp's `Controller`). The sender owns cwnd and ssthresh (ns-3's `TcpSocketState`)
 //! and hands them here; loss recovery (`tcp::recovery`) asks for ssthresh when it detects
 //! a loss. One file per algorithm, one arm each: `newreno` (RFC 5681 AIMD), `dctcp`
-//! (RFC 8257), `cubic` (RFC 9438). [`Cc`] names them for the scenario's `cc` field.
+//! (RFC 8257), `cubic` (RFC 9438), `cubic_linux` (Linux's
+//! tcp_cubic.c, which `cubic` runs with the scenario's `cubic_linux`). [`Cc`] names them for the scenario's `cc` field.
 //! `swift` (SIGCOMM 2020) is the scenario's `transport = swift`, not a `cc`: its window
 //! moves with every ACK's delay (`TcpSender::on_ack` calls it), below one packet too.
 //!
@@ -11,6 +12,7 @@
 //! on one arm costs nothing.
 
 pub mod cubic;
+pub mod cubic_linux;
 pub mod dctcp;
 pub mod hystart;
 pub mod newreno;
@@ -108,8 +110,10 @@ impl Congestion {
     /// Fast recovery begins: Linux's `tcp_init_cwnd_reduction` clears the growth credit
     /// (`snd_cwnd_cnt`) that reno's congestion avoidance counts (`grow_on_recovery_exit`).
     pub fn on_recovery_start(&mut self) {
-        if let Congestion::NewReno(c) = self {
-            c.clear_credit();
+        match self {
+            Congestion::NewReno(c) => c.clear_credit(),
+            Congestion::Cubic(c) => c.on_recovery_start(),
+            Congestion::Dctcp(_) | Congestion::Swift(_) => {}
         }
     }
 
@@ -132,10 +136,10 @@ impl Congestion {
     /// The sender had nothing outstanding for `idle` and the application now writes more:
     /// time spent application-limited must not count as growth time (CUBIC's epoch).
     #[inline]
-    pub fn on_idle(&mut self, idle: Time) {
+    pub fn on_idle(&mut self, idle: Time, now: Time, last_send: Time) {
         match self {
             Congestion::NewReno(_) | Congestion::Dctcp(_) | Congestion::Swift(_) => {}
-            Congestion::Cubic(c) => c.on_idle(idle),
+            Congestion::Cubic(c) => c.on_idle(idle, now, last_send),
         }
     }
 
