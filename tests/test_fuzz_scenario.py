@@ -151,7 +151,7 @@ PLAUSIBLE = {
     "loss_retransmit_queue": st.booleans(), "frto": st.booleans(),
     "receiver_rto_min": TIMES,
     "rearm_rto_from_head": st.booleans(), "tso_deferral": st.booleans(), "rack_rtt_sack_first": st.booleans(),
-    "sacked_leave_flight": st.booleans(), "cwnd_limited_latch": st.booleans(), "cubic_linux": st.booleans(), "rto_min_on_rttvar": st.booleans(),
+    "sacked_leave_flight": st.booleans(), "cwnd_limited_latch": st.booleans(), "cubic_linux": st.booleans(), "gso_half_cwnd": st.booleans(), "rto_min_on_rttvar": st.booleans(),
     "timer_wheel": st.booleans(),
     "rcv_window_growth": st.booleans(), "rcv_autotuning": st.booleans(), "rcv_rtt_from_window": st.booleans(), "ack_pingpong": st.booleans(),
     "rcv_scaling_ratio": st.integers(0, 256),

@@ -397,6 +397,7 @@ def test_the_compiled_in_receiver_prr_and_timer_rules_are_rows_modelled_only_whe
              "RACK's RTT from the last segment": "rack_rtt_sack_first",
              "SACKed segments leave the flight": "sacked_leave_flight",
              "a window that once filled cwnd grows": "cwnd_limited_latch",
+             "GSO skbs of at most half cwnd": "gso_half_cwnd",
              "rttvar never below RTOmin": "rto_min_on_rttvar", "timer wheel": "timer_wheel"}
     for cc in ("reno", "cubic"):
         items = presets.linux(cc=cc, kernel=k)

@@ -295,6 +295,10 @@ def linux(*, cc: str | None, quickack: bool = False, rto_min_s: float | None = N
                               "timer, tcp_send_loss_probe with tlp_high_seq set only re-arms the RTO; no knob)",
                               "rearm_rto_from_head", "RFC 6298 §5.3: restarted at every ACK of new data", fields))
     items.append(tso_deferral_item(k, fields))
+    items.append(_compiled_in("an ACK's allowance goes in GSO skbs of at most half cwnd, each tested for deferral",
+                              "always (tcp_write_xmit: tcp_cwnd_test's max(cwnd / 2, 1) per skb, "
+                              "tcp_tso_should_defer for each; no knob)", "gso_half_cwnd",
+                              "the allowance tested once, as a whole", fields))
     items.append(_compiled_in("RACK's RTT from the last segment an ACK acknowledges cumulatively, taken after "
                               "the ones it SACKs: a hole sent with it waits a reordering window (Disorder)",
                               "always (tcp_ack: tcp_sacktag_write_queue, then tcp_clean_rtx_queue, both through "

@@ -36,7 +36,7 @@ NEITHER_PEER_EXPRESSES = {
     "prr_counts_fast_retransmit": True, "grow_on_recovery_exit": True, "recovery_from_loss": True, "quickack_mode": True,
     "loss_retransmit_queue": True, "frto": True,
     "receiver_rto_min": "150ms",
-    "rearm_rto_from_head": True, "tso_deferral": True, "rack_rtt_sack_first": True, "sacked_leave_flight": True, "cwnd_limited_latch": True, "cubic_linux": True, "rto_min_on_rttvar": True, "timer_wheel": True,
+    "rearm_rto_from_head": True, "tso_deferral": True, "rack_rtt_sack_first": True, "sacked_leave_flight": True, "cwnd_limited_latch": True, "cubic_linux": True, "gso_half_cwnd": True, "rto_min_on_rttvar": True, "timer_wheel": True,
     "ack_short_segments": True, "rack_timer_floor": True, "rcv_window_growth": True, "rcv_autotuning": True, "rcv_rtt_from_window": True,
     "ack_pingpong": True, "rcv_scaling_ratio": 162, "buffer_sharing": "dynamic", "buffer_pool": 1_000_000, "dt_alpha": 2.0,
     "qos_classes": 2, "qos_scheduler": "wrr", "qos_weights": "3,1", "victim_class": 1, "pfc": True,

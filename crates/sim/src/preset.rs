@@ -186,6 +186,8 @@ pub const PRESETS: &[Preset] = &[
                 tlp_high_seq set goes to tcp_rearm_rto (net/ipv4/tcp_input.c, tcp_output.c, tcp_recovery.c)"),
             set("tso_deferral", On(true), "tcp_write_xmit -> tcp_tso_should_defer: every TCP socket builds GSO skbs \
                 (sk_setup_caps), net.ipv4.tcp_tso_win_divisor = 3 (net/ipv4/tcp_output.c)"),
+            set("gso_half_cwnd", On(true), "tcp_write_xmit: cwnd_quota = tcp_cwnd_test() = min(max(cwnd / 2, 1), cwnd - \
+                in_flight) per skb, and tcp_tso_should_defer for each skb of more than one segment (net/ipv4/tcp_output.c)"),
             set("rack_rtt_sack_first", On(true), "tcp_ack calls tcp_sacktag_write_queue before tcp_clean_rtx_queue; \
                 tcp_rack_advance sets rack.rtt_us for every segment either gives it (net/ipv4/tcp_input.c, \
                 tcp_recovery.c)"),

@@ -344,6 +344,9 @@ pub struct ScenarioSpec {
     /// 1 ms) and the last send under 1 ms ago, waits for the next ACK (`tcp::sender`);
     /// rack_tlp only.
     pub tso_deferral: bool,
+    /// Linux's `tcp_cwnd_test`: a GSO skb of at most half of cwnd, each further skb tested for
+    /// TSO deferral (`tcp::sender`); with `tso_deferral` only.
+    pub gso_half_cwnd: bool,
     /// Linux's order of RACK's RTT updates (`tcp_ack`: `tcp_sacktag_write_queue`, then
     /// `tcp_clean_rtx_queue`, each through `tcp_rack_advance`): RACK.rtt ends at the last
     /// cumulatively acknowledged segment's, not the newest SACKed one's (`tcp::recovery::rack`);
@@ -584,6 +587,7 @@ impl Default for ScenarioSpec {
             frto: false,
             rearm_rto_from_head: false,
             tso_deferral: false,
+            gso_half_cwnd: false,
             rack_rtt_sack_first: false,
             sacked_leave_flight: false,
             cwnd_limited_latch: false,

@@ -284,6 +284,10 @@ pub const FIELDS: &[Field] = &[
         recovery, new data allowed by less than a third of min(cwnd, the peer's window), with the first unacknowledged \
         segment's ACK due within min(SRTT / 2, 1 ms) and the last send under 1 ms ago, waits for the next ACK (or goes \
         as the tail-loss probe); off: every allowance goes at once. rack_tlp only"),
+    flag("gso_half_cwnd", "Linux's tcp_cwnd_test: tcp_write_xmit builds GSO skbs of at most max(cwnd / 2, 1) segments \
+        and tests each further skb for TSO deferral as it did the first, so of an ACK's allowance a remainder under a \
+        third of cwnd waits for the next ACK, which then releases it with its own (a burst); off: the allowance is \
+        tested once, as a whole. With tso_deferral only"),
     flag("rack_rtt_sack_first", "Linux's order of RACK's RTT updates: tcp_ack tags an ACK's SACK blocks \
         (tcp_sacktag_write_queue) before it takes the cumulatively acknowledged segments off the queue \
         (tcp_clean_rtx_queue), and tcp_rack_advance keeps the RTT of each, so RACK.rtt ends at the last \

@@ -216,6 +216,7 @@ INEXPRESSIBLE: dict[str, str] = {
     "rack_rtt_sack_first": "Linux's order of RACK's RTT updates (ns-2.35 has no RACK)",
     "sacked_leave_flight": "Linux's tcp_packets_in_flight outside recovery (ns-2's agents send by limited transmit)",
     "cwnd_limited_latch": "Linux's per-window is_cwnd_limited record (ns-2's agents grow on every ACK)",
+    "gso_half_cwnd": "Linux's half-cwnd GSO skbs (ns-2's agents send what the window allows)",
     "cubic_linux": "Linux's tcp_cubic.c arithmetic (the script runs Agent/TCP's AIMD, no CUBIC)",
     "ack_pingpong": "Linux's ping-pong mode (ns-2's DelAck sink has none)",
     "rcv_scaling_ratio": "Linux's skb len/truesize ratio (ns-2's DelAck sink has no receive buffer accounting)",

@@ -265,6 +265,7 @@ INEXPRESSIBLE: dict[str, str] = {
     "rack_rtt_sack_first": "Linux's order of RACK's RTT updates (ns-3.44's TCP has no RACK)",
     "sacked_leave_flight": "Linux's in-flight count outside recovery (ns-3.44 sends by limited transmit before recovery)",
     "cwnd_limited_latch": "Linux's per-window is_cwnd_limited record (the script runs TcpNewReno, which grows on every new ACK)",
+    "gso_half_cwnd": "Linux's half-cwnd GSO skbs (ns-3.44's TcpSocketBase sends what the window allows)",
     "cubic_linux": "Linux's tcp_cubic.c arithmetic (the script runs TcpNewReno; ns-3's TcpCubic is not wired in)",
     "ack_pingpong": "Linux's ping-pong mode (ns-3.44's TcpSocketBase has none)",
     "rcv_scaling_ratio": "Linux's skb len/truesize ratio (ns-3.44's TcpSocketBase has no receive buffer accounting)",

@@ -221,6 +221,7 @@ impl Conns {
             frto: s.frto,
             rearm_rto_from_head: s.rearm_rto_from_head,
             tso_deferral: s.tso_deferral,
+            gso_half_cwnd: s.gso_half_cwnd,
             rack_rtt_sack_first: s.rack_rtt_sack_first,
             sacked_leave_flight: s.sacked_leave_flight,
             cwnd_limited_latch: s.cwnd_limited_latch,

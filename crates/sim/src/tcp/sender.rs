@@ -109,6 +109,10 @@ pub struct SenderConfig {
     /// Linux's TSO deferral (`tcp_tso_should_defer`) on an ACK outside recovery: a small
     /// send allowance waits for the next ACK ([`Sender::tso_defers`]); rack_tlp only.
     pub tso_deferral: bool,
+    /// Linux's `tcp_cwnd_test`: one GSO skb carries at most half of cwnd, and `tcp_write_xmit`
+    /// tests each further skb for TSO deferral, so a remainder under a third of cwnd waits for
+    /// the next ACK ([`Sender::send_new_data_on_ack`]); with `tso_deferral` only.
+    pub gso_half_cwnd: bool,
     /// Linux's order of RACK's RTT updates: an ACK's SACKed segments first, then those it
     /// acknowledges cumulatively ([`crate::tcp::recovery::rack::Rack::on_ack`]); rack_tlp only.
     pub rack_rtt_sack_first: bool,
@@ -656,16 +660,45 @@ impl TcpSender {
     /// New data on an ACK outside recovery: as [`Sender::send_new_data`], unless Linux's TSO
     /// deferral holds the allowance for the next ACK ([`Sender::tso_defers`]).
     pub(crate) fn send_new_data_on_ack(&mut self, now: Time, out: &mut Vec<Segment>) {
-        if let Some(allowance) = self.tso_defers(now) {
-            self.stats.tso_deferrals += 1;
-            // cwnd-limited when the window, not the data, is what is held (cong_win <= skb->len)
-            self.held_cwnd_limited = allowance <= self.app_limit - self.snd_nxt;
-            if self.held_cwnd_limited {
-                self.validate_cwnd(true); // tcp_write_xmit: nothing sent, is_cwnd_limited set
-            }
+        if self.hold_for_tso(now) {
             return;
         }
-        self.send_new_data(now, out);
+        if !(self.cfg.gso_half_cwnd && self.cfg.tso_deferral) {
+            return self.send_new_data(now, out);
+        }
+        // tcp_write_xmit: GSO skbs of at most max(cwnd / 2, 1) segments (tcp_cwnd_test), each
+        // after the first tested for deferral as the first was (its last send is now recent)
+        let half = (self.cwnd / self.cfg.mss / 2).max(1);
+        loop {
+            let sent_from = self.snd_nxt;
+            self.send_segments(now, out, half);
+            // tcp_cwnd_test: nothing more fits, the loop ends without a deferral
+            if self.snd_nxt == sent_from || !self.next_segment_fits() || self.hold_for_tso(now) {
+                return;
+            }
+        }
+    }
+
+    /// The next unsent segment fits both windows (as [`Sender::send_new_data`] counts them).
+    fn next_segment_fits(&self) -> bool {
+        if self.snd_nxt >= self.app_limit {
+            return false;
+        }
+        let end = self.snd_nxt + self.packet_bytes(self.cfg.mss.min(self.app_limit - self.snd_nxt));
+        end <= self.snd_una + self.cwnd + self.out_of_flight() && end <= self.snd_una + self.rwnd
+    }
+
+    /// Linux's TSO deferral of what this ACK allows ([`Sender::tso_defers`]): true when it is
+    /// held for the next ACK.
+    fn hold_for_tso(&mut self, now: Time) -> bool {
+        let Some(allowance) = self.tso_defers(now) else { return false };
+        self.stats.tso_deferrals += 1;
+        // cwnd-limited when the window, not the data, is what is held (cong_win <= skb->len)
+        self.held_cwnd_limited = allowance <= self.app_limit - self.snd_nxt;
+        if self.held_cwnd_limited {
+            self.validate_cwnd(true); // tcp_write_xmit: held, is_cwnd_limited set
+        }
+        true
     }
 
     /// With `tso_deferral`, Linux's `tcp_tso_should_defer` (net/ipv4/tcp_output.c, 6.18) for
@@ -728,6 +761,11 @@ impl TcpSender {
 
     /// Send as much unsent (or, after a timeout, unacknowledged) data as the window allows.
     pub(crate) fn send_new_data(&mut self, now: Time, out: &mut Vec<Segment>) {
+        self.send_segments(now, out, u64::MAX);
+    }
+
+    /// [`Sender::send_new_data`], at most `max_segments` segments.
+    fn send_segments(&mut self, now: Time, out: &mut Vec<Segment>, max_segments: u64) {
         // only Swift's window falls below a packet (TCP's floor is one MSS): a compare on
         // the window, not on the controller, keeps TCP's per-ACK path as it was
         if self.cwnd < self.cfg.mss && self.send_paced_if_swift(now, out) {
@@ -737,7 +775,9 @@ impl TcpSender {
         let (cwnd_end, rwnd_end) = (self.cwnd + self.out_of_flight(), self.rwnd);
         let (sent_from, had_unsent) = (self.snd_nxt, self.snd_nxt < self.app_limit);
         let mut cwnd_full = false;
-        while self.snd_nxt < self.app_limit {
+        let mut room = max_segments;
+        while self.snd_nxt < self.app_limit && room > 0 {
+            room -= 1;
             let len = self.cfg.mss.min(self.app_limit - self.snd_nxt);
             let end = self.snd_nxt + self.packet_bytes(len);
             if end > self.snd_una + cwnd_end {
@@ -1125,6 +1165,7 @@ pub(crate) mod tests {
             count_acked_segments: false,
             cwnd_limited_growth: false,
             tso_deferral: false,
+            gso_half_cwnd: false,
             rack_rtt_sack_first: false,
             sacked_leave_flight: false,
             cwnd_limited_latch: false,

@@ -593,6 +593,37 @@ fn tso_deferral_holds_a_one_segment_allowance_for_the_next_ack_then_sends_both()
 }
 
 #[test]
+fn gso_half_cwnd_sends_half_the_window_and_holds_a_remainder_under_a_third() {
+    // cwnd 7, seven segments out at 0; at 100 us (SRTT 100 us) one ACK acknowledges four:
+    // cwnd 7.14, 3 in flight, 4.14 segments allowed, more than a third (2.38), so the first
+    // GSO skb goes: tcp_cwnd_test's max(7 / 2, 1) = 3 segments. The rest, 1.14 segments, is
+    // under a third and segment 4's ACK is due now (sent at 0, SRTT 100 us): held
+    let run = |half: bool| {
+        let mut s = rack_prr_sender(7, 20, |c| {
+            c.tso_deferral = true;
+            c.gso_half_cwnd = half;
+        });
+        let mut steps = vec![];
+        for (at, acked) in [(100, 4), (110, 5), (120, 7)] {
+            let mut out = vec![];
+            s.on_ack(us(at), ack_of(acked), &[], &mut out);
+            steps.push((seg_numbers(&out), s.stats.tso_deferrals));
+        }
+        steps
+    };
+    let steps = run(true);
+    assert_eq!(steps[0], (vec![7, 8, 9], 1), "half of cwnd, the remainder held");
+    // segment 4's ACK: 2.28 segments allowed, under a third of 7.28, the next ACK due: held
+    assert_eq!(steps[1], (vec![], 2));
+    // two more acknowledged: 4.42 allowed, a skb of 3 and the remaining 1.42 under a third,
+    // but the new head (segment 7, sent at 100 us) is not due for 80 us, more than SRTT / 2:
+    // the remainder goes too
+    assert_eq!(steps[2], (vec![10, 11, 12, 13], 2));
+    // tested once, as a whole, the first ACK's allowance goes at once
+    assert_eq!(run(false)[0], (vec![7, 8, 9, 10], 0));
+}
+
+#[test]
 fn tso_deferral_sends_at_once_when_any_of_its_tests_fails() {
     let first_ack = |mut s: TcpSender, at: Time| {
         let mut out = vec![];
