@@ -22,10 +22,11 @@
 //!   `cubictcp_cwnd_event`), never past now; an application-limited ACK grows nothing
 //!   (`tcp_is_cwnd_limited`) and moves nothing.
 //!
-//! The version read: the `bictcp_update` that kernels from 4.x through the 6.x series
-//! carry with `tcp_snd_cwnd()` (the rate limit `<= HZ / 32`; a 2023 proposal to recompute at
-//! least once a round trip, and one to count in microseconds, were discussed on netdev but
-//! the 6.x sources read here keep HZ / 32). HyStart stays in `tcp::congestion::hystart`.
+//! The version read: the `bictcp_update` that kernels from 4.x through the 6.x series carry,
+//! checked in a 6.17-era copy (BTF kfunc set, MODULE_VERSION 2.3): the rate limit is still
+//! `<= HZ / 32` (a 2023 netdev proposal to recompute at least once a round trip, and one to
+//! count in microseconds, did not land there), and the testbed's traces show its 28-32 ms
+//! holds (`scripts/cwnd-holds.py`). HyStart stays in `tcp::congestion::hystart`.
 //!
 //! Where this differs from the kernel: `cubic_root`'s table and Newton step (about 0.2 %
 //! off) is an exact floor of the cube root; undo (`tcp_reno_undo_cwnd`) is not modelled;
