@@ -14,3 +14,13 @@ def load_script(name: str) -> ModuleType:
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def assert_refuses_a_line_that_is_not_an_event(name: str, tmp_path, capsys) -> None:
+    """``scripts/<name>.py`` on a trace whose line is not an event: one line on stderr naming
+    the file, and status 2 (the trace tools' shared ``tracediff.each_trace``)."""
+    p = tmp_path / "bad.csv"
+    p.write_text("not,a\n")
+    assert load_script(name).main([str(p)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "bad.csv" in err

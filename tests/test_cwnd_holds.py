@@ -1,6 +1,6 @@
 """scripts/cwnd-holds.py on hand-made traces whose holds are counted by hand."""
 
-from script_support import load_script
+from script_support import assert_refuses_a_line_that_is_not_an_event, load_script
 from trace_support import write_trace
 
 MSS = 1448
@@ -30,9 +30,5 @@ def test_a_window_held_for_30_ms_while_sending_is_one_hold_of_24_to_40_ms(tmp_pa
 
 
 def test_a_line_that_is_not_an_event_is_one_line_and_status_2(tmp_path, capsys):
-    p = tmp_path / "bad.csv"
-    p.write_text("not,a\n")
-    assert load().main([str(p)]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "bad.csv" in err
+    assert_refuses_a_line_that_is_not_an_event("cwnd-holds", tmp_path, capsys)
     assert load().main([]) == 2

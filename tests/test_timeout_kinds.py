@@ -1,6 +1,6 @@
 """scripts/timeout-kinds.py on hand-made traces whose answers are counted by hand."""
 
-from script_support import load_script
+from script_support import assert_refuses_a_line_that_is_not_an_event, load_script
 
 
 def load():
@@ -32,8 +32,4 @@ def test_each_timeout_is_named_by_what_it_found_lost(tmp_path):
 
 
 def test_a_line_that_is_not_an_event_is_one_line_and_status_2(tmp_path, capsys):
-    p = tmp_path / "bad.csv"
-    p.write_text("not,a\n")
-    assert load().main([str(p)]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "bad.csv" in err
+    assert_refuses_a_line_that_is_not_an_event("timeout-kinds", tmp_path, capsys)

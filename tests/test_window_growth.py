@@ -1,6 +1,6 @@
 """scripts/window-growth.py on hand-made traces whose answers are counted by hand."""
 
-from script_support import load_script
+from script_support import assert_refuses_a_line_that_is_not_an_event, load_script
 
 MSS = 1448
 
@@ -56,11 +56,7 @@ def test_rfc_growth_is_half_as_fast_with_two_segments_per_ack(tmp_path):
 
 
 def test_a_line_that_is_not_an_event_is_one_line_and_status_2(tmp_path, capsys):
-    p = tmp_path / "bad.csv"
-    p.write_text("not,a\n")
-    assert load().main([str(p)]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "bad.csv" in err
+    assert_refuses_a_line_that_is_not_an_event("window-growth", tmp_path, capsys)
 
 
 def test_the_window_a_loss_found_is_read_before_the_entering_acks_reduction(tmp_path):

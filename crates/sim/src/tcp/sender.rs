@@ -669,23 +669,8 @@ impl TcpSender {
         // tcp_write_xmit: GSO skbs of at most max(cwnd / 2, 1) segments (tcp_cwnd_test), each
         // after the first tested for deferral as the first was (its last send is now recent)
         let half = (self.cwnd / self.cfg.mss / 2).max(1);
-        loop {
-            let sent_from = self.snd_nxt;
-            self.send_segments(now, out, half);
-            // tcp_cwnd_test: nothing more fits, the loop ends without a deferral
-            if self.snd_nxt == sent_from || !self.next_segment_fits() || self.hold_for_tso(now) {
-                return;
-            }
-        }
-    }
-
-    /// The next unsent segment fits both windows (as [`Sender::send_new_data`] counts them).
-    fn next_segment_fits(&self) -> bool {
-        if self.snd_nxt >= self.app_limit {
-            return false;
-        }
-        let end = self.snd_nxt + self.packet_bytes(self.cfg.mss.min(self.app_limit - self.snd_nxt));
-        end <= self.snd_una + self.cwnd + self.out_of_flight() && end <= self.snd_una + self.rwnd
+        // tcp_cwnd_test: when nothing more fits, the loop ends without a deferral
+        while self.send_segments(now, out, half) && !self.hold_for_tso(now) {}
     }
 
     /// Linux's TSO deferral of what this ACK allows ([`Sender::tso_defers`]): true when it is
@@ -764,22 +749,27 @@ impl TcpSender {
         self.send_segments(now, out, u64::MAX);
     }
 
-    /// [`Sender::send_new_data`], at most `max_segments` segments.
-    fn send_segments(&mut self, now: Time, out: &mut Vec<Segment>, max_segments: u64) {
+    /// [`Sender::send_new_data`], at most `max_segments` segments. True when that cap
+    /// stopped it and the next segment fits both windows.
+    fn send_segments(&mut self, now: Time, out: &mut Vec<Segment>, max_segments: u64) -> bool {
         // only Swift's window falls below a packet (TCP's floor is one MSS): a compare on
         // the window, not on the controller, keeps TCP's per-ACK path as it was
         if self.cwnd < self.cfg.mss && self.send_paced_if_swift(now, out) {
-            return;
+            return false;
         }
         // cwnd limits what is in flight, the peer's window the sequence space
         let (cwnd_end, rwnd_end) = (self.cwnd + self.out_of_flight(), self.rwnd);
         let (sent_from, had_unsent) = (self.snd_nxt, self.snd_nxt < self.app_limit);
-        let mut cwnd_full = false;
+        let (mut cwnd_full, mut capped) = (false, false);
         let mut room = max_segments;
-        while self.snd_nxt < self.app_limit && room > 0 {
-            room -= 1;
+        while self.snd_nxt < self.app_limit {
             let len = self.cfg.mss.min(self.app_limit - self.snd_nxt);
             let end = self.snd_nxt + self.packet_bytes(len);
+            if room == 0 {
+                capped = end <= self.snd_una + cwnd_end && end <= self.snd_una + rwnd_end;
+                break;
+            }
+            room -= 1;
             if end > self.snd_una + cwnd_end {
                 cwnd_full = true;
                 break;
@@ -800,6 +790,7 @@ impl TcpSender {
                 self.validate_cwnd(limited);
             }
         }
+        capped
     }
 
     /// Linux's `tcp_cwnd_validate` bookkeeping ([`CwndUsage`]).

@@ -103,6 +103,8 @@ pub struct LinuxCubic {
     mss: u64,
     /// A jiffy, in picoseconds (the scenario's timer granularity: 4 ms at HZ 250).
     jiffy_ps: u64,
+    /// HZ / 32 in whole jiffies, as the kernel's integer division gives it (7 at HZ 250).
+    hold_jiffies: u64,
     slow_start: bool,
     s: State,
     /// `snd_cwnd_cnt`: packets acknowledged towards the next `cnt`.
@@ -111,16 +113,13 @@ pub struct LinuxCubic {
 
 impl LinuxCubic {
     pub fn new(mss: u64, jiffy: Time, slow_start: bool) -> Self {
-        LinuxCubic { mss, jiffy_ps: jiffy.0.max(1), slow_start, s: State::default(), cwnd_cnt: 0 }
+        let jiffy_ps = jiffy.0.max(1);
+        let hold_jiffies = PS_PER_S / jiffy_ps / 32;
+        LinuxCubic { mss, jiffy_ps, hold_jiffies, slow_start, s: State::default(), cwnd_cnt: 0 }
     }
 
     fn jiffies(&self, t: Time) -> u64 {
         t.0 / self.jiffy_ps
-    }
-
-    /// HZ / 32 in whole jiffies, as the kernel's integer division gives it.
-    fn hz_over_32(&self) -> u64 {
-        PS_PER_S / self.jiffy_ps / 32
     }
 
     /// The epoch's start as a time, for HyStart's one-second gate.
@@ -170,7 +169,7 @@ impl LinuxCubic {
 
     /// `bictcp_update`: `cnt` for a window of `cwnd` packets after `acked` more.
     fn update(&mut self, cwnd: u64, acked: u64, now: u64) {
-        let hold = self.hz_over_32();
+        let hold = self.hold_jiffies;
         let jiffy_ps = self.jiffy_ps;
         let s = &mut self.s;
         s.ack_cnt += acked;
@@ -288,7 +287,7 @@ mod tests {
     fn the_kernels_constants() {
         assert_eq!(FRIENDLY_SCALE, 15, "beta_scale");
         assert_eq!(CUBE_FACTOR, 2_681_735_677);
-        assert_eq!(linux().hz_over_32(), 7, "HZ / 32 at HZ 250");
+        assert_eq!(linux().hold_jiffies, 7, "HZ / 32 at HZ 250");
     }
 
     #[test]
